@@ -1,0 +1,12 @@
+// The `remat` subcommands. Each `add*` registers its subcommand on the app and binds a handler
+// that sets `exitCode` when the subcommand runs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace remat::cli {
+
+void addSimulate(CLI::App& app, int& exitCode);
+void addCompare(CLI::App& app, int& exitCode);
+
+}  // namespace remat::cli

@@ -1,0 +1,25 @@
+// `remat`: the command-line front end (no Qt), so that it builds and runs on a headless GPU
+// machine with only a compiler and the CUDA toolkit.
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+    CLI::App app{"remat: predict and measure activation checkpointing plans"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "remat 0.1.0");
+    int exitCode = 0;
+    remat::cli::addSimulate(app, exitCode);
+    remat::cli::addCompare(app, exitCode);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    } catch (const std::exception& e) {
+        std::cerr << "remat: internal error: " << e.what() << "\n";
+        return 3;
+    }
+    return exitCode;
+}

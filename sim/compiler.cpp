@@ -1,0 +1,498 @@
+#include "compiler.h"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+namespace remat {
+namespace {
+
+constexpr std::uint32_t kNoStep = std::numeric_limits<std::uint32_t>::max();
+
+struct Node {
+    Region region;
+    int parent = -1;
+    int depth = 0;
+    std::vector<TensorId> inputs;  // tensors produced outside the region and read inside it
+};
+
+using StorageMap = std::unordered_map<TensorId, BufferId>;
+
+class Compiler {
+public:
+    Compiler(const Graph& g, const Plan& plan, const TrainingConfig& cfg,
+             const CompileOptions& opt)
+        : m_g(g), m_plan(plan), m_cfg(cfg), m_opt(opt) {}
+
+    Result<Program> run() {
+        if (m_cfg.microBatch < 1 || m_cfg.microBatch > (std::int64_t{1} << 24))
+            return makeError("micro-batch must be between 1 and 16777216");
+        if (m_cfg.accumulationSteps < 1 || m_cfg.accumulationSteps > 1000000)
+            return makeError("accumulation steps must be between 1 and 1000000");
+        if (m_g.ops.empty()) return makeError("the network has no ops");
+        Plan plan = m_plan;
+        if (auto st = normalizePlan(m_g, plan); !st) return st.error();
+        m_p.plan = plan;
+        m_p.microBatch = m_cfg.microBatch;
+        m_p.accumulationSteps = m_cfg.accumulationSteps;
+        m_p.precision = m_cfg.precision;
+        m_p.optimizer = m_cfg.optimizer;
+        buildTree(plan);
+        computeGradFlow();
+        setupResident();
+        for (std::uint32_t m = 0; m < std::uint32_t(m_cfg.accumulationSteps); ++m) microStep(m);
+        optimizerSteps();
+        assemble();
+        if (auto st = validateProgram(m_g, m_p); !st) return st.error();
+        return std::move(m_p);
+    }
+
+private:
+    // ---- region tree -----------------------------------------------------------------------
+    void buildTree(const Plan& plan) {
+        Node root;
+        root.region = Region{0, std::uint32_t(m_g.ops.size() - 1), "network", true};
+        m_nodes.push_back(root);
+        m_innermost.assign(m_g.ops.size(), 0);
+        // Regions are sorted outer-first, so each one's parent is already placed.
+        for (const Region& r : plan.regions) {
+            Node n;
+            n.region = r;
+            n.parent = m_innermost[r.firstOp];
+            n.depth = m_nodes[std::size_t(n.parent)].depth + 1;
+            int id = int(m_nodes.size());
+            for (std::uint32_t o = r.firstOp; o <= r.lastOp; ++o) m_innermost[o] = id;
+            // Inputs: tensors read inside, produced outside (parameters are resident).
+            std::vector<TensorId> seen;
+            for (std::uint32_t o = r.firstOp; o <= r.lastOp; ++o)
+                for (TensorId t : m_g.ops[o].inputs) {
+                    const Tensor& tt = m_g.tensor(t);
+                    if (tt.kind == TensorKind::Parameter) continue;
+                    bool inside = tt.producer.valid() && r.contains(tt.producer.value);
+                    if (inside) continue;
+                    TensorId s = tt.storage;
+                    if (std::find(seen.begin(), seen.end(), s) == seen.end()) {
+                        seen.push_back(s);
+                        n.inputs.push_back(t);
+                    }
+                }
+            m_nodes.push_back(std::move(n));
+        }
+    }
+
+    // The child of `node` containing `op`, or -1 when `op` is a direct op of `node`.
+    int childOf(int node, std::uint32_t op) const {
+        int n = m_innermost[op];
+        if (n == node) return -1;
+        while (m_nodes[std::size_t(n)].parent != node) n = m_nodes[std::size_t(n)].parent;
+        return n;
+    }
+
+    // Last op a recompute of `node` must run: the last direct op that saves something, or the
+    // last producer of a child region's inputs (PyTorch's early stop).
+    std::int64_t recomputeStop(int node) const {
+        const Region& r = m_nodes[std::size_t(node)].region;
+        std::int64_t stop = std::int64_t(r.firstOp) - 1;
+        for (std::uint32_t o = r.firstOp; o <= r.lastOp; ++o) {
+            int c = childOf(node, o);
+            if (c < 0) {
+                if (m_needsBackward[o] && !m_g.ops[o].saved.empty()) stop = o;
+            } else if (o == m_nodes[std::size_t(c)].region.firstOp && o > r.firstOp) {
+                for (TensorId t : m_nodes[std::size_t(c)].inputs) {
+                    const Tensor& tt = m_g.tensor(t);
+                    if (tt.producer.valid() && r.contains(tt.producer.value))
+                        stop = std::max<std::int64_t>(stop, tt.producer.value);
+                }
+            }
+        }
+        return stop;
+    }
+
+    // Autograd records an op only when a gradient flows through it (PyTorch builds no graph
+    // node for ops on tensors that do not require grad, and so saves nothing for them).
+    void computeGradFlow() {
+        m_flows.assign(m_g.tensors.size(), false);
+        for (TensorId p : m_g.parameters) m_flows[p.index()] = true;
+        m_needsBackward.assign(m_g.ops.size(), false);
+        for (std::size_t o = 0; o < m_g.ops.size(); ++o) {
+            const Op& op = m_g.ops[o];
+            bool any = !op.params.empty();
+            for (TensorId t : op.inputs) any = any || m_flows[t.index()];
+            m_needsBackward[o] = any;
+            for (TensorId t : op.outputs)
+                m_flows[t.index()] = any && m_g.tensor(t).requiresGrad;
+        }
+    }
+
+    TensorId gradKey(TensorId t) const {
+        while (m_g.tensor(t).viewOf.valid()) t = m_g.tensor(t).viewOf;
+        return t;
+    }
+
+    // ---- buffers and steps -----------------------------------------------------------------
+    BufferId newBuffer(BufferRole role, TensorId t, DType dtype, std::uint32_t micro,
+                       std::string label) {
+        Buffer b;
+        b.role = role;
+        b.tensor = t;
+        b.dtype = dtype;
+        b.microStep = micro;
+        b.label = std::move(label);
+        if (t.valid()) {
+            const Tensor& tt = m_g.tensor(t);
+            b.batched = tt.batched;
+            if (tt.batched) b.shape.push_back(m_cfg.microBatch);
+            b.shape.insert(b.shape.end(), tt.shape.begin(), tt.shape.end());
+            std::int64_t bytes = tt.elements() * dtypeBytes(dtype);
+            b.bytes = tt.batched ? Affine{bytes, 0} : Affine{0, bytes};
+        }
+        b.zeroInit = role == BufferRole::ParamGrad || role == BufferRole::ActivationGrad;
+        BufferId id(std::uint32_t(m_p.buffers.size()));
+        m_p.buffers.push_back(std::move(b));
+        m_created.push_back(std::uint32_t(m_steps.size()));
+        m_lastUse.push_back(std::uint32_t(m_steps.size()));
+        m_holds.push_back(0);
+        return id;
+    }
+    BufferId workspace(Affine bytes, const std::string& label, std::uint32_t micro) {
+        if (bytes.perSample == 0 && bytes.fixed == 0) return BufferId::invalid();
+        BufferId id = newBuffer(BufferRole::Workspace, TensorId::invalid(), DType::U8, micro,
+                                label);
+        Buffer& b = m_p.buffers[id.index()];
+        b.bytes = bytes;
+        b.batched = bytes.perSample != 0;
+        b.shape = {bytes.at(m_cfg.microBatch)};
+        b.category = Category::Workspace;
+        return id;
+    }
+
+    void touch(BufferId b, std::uint32_t step) {
+        if (b.valid()) m_lastUse[b.index()] = std::max(m_lastUse[b.index()], step);
+    }
+    std::uint32_t emit(Instruction ins) {
+        auto step = std::uint32_t(m_steps.size());
+        for (const auto* list : {&ins.inputs, &ins.outputs, &ins.params, &ins.saved,
+                                 &ins.gradOutputs, &ins.gradInputs, &ins.paramGrads, &ins.state})
+            for (BufferId b : *list) touch(b, step);
+        touch(ins.workspace, step);
+        m_steps.push_back(std::move(ins));
+        return step;
+    }
+
+    void setupResident() {
+        const DType act = computeDType(m_cfg.precision);
+        const bool mixed = m_cfg.precision != Precision::Fp32;
+        for (TensorId p : m_g.parameters) {
+            const std::string& name = m_g.tensor(p).name;
+            BufferId b = newBuffer(BufferRole::Parameter, p, act, 0, name);
+            m_p.buffers[b.index()].category = Category::Parameters;
+            m_resident.push_back(b);
+            m_paramBuf[p] = b;
+            std::vector<BufferId> state;
+            if (mixed) {
+                BufferId mw = newBuffer(BufferRole::MasterWeight, p, DType::F32, 0,
+                                        name + " (fp32 master)");
+                m_p.buffers[mw.index()].category = Category::OptimizerState;
+                state.push_back(mw);
+            }
+            for (int s = 0; s < optimizerStateCount(m_cfg.optimizer); ++s) {
+                BufferId st = newBuffer(BufferRole::OptimizerState, p, DType::F32, 0,
+                                        name + (s == 0 ? " (moment 1)" : " (moment 2)"));
+                m_p.buffers[st.index()].category = Category::OptimizerState;
+                state.push_back(st);
+            }
+            m_resident.insert(m_resident.end(), state.begin(), state.end());
+            m_stateBufs[p] = std::move(state);
+        }
+        if (m_opt.gemmWorkspaceBytes > 0) {
+            BufferId w = workspace({0, m_opt.gemmWorkspaceBytes}, "GEMM library workspace", 0);
+            m_resident.push_back(w);
+            m_p.gemmWorkspace = w;
+        }
+    }
+
+    StorageMap residentMap() const {
+        StorageMap cur;
+        for (const auto& [p, b] : m_paramBuf) cur[p] = b;
+        return cur;
+    }
+
+    void microStep(std::uint32_t m) {
+        m_micro = m;
+        m_gradBuf.clear();
+        StorageMap cur = residentMap();
+        for (TensorId t : m_g.inputs) {
+            BufferId b = newBuffer(BufferRole::Input, t, m_g.tensor(t).dtype, m,
+                                   m_g.tensor(t).name);
+            m_p.buffers[b.index()].category = Category::Inputs;
+            cur[t] = b;
+        }
+        m_saved.assign(m_g.ops.size(), {});
+        m_heldInputs.assign(m_nodes.size(), {});
+        forwardPass(0, 0, std::uint32_t(m_g.ops.size() - 1), cur, m);
+        backwardPass(0);
+    }
+
+    void hold(BufferId b) { ++m_holds[b.index()]; }
+    void release(BufferId b) { --m_holds[b.index()]; }
+
+    void unsafe(std::string reason) {
+        if (std::find(m_p.unsafeReasons.begin(), m_p.unsafeReasons.end(), reason) ==
+            m_p.unsafeReasons.end())
+            m_p.unsafeReasons.push_back(std::move(reason));
+    }
+
+    void forwardPass(int node, std::uint32_t first, std::uint32_t last, StorageMap& cur,
+                     std::uint32_t draw) {
+        const bool recompute = node != 0;
+        const std::string suffix = recompute ? " (recompute)" : "";
+        for (std::uint32_t o = first; o <= last; ++o) {
+            const Op& op = m_g.ops[o];
+            int child = childOf(node, o);
+            if (child >= 0 && o == m_nodes[std::size_t(child)].region.firstOp) {
+                auto& held = m_heldInputs[std::size_t(child)];
+                held.clear();
+                for (TensorId t : m_nodes[std::size_t(child)].inputs) {
+                    BufferId b = cur.at(m_g.storageOf(t));
+                    held.push_back(b);
+                    hold(b);
+                }
+            }
+            Instruction ins;
+            ins.kind = recompute ? InstrKind::Recompute : InstrKind::Forward;
+            ins.phase = recompute ? Phase::Recompute : Phase::Forward;
+            ins.microStep = m_micro;
+            ins.op = OpId(o);
+            ins.rngDraw = draw;
+            ins.regionDepth = m_nodes[std::size_t(node)].depth;
+            for (TensorId t : op.inputs) ins.inputs.push_back(cur.at(m_g.storageOf(t)));
+            for (std::size_t k = 0; k < op.outputs.size(); ++k) {
+                TensorId t = op.outputs[k];
+                TensorId s = m_g.storageOf(t);
+                if (s != t) {
+                    BufferId b = cur.at(s);
+                    if (k == 0 && op.inPlaceInput >= 0) checkInPlace(o, b);
+                    ins.outputs.push_back(b);
+                } else {
+                    BufferId b = newBuffer(BufferRole::Activation, t, m_g.tensor(t).dtype,
+                                           m_micro, m_g.tensor(t).name + suffix);
+                    cur[t] = b;
+                    ins.outputs.push_back(b);
+                }
+            }
+            for (TensorId p : op.params) ins.params.push_back(m_paramBuf.at(p));
+            ins.workspace = workspace(op.workspaceForward, op.name + " workspace", m_micro);
+            emit(std::move(ins));
+            if (child < 0 && m_needsBackward[o]) {
+                auto& saved = m_saved[o];
+                saved.clear();
+                for (TensorId t : op.saved) {
+                    BufferId b = cur.at(m_g.storageOf(t));
+                    saved.push_back(b);
+                    hold(b);
+                }
+            }
+        }
+    }
+
+    void checkInPlace(std::uint32_t o, BufferId target) {
+        const Op& op = m_g.ops[o];
+        TensorId in = op.inputs[std::size_t(op.inPlaceInput)];
+        if (m_holds[target.index()] > 0)
+            unsafe("in-place '" + op.name + "' overwrites '" + m_g.tensor(in).name +
+                   "', which is kept for backward (saved by an op or held as a checkpointed "
+                   "region's input)");
+        for (TensorId s : op.saved)
+            if (s == in)
+                unsafe("in-place '" + op.name + "' overwrites its own input, which its backward "
+                       "needs");
+    }
+
+    void backwardPass(int node) {
+        const Region& r = m_nodes[std::size_t(node)].region;
+        std::int64_t o = r.lastOp;
+        while (o >= std::int64_t(r.firstOp)) {
+            int child = childOf(node, std::uint32_t(o));
+            if (child < 0) {
+                if (m_needsBackward[std::size_t(o)]) emitBackward(std::uint32_t(o));
+                --o;
+                continue;
+            }
+            const Node& c = m_nodes[std::size_t(child)];
+            StorageMap cur = residentMap();
+            const auto& held = m_heldInputs[std::size_t(child)];
+            for (std::size_t i = 0; i < c.inputs.size(); ++i)
+                cur[m_g.storageOf(c.inputs[i])] = held[i];
+            std::int64_t stop = recomputeStop(child);
+            std::uint32_t draw = m_micro;
+            if (!c.region.preserveRng) {
+                draw = std::uint32_t(m_cfg.accumulationSteps) + (++m_freshDraws);
+                for (std::uint32_t k = c.region.firstOp; k <= c.region.lastOp; ++k)
+                    if (m_g.ops[k].kind == OpKind::Dropout && std::int64_t(k) <= stop)
+                        unsafe("checkpointed region '" + c.region.label +
+                               "' does not preserve the RNG state: dropout '" + m_g.ops[k].name +
+                               "' draws a different mask when recomputed");
+            }
+            if (stop >= std::int64_t(c.region.firstOp))
+                forwardPass(child, c.region.firstOp, std::uint32_t(stop), cur, draw);
+            backwardPass(child);
+            // The region's inputs stay alive until its backward has finished.
+            for (BufferId b : held) {
+                touch(b, std::uint32_t(m_steps.size() - 1));
+                release(b);
+            }
+            o = std::int64_t(c.region.firstOp) - 1;
+        }
+    }
+
+    void emitBackward(std::uint32_t o) {
+        const Op& op = m_g.ops[o];
+        Instruction ins;
+        ins.kind = InstrKind::Backward;
+        ins.phase = Phase::Backward;
+        ins.microStep = m_micro;
+        ins.op = OpId(o);
+        ins.saved = m_saved[o];
+        for (TensorId t : op.outputs) {
+            BufferId b;
+            if (m_flows[t.index()]) {
+                auto it = m_gradBuf.find(gradKey(t));
+                if (it != m_gradBuf.end()) b = it->second;
+            }
+            ins.gradOutputs.push_back(b);
+        }
+        for (TensorId t : op.inputs) {
+            BufferId b;
+            if (m_flows[t.index()]) {
+                TensorId key = gradKey(t);
+                auto it = m_gradBuf.find(key);
+                if (it != m_gradBuf.end()) {
+                    b = it->second;
+                } else {
+                    b = newBuffer(BufferRole::ActivationGrad, key, m_g.tensor(key).dtype, m_micro,
+                                  "grad " + m_g.tensor(key).name);
+                    m_gradBuf[key] = b;
+                }
+            }
+            ins.gradInputs.push_back(b);
+        }
+        for (TensorId p : op.params) {
+            ins.params.push_back(m_paramBuf.at(p));
+            auto it = m_paramGrad.find(p);
+            BufferId b;
+            if (it != m_paramGrad.end()) {
+                b = it->second;
+            } else {
+                b = newBuffer(BufferRole::ParamGrad, p, computeDType(m_cfg.precision), m_micro,
+                              "grad " + m_g.tensor(p).name);
+                m_p.buffers[b.index()].category = Category::Gradients;
+                m_paramGrad[p] = b;
+            }
+            ins.paramGrads.push_back(b);
+        }
+        ins.workspace = workspace(op.workspaceBackward, op.name + " backward workspace", m_micro);
+        for (BufferId b : ins.saved) release(b);
+        emit(std::move(ins));
+    }
+
+    void optimizerSteps() {
+        for (TensorId p : m_g.parameters) {
+            auto it = m_paramGrad.find(p);
+            if (it == m_paramGrad.end()) continue;  // no gradient reached it: skipped, as torch does
+            Instruction ins;
+            ins.kind = InstrKind::OptimizerStep;
+            ins.phase = Phase::Optimizer;
+            ins.microStep = std::uint32_t(m_cfg.accumulationSteps - 1);
+            ins.parameter = p;
+            ins.params = {m_paramBuf.at(p)};
+            ins.paramGrads = {it->second};
+            ins.state = m_stateBufs.at(p);
+            emit(std::move(ins));
+        }
+    }
+
+    // ---- categories and final instruction list ---------------------------------------------
+    void assemble() {
+        const std::size_t nBuf = m_p.buffers.size();
+        std::vector<bool> resident(nBuf, false);
+        for (BufferId b : m_resident) resident[b.index()] = true;
+        for (std::size_t i = 0; i < nBuf; ++i) {
+            Buffer& b = m_p.buffers[i];
+            if (b.role == BufferRole::Activation) {
+                const Instruction& creator = m_steps[m_created[i]];
+                const Instruction& last = m_steps[m_lastUse[i]];
+                if (creator.kind == InstrKind::Recompute)
+                    b.category = Category::RecomputedActivations;
+                else
+                    b.category = last.kind == InstrKind::Backward ? Category::SavedActivations
+                                                                  : Category::Transient;
+            } else if (b.role == BufferRole::ActivationGrad) {
+                b.category = Category::Transient;
+            }
+        }
+        // Inputs are loaded at the start of their micro-batch.
+        std::vector<std::uint32_t> microStart(std::size_t(m_cfg.accumulationSteps), kNoStep);
+        for (std::uint32_t s = 0; s < m_steps.size(); ++s)
+            if (m_steps[s].phase != Phase::Optimizer)
+                microStart[m_steps[s].microStep] =
+                    std::min(microStart[m_steps[s].microStep], s);
+        std::vector<std::vector<BufferId>> allocAt(m_steps.size()), freeAt(m_steps.size());
+        for (std::size_t i = 0; i < nBuf; ++i) {
+            if (resident[i]) continue;
+            const Buffer& b = m_p.buffers[i];
+            std::uint32_t created =
+                b.role == BufferRole::Input ? microStart[b.microStep] : m_created[i];
+            allocAt[created].push_back(BufferId(std::uint32_t(i)));
+            freeAt[std::max(m_lastUse[i], created)].push_back(BufferId(std::uint32_t(i)));
+        }
+        auto& out = m_p.instructions;
+        out.reserve(m_steps.size() + 2 * nBuf);
+        auto memOp = [&](InstrKind k, BufferId b, Phase ph, std::uint32_t micro) {
+            Instruction ins;
+            ins.kind = k;
+            ins.buffer = b;
+            ins.phase = ph;
+            ins.microStep = micro;
+            out.push_back(std::move(ins));
+        };
+        for (BufferId b : m_resident) memOp(InstrKind::Alloc, b, Phase::Setup, 0);
+        for (std::uint32_t s = 0; s < m_steps.size(); ++s) {
+            const Phase ph = m_steps[s].phase;
+            const std::uint32_t micro = m_steps[s].microStep;
+            for (BufferId b : allocAt[s]) memOp(InstrKind::Alloc, b, ph, micro);
+            out.push_back(std::move(m_steps[s]));
+            for (BufferId b : freeAt[s]) memOp(InstrKind::Free, b, ph, micro);
+        }
+        for (auto it = m_resident.rbegin(); it != m_resident.rend(); ++it)
+            memOp(InstrKind::Free, *it, Phase::Teardown, std::uint32_t(m_cfg.accumulationSteps - 1));
+    }
+
+    const Graph& m_g;
+    const Plan& m_plan;
+    const TrainingConfig& m_cfg;
+    const CompileOptions& m_opt;
+    Program m_p;
+
+    std::vector<Node> m_nodes;
+    std::vector<int> m_innermost;
+    std::vector<bool> m_flows, m_needsBackward;
+
+    std::vector<Instruction> m_steps;
+    std::vector<std::uint32_t> m_created, m_lastUse;
+    std::vector<int> m_holds;
+    std::vector<BufferId> m_resident;
+    std::unordered_map<TensorId, BufferId> m_paramBuf, m_paramGrad, m_gradBuf;
+    std::unordered_map<TensorId, std::vector<BufferId>> m_stateBufs;
+    std::vector<std::vector<BufferId>> m_saved, m_heldInputs;
+    std::uint32_t m_micro = 0;
+    std::uint32_t m_freshDraws = 0;
+};
+
+}  // namespace
+
+Result<Program> compile(const Graph& g, const Plan& plan, const TrainingConfig& config,
+                        const CompileOptions& options) {
+    return Compiler(g, plan, config, options).run();
+}
+
+}  // namespace remat

@@ -1,0 +1,691 @@
+#include "lower.h"
+
+#include <cmath>
+
+namespace remat {
+namespace {
+
+
+class Lowerer {
+public:
+    Lowerer(const Network& net, Precision precision)
+        : m_net(net), m_act(computeDType(precision)) {
+        m_g.precision = precision;
+        Module root;
+        root.kind = "network";
+        root.name = net.name;
+        m_g.modules.push_back(root);
+        m_stack.push_back(ModuleId(0));
+    }
+
+    Result<Graph> run() {
+        auto shapes = inferShapes(m_net);
+        if (!shapes) return shapes.error();
+        const auto sources = expandedLayerSources(m_net);
+        TensorId x;
+        const Shape& inShape = shapes->front();
+        if (m_net.input.isTokens()) {
+            x = input("tokens", DType::I64, inShape);
+        } else {
+            x = input("input", m_act, inShape);
+        }
+        for (std::size_t inst = 0; inst < sources.size(); ++inst) {
+            const Layer& layer = m_net.layers[sources[inst]];
+            const Shape& shapeIn = (*shapes)[inst];
+            ModuleId mod = push(std::to_string(inst), std::string(layerKindName(layer.kind)));
+            m_g.modules[mod.index()].layerIndex = static_cast<int>(inst);
+            m_g.layerModules.push_back(mod);
+            auto r = lowerLayer(layer, x, shapeIn, static_cast<int>(inst));
+            if (!r) return r.error();
+            x = *r;
+            pop();
+        }
+        finishRoot();
+        buildChain(sources);
+        for (auto p : m_g.parameters) m_g.parameterCount += m_g.tensor(p).elements();
+        return std::move(m_g);
+    }
+
+private:
+    // ---- module tree -----------------------------------------------------------------------
+    ModuleId push(const std::string& name, const std::string& kind) {
+        ModuleId parent = m_stack.back();
+        Module m;
+        m.name = name;
+        const std::string& pp = m_g.modules[parent.index()].path;
+        m.path = pp.empty() ? name : pp + "/" + name;
+        m.kind = kind;
+        m.parent = parent;
+        m.firstOp = static_cast<std::uint32_t>(m_g.ops.size());
+        m.layerIndex = m_g.modules[parent.index()].layerIndex;
+        ModuleId id(static_cast<std::uint32_t>(m_g.modules.size()));
+        m_g.modules.push_back(m);
+        m_g.modules[parent.index()].children.push_back(id);
+        m_stack.push_back(id);
+        return id;
+    }
+    void pop() {
+        Module& m = m_g.modules[m_stack.back().index()];
+        m.opCount = static_cast<std::uint32_t>(m_g.ops.size()) - m.firstOp;
+        m_stack.pop_back();
+    }
+    void finishRoot() {
+        Module& root = m_g.modules[0];
+        root.firstOp = 0;
+        root.opCount = static_cast<std::uint32_t>(m_g.ops.size());
+    }
+    std::string opName(const std::string& label) const {
+        const std::string& p = m_g.modules[m_stack.back().index()].path;
+        return p.empty() ? label : p + "/" + label;
+    }
+
+    void buildChain(const std::vector<std::size_t>& sources) {
+        bool anyBlock = false;
+        for (const auto& l : m_net.layers) anyBlock |= isBlock(l.kind);
+        for (std::size_t inst = 0; inst < sources.size(); ++inst) {
+            LayerKind k = m_net.layers[sources[inst]].kind;
+            if (anyBlock ? isBlock(k) : !isLoss(k)) {
+                ModuleId m = m_g.layerModules[inst];
+                if (m_g.module(m).hasOps()) m_g.chain.push_back(m);
+            }
+        }
+    }
+
+    // ---- tensors ---------------------------------------------------------------------------
+    TensorId addTensor(Tensor t) {
+        TensorId id(static_cast<std::uint32_t>(m_g.tensors.size()));
+        if (!t.storage.valid()) t.storage = id;
+        m_g.tensors.push_back(std::move(t));
+        return id;
+    }
+    TensorId input(const std::string& name, DType dtype, const Shape& shape) {
+        Tensor t;
+        t.name = name;
+        t.kind = TensorKind::Input;
+        t.dtype = dtype;
+        t.shape = shape;
+        t.requiresGrad = false;
+        TensorId id = addTensor(std::move(t));
+        m_g.inputs.push_back(id);
+        return id;
+    }
+    TensorId param(const std::string& label, const Shape& shape) {
+        Tensor t;
+        t.name = opName(label);
+        t.kind = TensorKind::Parameter;
+        t.dtype = m_act;
+        t.shape = shape;
+        t.batched = false;
+        TensorId id = addTensor(std::move(t));
+        m_g.parameters.push_back(id);
+        return id;
+    }
+    TensorId activation(const std::string& label, DType dtype, const Shape& shape,
+                        bool batched = true, bool requiresGrad = true) {
+        Tensor t;
+        t.name = opName(label);
+        t.dtype = dtype;
+        t.shape = shape;
+        t.batched = batched;
+        t.requiresGrad = requiresGrad;
+        t.producer = OpId(static_cast<std::uint32_t>(m_g.ops.size()));  // the op about to be added
+        return addTensor(std::move(t));
+    }
+    Affine bytesOf(TensorId t) const { return m_g.tensor(t).bytes(); }
+
+    OpId addOp(Op op) {
+        op.module = m_stack.back();
+        OpId id(static_cast<std::uint32_t>(m_g.ops.size()));
+        for (auto o : op.outputs) m_g.tensors[o.index()].producer = id;
+        m_g.ops.push_back(std::move(op));
+        return id;
+    }
+
+    // Elementwise op costs: `flopsPerElement` per output element; reads inputs, writes output.
+    static OpCost elementwise(Affine elems, double flopsPerElement, Affine bytes) {
+        OpCost c;
+        c.flops = {static_cast<std::int64_t>(elems.perSample * flopsPerElement),
+                   static_cast<std::int64_t>(elems.fixed * flopsPerElement)};
+        c.bytesMoved = bytes;
+        return c;
+    }
+    Affine elemsOf(TensorId t) const {
+        const Tensor& tt = m_g.tensor(t);
+        return tt.batched ? Affine{tt.elements(), 0} : Affine{0, tt.elements()};
+    }
+
+    // ---- primitive ops ---------------------------------------------------------------------
+    TensorId unary(OpKind kind, const std::string& label, TensorId x, bool inplace = false) {
+        const Tensor in = m_g.tensor(x);
+        TensorId y = activation(label, in.dtype, in.shape, in.batched);
+        if (inplace) m_g.tensors[y.index()].storage = m_g.tensor(x).storage;
+        Op op;
+        op.kind = kind;
+        op.name = opName(label);
+        op.inputs = {x};
+        op.outputs = {y};
+        op.inPlaceInput = inplace ? 0 : -1;
+        // What backward needs (derivatives.yaml): relu/tanh/sigmoid/softmax their result,
+        // gelu/silu their input.
+        bool savesOutput = kind == OpKind::Relu || kind == OpKind::Tanh ||
+                           kind == OpKind::Sigmoid || kind == OpKind::Softmax;
+        op.saved = {savesOutput ? y : x};
+        double f = kind == OpKind::Relu ? 1 : kind == OpKind::Softmax ? 5 : 8;
+        Affine io = bytesOf(x) + bytesOf(y);
+        op.forward = elementwise(elemsOf(y), f, io);
+        op.backward = elementwise(elemsOf(y), f, io + bytesOf(y));
+        addOp(std::move(op));
+        return y;
+    }
+
+    TensorId activationOp(Activation a, const std::string& label, TensorId x, bool inplace) {
+        switch (a) {
+            case Activation::Relu: return unary(OpKind::Relu, label, x, inplace);
+            case Activation::Gelu: return unary(OpKind::Gelu, label, x, inplace);
+            case Activation::Silu: return unary(OpKind::Silu, label, x, inplace);
+        }
+        return x;
+    }
+
+    TensorId linear(const std::string& label, TensorId x, std::int64_t out, bool bias,
+                    TensorId tiedWeight = TensorId::invalid()) {
+        const Tensor in = m_g.tensor(x);
+        const std::int64_t inF = in.shape.back();
+        Shape outShape = in.shape;
+        outShape.back() = out;
+        TensorId y = activation(label, m_act, outShape);
+        Op op;
+        op.kind = OpKind::Linear;
+        op.name = opName(label);
+        op.inputs = {x};
+        op.outputs = {y};
+        op.params = {tiedWeight.valid() ? tiedWeight : param(label + ".weight", {out, inF})};
+        if (bias) op.params.push_back(param(label + ".bias", {out}));
+        op.saved = {x};
+        op.attrs.in = inF;
+        op.attrs.out = out;
+        op.attrs.bias = bias;
+        const std::int64_t rows = m_g.tensor(x).elements() / inF;
+        const Affine w = bytesOf(op.params[0]);
+        op.forward.matmul = op.backward.matmul = true;
+        op.forward.flops = {2 * rows * inF * out + (bias ? rows * out : 0), 0};
+        op.forward.bytesMoved = bytesOf(x) + bytesOf(y) + w;
+        op.backward.flops = {4 * rows * inF * out + (bias ? rows * out : 0), 0};
+        op.backward.bytesMoved = bytesOf(x) + bytesOf(x) + bytesOf(y) + w + w;
+        addOp(std::move(op));
+        return y;
+    }
+
+    TensorId norm(NormKind kind, const std::string& label, TensorId x) {
+        const Tensor in = m_g.tensor(x);
+        const std::int64_t c = in.shape.back();
+        Shape rowShape(in.shape.begin(), in.shape.end() - 1);
+        if (rowShape.empty()) rowShape = {1};
+        TensorId y = activation(label, m_act, in.shape);
+        Op op;
+        op.name = opName(label);
+        op.inputs = {x};
+        op.attrs.in = c;
+        if (kind == NormKind::LayerNorm) {
+            op.kind = OpKind::LayerNorm;
+            TensorId mean = activation(label + ".mean", DType::F32, rowShape, true, false);
+            TensorId rstd = activation(label + ".rstd", DType::F32, rowShape, true, false);
+            op.outputs = {y, mean, rstd};
+            op.params = {param(label + ".weight", {c}), param(label + ".bias", {c})};
+            op.saved = {x, mean, rstd};
+        } else {
+            op.kind = OpKind::RmsNorm;
+            TensorId rstd = activation(label + ".rstd", DType::F32, rowShape, true, false);
+            op.outputs = {y, rstd};
+            op.params = {param(label + ".weight", {c})};
+            op.saved = {x, rstd};
+        }
+        Affine io = bytesOf(x) + bytesOf(y);
+        op.forward = elementwise(elemsOf(y), 8, io);
+        op.backward = elementwise(elemsOf(y), 16, io + bytesOf(x));
+        addOp(std::move(op));
+        return y;
+    }
+
+    TensorId dropout(const std::string& label, TensorId x, double p, bool inplace = false) {
+        if (p <= 0.0) return x;  // p = 0 is not lowered at all (DESIGN §3)
+        const Tensor in = m_g.tensor(x);
+        TensorId y = activation(label, in.dtype, in.shape);
+        TensorId mask = activation(label + ".mask", DType::U8, in.shape, true, false);
+        if (inplace) m_g.tensors[y.index()].storage = m_g.tensor(x).storage;
+        Op op;
+        op.kind = OpKind::Dropout;
+        op.name = opName(label);
+        op.inputs = {x};
+        op.outputs = {y, mask};
+        op.saved = {mask};
+        op.inPlaceInput = inplace ? 0 : -1;
+        op.attrs.p = p;
+        Affine io = bytesOf(x) + bytesOf(y) + bytesOf(mask);
+        op.forward = elementwise(elemsOf(y), 3, io);
+        op.backward = elementwise(elemsOf(y), 2, io);
+        addOp(std::move(op));
+        return y;
+    }
+
+    TensorId binary(OpKind kind, const std::string& label, TensorId a, TensorId b,
+                    bool inplace = false) {
+        const Tensor in = m_g.tensor(a);
+        TensorId y = activation(label, in.dtype, in.shape);
+        if (inplace) m_g.tensors[y.index()].storage = m_g.tensor(a).storage;
+        Op op;
+        op.kind = kind;
+        op.name = opName(label);
+        op.inputs = {a, b};
+        op.outputs = {y};
+        op.inPlaceInput = inplace ? 0 : -1;
+        if (kind == OpKind::Mul) op.saved = {a, b};
+        Affine io = bytesOf(a) + bytesOf(b) + bytesOf(y);
+        op.forward = elementwise(elemsOf(y), 1, io);
+        op.backward = elementwise(elemsOf(y), kind == OpKind::Mul ? 2 : 0, io);
+        addOp(std::move(op));
+        return y;
+    }
+
+    // ---- blocks ----------------------------------------------------------------------------
+    TensorId attention(const Layer& l, TensorId x) {
+        const Shape shape = m_g.tensor(x).shape;
+        const std::int64_t t = shape[0], c = shape[1];
+        const std::int64_t h = l.heads, kv = l.kvHeads > 0 ? l.kvHeads : l.heads, d = c / h;
+        TensorId qkv = linear("qkv", x, (h + 2 * kv) * d, l.bias);
+        push("attention_core", "attention_core");
+        OpAttrs a;
+        a.tokens = t;
+        a.heads = h;
+        a.kvHeads = kv;
+        a.headDim = d;
+        a.causal = l.causal;
+        a.p = l.dropout;
+        TensorId y;
+        const std::int64_t attnFlops = 2 * h * t * t * d;
+        if (l.attention == AttentionImpl::Flash) {
+            y = activation("flash", m_act, {t, c});
+            TensorId lse = activation("flash.lse", DType::F32, {h, t}, true, false);
+            Op op;
+            op.kind = OpKind::FlashAttn;
+            op.name = opName("flash");
+            op.inputs = {qkv};
+            op.outputs = {y, lse};
+            op.saved = {qkv, y, lse};
+            op.attrs = a;
+            op.attrs.p = 0.0;  // dropout inside flash attention is not modelled
+            const std::int64_t f = (l.causal ? 1 : 2) * attnFlops;
+            op.forward.matmul = op.backward.matmul = true;
+            op.forward.flops = {f, 0};
+            op.forward.bytesMoved = bytesOf(qkv) + bytesOf(y) + bytesOf(lse);
+            op.backward.flops = {f * 5 / 2, 0};
+            op.backward.bytesMoved = bytesOf(qkv) + bytesOf(qkv) + bytesOf(y) + bytesOf(y);
+            addOp(std::move(op));
+        } else {
+            TensorId kSrc = qkv, vSrc = qkv;
+            if (kv != h) {
+                TensorId kx = activation("expand_k", m_act, {h, t, d});
+                TensorId vx = activation("expand_v", m_act, {h, t, d});
+                Op op;
+                op.kind = OpKind::ExpandKv;
+                op.name = opName("expand_kv");
+                op.inputs = {qkv};
+                op.outputs = {kx, vx};
+                op.attrs = a;
+                op.forward.bytesMoved = bytesOf(kx) + bytesOf(vx) + bytesOf(qkv);
+                op.backward.bytesMoved = op.forward.bytesMoved;
+                op.backward.flops = {2 * h * t * d, 0};
+                addOp(std::move(op));
+                kSrc = kx;
+                vSrc = vx;
+            }
+            TensorId s = activation("scores", m_act, {h, t, t});
+            {
+                Op op;
+                op.kind = OpKind::AttnScores;
+                op.name = opName("scores");
+                op.inputs = kSrc == qkv ? std::vector<TensorId>{qkv}
+                                        : std::vector<TensorId>{qkv, kSrc};
+                op.outputs = {s};
+                op.saved = op.inputs;
+                op.attrs = a;
+                op.forward.matmul = op.backward.matmul = true;
+                op.forward.flops = {attnFlops, 0};
+                op.forward.bytesMoved = bytesOf(qkv) + bytesOf(s);
+                op.backward.flops = {2 * attnFlops, 0};
+                op.backward.bytesMoved = bytesOf(qkv) + bytesOf(qkv) + bytesOf(s);
+                addOp(std::move(op));
+            }
+            TensorId pr = unary(OpKind::Softmax, "softmax", s);
+            TensorId pd = dropout("dropout", pr, l.dropout);
+            y = activation("context", m_act, {t, c});
+            Op op;
+            op.kind = OpKind::AttnContext;
+            op.name = opName("context");
+            op.inputs = {pd, vSrc};
+            op.outputs = {y};
+            op.saved = {pd, vSrc};
+            op.attrs = a;
+            op.forward.matmul = op.backward.matmul = true;
+            op.forward.flops = {attnFlops, 0};
+            op.forward.bytesMoved = bytesOf(pd) + bytesOf(vSrc) + bytesOf(y);
+            op.backward.flops = {2 * attnFlops, 0};
+            op.backward.bytesMoved = bytesOf(pd) + bytesOf(pd) + bytesOf(vSrc) + bytesOf(y);
+            addOp(std::move(op));
+        }
+        pop();
+        TensorId o = linear("proj", y, c, l.bias);
+        return dropout("dropout", o, l.dropout);
+    }
+
+    TensorId mlp(const Layer& l, TensorId x) {
+        const std::int64_t c = m_g.tensor(x).shape.back();
+        TensorId hdn;
+        if (l.gated) {
+            TensorId gate = linear("gate", x, l.mlpHidden, l.bias);
+            TensorId up = linear("up", x, l.mlpHidden, l.bias);
+            TensorId act = activationOp(l.activation, "act", gate, false);
+            hdn = binary(OpKind::Mul, "mul", act, up);
+            hdn = linear("down", hdn, c, l.bias);
+        } else {
+            TensorId h1 = linear("fc1", x, l.mlpHidden, l.bias);
+            TensorId act = activationOp(l.activation, "act", h1, false);
+            hdn = linear("fc2", act, c, l.bias);
+        }
+        return dropout("dropout", hdn, l.dropout);
+    }
+
+    TensorId transformerBlock(const Layer& l, TensorId x) {
+        TensorId h = norm(l.norm, "ln1", x);
+        push("attention", "attention");
+        TensorId a = attention(l, h);
+        pop();
+        TensorId x1 = binary(OpKind::Add, "add1", x, a);
+        TensorId h2 = norm(l.norm, "ln2", x1);
+        push("mlp", "mlp");
+        TensorId m = mlp(l, h2);
+        pop();
+        return binary(OpKind::Add, "add2", x1, m);
+    }
+
+    TensorId conv(const std::string& label, TensorId x, std::int64_t outC, std::int64_t k,
+                  std::int64_t stride, std::int64_t padding, bool bias) {
+        const Shape in = m_g.tensor(x).shape;
+        const std::int64_t ho = (in[1] + 2 * padding - k) / stride + 1;
+        const std::int64_t wo = (in[2] + 2 * padding - k) / stride + 1;
+        TensorId y = activation(label, m_act, {outC, ho, wo});
+        Op op;
+        op.kind = OpKind::Conv2d;
+        op.name = opName(label);
+        op.inputs = {x};
+        op.outputs = {y};
+        op.params = {param(label + ".weight", {outC, in[0], k, k})};
+        if (bias) op.params.push_back(param(label + ".bias", {outC}));
+        op.saved = {x};
+        op.attrs.in = in[0];
+        op.attrs.out = outC;
+        op.attrs.kernel = k;
+        op.attrs.stride = stride;
+        op.attrs.padding = padding;
+        op.attrs.bias = bias;
+        const std::int64_t f = 2 * outC * ho * wo * in[0] * k * k;
+        op.forward.matmul = op.backward.matmul = true;
+        op.forward.flops = {f, 0};
+        op.forward.bytesMoved = bytesOf(x) + bytesOf(y) + bytesOf(op.params[0]);
+        op.backward.flops = {2 * f, 0};
+        op.backward.bytesMoved = bytesOf(x) + bytesOf(x) + bytesOf(y) + bytesOf(op.params[0]);
+        addOp(std::move(op));
+        return y;
+    }
+
+    TensorId batchnorm(const std::string& label, TensorId x) {
+        const Shape in = m_g.tensor(x).shape;
+        TensorId y = activation(label, m_act, in);
+        TensorId mean = activation(label + ".mean", DType::F32, {in[0]}, false, false);
+        TensorId invstd = activation(label + ".invstd", DType::F32, {in[0]}, false, false);
+        Op op;
+        op.kind = OpKind::BatchNorm2d;
+        op.name = opName(label);
+        op.inputs = {x};
+        op.outputs = {y, mean, invstd};
+        op.params = {param(label + ".weight", {in[0]}), param(label + ".bias", {in[0]})};
+        op.saved = {x, mean, invstd};
+        op.attrs.in = in[0];
+        Affine io = bytesOf(x) + bytesOf(y);
+        op.forward = elementwise(elemsOf(y), 6, io + bytesOf(x));
+        op.backward = elementwise(elemsOf(y), 10, io + bytesOf(x) + bytesOf(x));
+        addOp(std::move(op));
+        return y;
+    }
+
+    TensorId maxpool(const std::string& label, TensorId x, std::int64_t k, std::int64_t stride,
+                     std::int64_t padding) {
+        const Shape in = m_g.tensor(x).shape;
+        const std::int64_t ho = (in[1] + 2 * padding - k) / stride + 1;
+        const std::int64_t wo = (in[2] + 2 * padding - k) / stride + 1;
+        TensorId y = activation(label, m_act, {in[0], ho, wo});
+        TensorId idx = activation(label + ".indices", DType::I64, {in[0], ho, wo}, true, false);
+        Op op;
+        op.kind = OpKind::MaxPool2d;
+        op.name = opName(label);
+        op.inputs = {x};
+        op.outputs = {y, idx};
+        op.saved = {x, idx};
+        op.attrs.kernel = k;
+        op.attrs.stride = stride;
+        op.attrs.padding = padding;
+        Affine io = bytesOf(x) + bytesOf(y) + bytesOf(idx);
+        op.forward = elementwise(elemsOf(y), double(k * k), io);
+        op.backward = elementwise(elemsOf(y), 1, io + bytesOf(x));
+        addOp(std::move(op));
+        return y;
+    }
+
+    TensorId residualBlock(const Layer& l, TensorId x) {
+        const Shape in = m_g.tensor(x).shape;
+        const bool bottleneck = l.variant == ResidualVariant::Bottleneck;
+        const std::int64_t outC = bottleneck ? 4 * l.channels : l.channels;
+        TensorId h;
+        // torchvision's blocks: ReLU(inplace=True) and `out += identity`, both in place on a
+        // batchnorm output that nothing saved (batchnorm saves its input).
+        if (bottleneck) {
+            h = conv("conv1", x, l.channels, 1, 1, 0, false);
+            h = unary(OpKind::Relu, "relu1", batchnorm("bn1", h), true);
+            h = conv("conv2", h, l.channels, 3, l.stride, 1, false);
+            h = unary(OpKind::Relu, "relu2", batchnorm("bn2", h), true);
+            h = batchnorm("bn3", conv("conv3", h, outC, 1, 1, 0, false));
+        } else {
+            h = conv("conv1", x, l.channels, 3, l.stride, 1, false);
+            h = unary(OpKind::Relu, "relu1", batchnorm("bn1", h), true);
+            h = batchnorm("bn2", conv("conv2", h, l.channels, 3, 1, 1, false));
+        }
+        TensorId shortcut = x;
+        if (l.stride != 1 || in[0] != outC) {
+            push("shortcut", "shortcut");
+            shortcut = batchnorm("bn", conv("conv", x, outC, 1, l.stride, 0, false));
+            pop();
+        }
+        TensorId sum = binary(OpKind::Add, "add", h, shortcut, true);
+        return unary(OpKind::Relu, "relu", sum, true);
+    }
+
+    TensorId embedding(const Layer& l, TensorId tokens) {
+        const std::int64_t t = m_net.input.tokens;
+        TensorId y = activation("embed", m_act, {t, l.dim});
+        Op op;
+        op.kind = OpKind::Embedding;
+        op.name = opName("embed");
+        op.inputs = {tokens};
+        op.outputs = {y};
+        m_tokenEmbedding = param("wte", {m_net.input.vocab, l.dim});
+        op.params = {m_tokenEmbedding};
+        if (l.positions > 0) op.params.push_back(param("wpe", {l.positions, l.dim}));
+        op.saved = {tokens};
+        op.attrs.vocab = m_net.input.vocab;
+        op.attrs.positions = l.positions;
+        op.attrs.tokens = t;
+        op.attrs.out = l.dim;
+        Affine io = bytesOf(tokens) + bytesOf(y) + bytesOf(y);
+        op.forward = elementwise(elemsOf(y), 1, io);
+        op.backward = elementwise(elemsOf(y), 1, io + bytesOf(y));
+        addOp(std::move(op));
+        return dropout("dropout", y, l.dropout);
+    }
+
+    TensorId loss(LayerKind kind, TensorId x) {
+        const Tensor in = m_g.tensor(x);
+        TensorId lossT = activation("loss", DType::F32, {}, false, true);
+        Op op;
+        op.name = opName(kind == LayerKind::CrossEntropy ? "cross_entropy" : "mse");
+        if (kind == LayerKind::CrossEntropy) {
+            const std::int64_t v = in.shape.back();
+            Shape rowShape(in.shape.begin(), in.shape.end() - 1);
+            TensorId targets = input("targets", DType::I64, rowShape);
+            TensorId logp = activation("log_probs", DType::F32, in.shape, true, false);
+            op.kind = OpKind::CrossEntropy;
+            op.inputs = {x, targets};
+            op.outputs = {lossT, logp};
+            op.saved = {logp, targets};
+            op.attrs.vocab = v;
+            // A 16-bit model's logits are first copied to fp32 (a transient the size of the
+            // logits in fp32); backward produces the fp32 gradient of the log-probabilities
+            // and, for 16-bit logits, the fp32 gradient of that copy before the cast back.
+            const std::int64_t f32 = in.elements() * 4;
+            const bool half = in.dtype != DType::F32;
+            op.workspaceForward = {half ? f32 : 0, 0};
+            op.workspaceBackward = {half ? 2 * f32 : f32, 0};
+            Affine io = bytesOf(x) + bytesOf(logp);
+            op.forward = elementwise(elemsOf(logp), 5, io + bytesOf(logp));
+            op.backward = elementwise(elemsOf(logp), 4, io + bytesOf(logp) + bytesOf(x));
+        } else {
+            TensorId target = input("target", in.dtype, in.shape);
+            op.kind = OpKind::Mse;
+            op.inputs = {x, target};
+            op.outputs = {lossT};
+            op.saved = {x, target};
+            Affine io = bytesOf(x) + bytesOf(target);
+            op.forward = elementwise(elemsOf(x), 3, io);
+            op.backward = elementwise(elemsOf(x), 3, io + bytesOf(x));
+        }
+        addOp(std::move(op));
+        m_g.loss = lossT;
+        return lossT;
+    }
+
+    Result<TensorId> lowerLayer(const Layer& l, TensorId x, const Shape& shapeIn, int inst) {
+        switch (l.kind) {
+            case LayerKind::Linear: {
+                bool isHead = m_net.tieEmbeddings && m_tokenEmbedding.valid() &&
+                              static_cast<std::size_t>(inst) + 2 ==
+                                  static_cast<std::size_t>(expandedLayerCount(m_net));
+                if (isHead) {
+                    const Shape& w = m_g.tensor(m_tokenEmbedding).shape;
+                    if (l.out != w[0] || shapeIn.back() != w[1])
+                        return makeError("layer " + std::to_string(inst) +
+                                         " (linear): tie_embeddings needs out = vocab and in = "
+                                         "the embedding width");
+                    return linear("linear", x, l.out, l.bias, m_tokenEmbedding);
+                }
+                return linear("linear", x, l.out, l.bias);
+            }
+            case LayerKind::Relu: return unary(OpKind::Relu, "relu", x, l.inplace);
+            case LayerKind::Gelu: return unary(OpKind::Gelu, "gelu", x, l.inplace);
+            case LayerKind::Silu: return unary(OpKind::Silu, "silu", x, l.inplace);
+            case LayerKind::Tanh: return unary(OpKind::Tanh, "tanh", x, l.inplace);
+            case LayerKind::Sigmoid: return unary(OpKind::Sigmoid, "sigmoid", x, l.inplace);
+            case LayerKind::Softmax: return unary(OpKind::Softmax, "softmax", x);
+            case LayerKind::LayerNorm: return norm(NormKind::LayerNorm, "layernorm", x);
+            case LayerKind::RmsNorm: return norm(NormKind::RmsNorm, "rmsnorm", x);
+            case LayerKind::Dropout: return dropout("dropout", x, l.p, l.inplace);
+            case LayerKind::Embedding: return embedding(l, x);
+            case LayerKind::Conv2d:
+                return conv("conv", x, l.outChannels, l.kernel, l.stride, l.padding, l.bias);
+            case LayerKind::BatchNorm2d: return batchnorm("batchnorm", x);
+            case LayerKind::MaxPool2d: return maxpool("maxpool", x, l.kernel, l.stride, l.padding);
+            case LayerKind::GlobalAvgPool: {
+                const Shape in = m_g.tensor(x).shape;
+                TensorId y = activation("avgpool", m_act, {in[0], 1, 1});
+                Op op;
+                op.kind = OpKind::GlobalAvgPool;
+                op.name = opName("avgpool");
+                op.inputs = {x};
+                op.outputs = {y};
+                op.saved = {x};
+                op.forward = elementwise(elemsOf(x), 1, bytesOf(x) + bytesOf(y));
+                op.backward = elementwise(elemsOf(x), 1, bytesOf(x) + bytesOf(y));
+                addOp(std::move(op));
+                return y;
+            }
+            case LayerKind::Flatten: {
+                const Tensor in = m_g.tensor(x);
+                TensorId y = activation("flatten", in.dtype, {in.elements()});
+                m_g.tensors[y.index()].storage = in.storage;
+                m_g.tensors[y.index()].viewOf = x;
+                Op op;
+                op.kind = OpKind::Flatten;
+                op.name = opName("flatten");
+                op.inputs = {x};
+                op.outputs = {y};
+                addOp(std::move(op));
+                return y;
+            }
+            case LayerKind::Attention: return attention(l, x);
+            case LayerKind::Mlp: return mlp(l, x);
+            case LayerKind::TransformerBlock: return transformerBlock(l, x);
+            case LayerKind::ResidualBlock: return residualBlock(l, x);
+            case LayerKind::CrossEntropy:
+            case LayerKind::Mse: return loss(l.kind, x);
+        }
+        return makeError("unknown layer kind");
+    }
+
+    const Network& m_net;
+    DType m_act;
+    Graph m_g;
+    std::vector<ModuleId> m_stack;
+    TensorId m_tokenEmbedding;
+};
+
+}  // namespace
+
+Result<Graph> lower(const Network& net, Precision precision) {
+    return Lowerer(net, precision).run();
+}
+
+std::string_view opKindName(OpKind k) {
+    switch (k) {
+        case OpKind::Linear: return "linear";
+        case OpKind::Relu: return "relu";
+        case OpKind::Gelu: return "gelu";
+        case OpKind::Silu: return "silu";
+        case OpKind::Tanh: return "tanh";
+        case OpKind::Sigmoid: return "sigmoid";
+        case OpKind::Softmax: return "softmax";
+        case OpKind::LayerNorm: return "layernorm";
+        case OpKind::RmsNorm: return "rmsnorm";
+        case OpKind::Dropout: return "dropout";
+        case OpKind::Mul: return "mul";
+        case OpKind::Add: return "add";
+        case OpKind::Embedding: return "embedding";
+        case OpKind::AttnScores: return "attention_scores";
+        case OpKind::AttnContext: return "attention_context";
+        case OpKind::ExpandKv: return "expand_kv";
+        case OpKind::FlashAttn: return "flash_attention";
+        case OpKind::Conv2d: return "conv2d";
+        case OpKind::BatchNorm2d: return "batchnorm2d";
+        case OpKind::MaxPool2d: return "maxpool2d";
+        case OpKind::GlobalAvgPool: return "global_avg_pool";
+        case OpKind::Flatten: return "flatten";
+        case OpKind::CrossEntropy: return "cross_entropy";
+        case OpKind::Mse: return "mse";
+    }
+    return "?";
+}
+
+ModuleId Graph::findModule(const std::string& path) const {
+    for (std::size_t i = 0; i < modules.size(); ++i)
+        if (modules[i].path == path) return ModuleId(static_cast<std::uint32_t>(i));
+    return ModuleId::invalid();
+}
+
+}  // namespace remat

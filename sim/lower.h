@@ -1,0 +1,15 @@
+// Lowering: Network -> Graph. Expands repeats and blocks into primitive ops, gives every tensor
+// its dtype and per-sample shape under the precision mode, records what each op saves for
+// backward (PyTorch autograd's rules, docs/memory-model.md), builds the module tree and the
+// chain the strategies work on, and counts FLOPs and bytes moved per op.
+#pragma once
+
+#include "graph.h"
+#include "network.h"
+#include "result.h"
+
+namespace remat {
+
+Result<Graph> lower(const Network& net, Precision precision);
+
+}  // namespace remat

@@ -1,0 +1,505 @@
+#include "model_file.h"
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "builtin_resources.h"
+
+namespace remat {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::int64_t kMaxSize = std::int64_t{1} << 31;
+
+// Fields each layer kind accepts besides "kind", "name", "checkpoint".
+const std::map<LayerKind, std::set<std::string>>& kindFields() {
+    static const std::map<LayerKind, std::set<std::string>> fields = {
+        {LayerKind::Linear, {"out", "bias"}},
+        {LayerKind::Relu, {"inplace"}},
+        {LayerKind::Gelu, {"inplace"}},
+        {LayerKind::Silu, {"inplace"}},
+        {LayerKind::Tanh, {"inplace"}},
+        {LayerKind::Sigmoid, {"inplace"}},
+        {LayerKind::Softmax, {}},
+        {LayerKind::LayerNorm, {}},
+        {LayerKind::RmsNorm, {}},
+        {LayerKind::Dropout, {"p", "inplace"}},
+        {LayerKind::Embedding, {"dim", "positions", "dropout"}},
+        {LayerKind::Conv2d, {"out_channels", "kernel", "stride", "padding", "bias"}},
+        {LayerKind::BatchNorm2d, {}},
+        {LayerKind::MaxPool2d, {"kernel", "stride", "padding"}},
+        {LayerKind::GlobalAvgPool, {}},
+        {LayerKind::Flatten, {}},
+        {LayerKind::Attention,
+         {"heads", "kv_heads", "dropout", "attention", "causal", "bias"}},
+        {LayerKind::Mlp, {"mlp_hidden", "activation", "gated", "dropout", "bias"}},
+        {LayerKind::TransformerBlock,
+         {"repeat", "heads", "kv_heads", "mlp_hidden", "activation", "gated", "norm", "dropout",
+          "attention", "causal", "bias"}},
+        {LayerKind::ResidualBlock, {"repeat", "variant", "channels", "stride"}},
+        {LayerKind::CrossEntropy, {}},
+        {LayerKind::Mse, {}},
+    };
+    return fields;
+}
+
+// Reads fields out of a JSON object, remembering the first error with its JSON path.
+class Reader {
+public:
+    explicit Reader(std::string origin) : m_origin(std::move(origin)) {}
+    bool failed() const { return m_error.has_value(); }
+    Error error() const { return *m_error; }
+    void fail(const std::string& path, const std::string& what) {
+        if (!m_error) m_error = makeError(m_origin + ": " + path + ": " + what);
+    }
+
+    std::int64_t size(const json& o, const std::string& key, const std::string& path,
+                      std::int64_t def, std::int64_t min = 1) {
+        if (!o.contains(key)) return def;
+        const json& v = o.at(key);
+        const std::string p = path + "." + key;
+        if (!v.is_number_integer()) {
+            fail(p, v.is_number() ? "expected a whole number, got " + v.dump()
+                                  : "expected a whole number, got " + typeName(v));
+            return def;
+        }
+        if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(kMaxSize)) {
+            fail(p, "value " + v.dump() + " is too large (at most " + std::to_string(kMaxSize) +
+                        ")");
+            return def;
+        }
+        auto x = v.get<std::int64_t>();
+        if (x < min || x > kMaxSize) {
+            fail(p, "expected a whole number from " + std::to_string(min) + " to " +
+                        std::to_string(kMaxSize) + ", got " + std::to_string(x));
+            return def;
+        }
+        return x;
+    }
+    double fraction(const json& o, const std::string& key, const std::string& path) {
+        if (!o.contains(key)) return 0.0;
+        const json& v = o.at(key);
+        if (!v.is_number() || !(v.get<double>() >= 0.0 && v.get<double>() < 1.0)) {
+            fail(path + "." + key, "expected a probability in [0, 1), got " + v.dump());
+            return 0.0;
+        }
+        return v.get<double>();
+    }
+    bool boolean(const json& o, const std::string& key, const std::string& path, bool def) {
+        if (!o.contains(key)) return def;
+        if (!o.at(key).is_boolean()) {
+            fail(path + "." + key, "expected true or false, got " + o.at(key).dump());
+            return def;
+        }
+        return o.at(key).get<bool>();
+    }
+    std::string string(const json& o, const std::string& key, const std::string& path,
+                       const std::string& def) {
+        if (!o.contains(key)) return def;
+        if (!o.at(key).is_string()) {
+            fail(path + "." + key, "expected a string, got " + typeName(o.at(key)));
+            return def;
+        }
+        return o.at(key).get<std::string>();
+    }
+    template <typename T, typename Parse>
+    T choice(const json& o, const std::string& key, const std::string& path, T def,
+             Parse parse, const std::string& allowed) {
+        if (!o.contains(key)) return def;
+        std::string s = string(o, key, path, "");
+        if (failed()) return def;
+        auto v = parse(s);
+        if (!v) {
+            fail(path + "." + key, "expected one of " + allowed + ", got \"" + s + "\"");
+            return def;
+        }
+        return *v;
+    }
+    void onlyKeys(const json& o, const std::set<std::string>& allowed, const std::string& path) {
+        for (const auto& [k, v] : o.items())
+            if (!allowed.count(k)) {
+                std::string list;
+                for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+                fail(path + "." + k, "unknown field (allowed here: " + list + ")");
+                return;
+            }
+    }
+    static std::string typeName(const json& v) {
+        if (v.is_null()) return "null";
+        if (v.is_boolean()) return "a boolean";
+        if (v.is_number()) return "a number";
+        if (v.is_string()) return "a string";
+        if (v.is_array()) return "an array";
+        return "an object";
+    }
+
+private:
+    std::string m_origin;
+    std::optional<Error> m_error;
+};
+
+std::optional<NormKind> parseNorm(std::string_view s) {
+    if (s == "layernorm") return NormKind::LayerNorm;
+    if (s == "rmsnorm") return NormKind::RmsNorm;
+    return std::nullopt;
+}
+std::optional<AttentionImpl> parseAttention(std::string_view s) {
+    if (s == "eager") return AttentionImpl::Eager;
+    if (s == "flash") return AttentionImpl::Flash;
+    return std::nullopt;
+}
+std::optional<ResidualVariant> parseVariant(std::string_view s) {
+    if (s == "basic") return ResidualVariant::Basic;
+    if (s == "bottleneck") return ResidualVariant::Bottleneck;
+    return std::nullopt;
+}
+
+Layer readLayer(Reader& r, const json& o, const std::string& path) {
+    Layer l;
+    if (!o.is_object()) {
+        r.fail(path, "expected a layer object, got " + Reader::typeName(o));
+        return l;
+    }
+    if (!o.contains("kind")) {
+        r.fail(path, "missing \"kind\"");
+        return l;
+    }
+    std::string kindName = r.string(o, "kind", path, "");
+    if (r.failed()) return l;
+    auto kind = parseLayerKind(kindName);
+    if (!kind) {
+        std::string known;
+        for (int k = 0; k < kLayerKindCount; ++k)
+            known += (k ? ", " : "") + std::string(layerKindName(LayerKind(k)));
+        r.fail(path + ".kind", "unknown layer kind \"" + kindName + "\" (known: " + known + ")");
+        return l;
+    }
+    l.kind = *kind;
+    std::set<std::string> allowed = kindFields().at(l.kind);
+    allowed.insert({"kind", "name", "checkpoint"});
+    r.onlyKeys(o, allowed, path);
+    l.name = r.string(o, "name", path, "");
+    l.checkpoint = r.boolean(o, "checkpoint", path, false);
+    l.inplace = r.boolean(o, "inplace", path, false);
+    l.repeat = r.size(o, "repeat", path, 1);
+    l.out = r.size(o, "out", path, 0);
+    l.bias = r.boolean(o, "bias", path, true);
+    l.dim = r.size(o, "dim", path, 0);
+    l.positions = r.size(o, "positions", path, 0, 0);
+    l.dropout = r.fraction(o, "dropout", path);
+    l.heads = r.size(o, "heads", path, 0);
+    l.kvHeads = r.size(o, "kv_heads", path, 0);
+    l.mlpHidden = r.size(o, "mlp_hidden", path, 0);
+    l.activation = r.choice(o, "activation", path, Activation::Gelu, parseActivation,
+                            "relu, gelu, silu");
+    l.gated = r.boolean(o, "gated", path, false);
+    l.norm = r.choice(o, "norm", path, NormKind::LayerNorm, parseNorm, "layernorm, rmsnorm");
+    l.attention =
+        r.choice(o, "attention", path, AttentionImpl::Eager, parseAttention, "eager, flash");
+    l.causal = r.boolean(o, "causal", path, true);
+    l.p = r.fraction(o, "p", path);
+    l.outChannels = r.size(o, "out_channels", path, 0);
+    l.kernel = r.size(o, "kernel", path, 0);
+    l.stride = r.size(o, "stride", path, 1);
+    l.padding = r.size(o, "padding", path, 0, 0);
+    l.variant = r.choice(o, "variant", path, ResidualVariant::Basic, parseVariant,
+                         "basic, bottleneck");
+    l.channels = r.size(o, "channels", path, 0);
+    // Required fields per kind.
+    auto require = [&](const char* key) {
+        if (!r.failed() && !o.contains(key)) r.fail(path, std::string("missing \"") + key + "\"");
+    };
+    switch (l.kind) {
+        case LayerKind::Linear: require("out"); break;
+        case LayerKind::Dropout: require("p"); break;
+        case LayerKind::Embedding: require("dim"); break;
+        case LayerKind::Conv2d: require("out_channels"); require("kernel"); break;
+        case LayerKind::MaxPool2d: require("kernel"); break;
+        case LayerKind::Attention: require("heads"); break;
+        case LayerKind::Mlp: require("mlp_hidden"); break;
+        case LayerKind::TransformerBlock: require("heads"); require("mlp_hidden"); break;
+        case LayerKind::ResidualBlock: require("channels"); break;
+        default: break;
+    }
+    if (l.kind == LayerKind::MaxPool2d && !o.contains("stride")) l.stride = l.kernel;
+    return l;
+}
+
+json writeLayer(const Layer& l) {
+    json o;
+    o["kind"] = layerKindName(l.kind);
+    if (!l.name.empty()) o["name"] = l.name;
+    const auto& f = kindFields().at(l.kind);
+    auto has = [&](const char* k) { return f.count(k) > 0; };
+    if (has("repeat") && l.repeat != 1) o["repeat"] = l.repeat;
+    if (has("out")) o["out"] = l.out;
+    if (has("bias")) o["bias"] = l.bias;
+    if (has("inplace") && l.inplace) o["inplace"] = true;
+    if (has("p")) o["p"] = l.p;
+    if (has("dim")) o["dim"] = l.dim;
+    if (has("positions")) o["positions"] = l.positions;
+    if (has("heads")) o["heads"] = l.heads;
+    if (has("kv_heads") && l.kvHeads != 0) o["kv_heads"] = l.kvHeads;
+    if (has("mlp_hidden")) o["mlp_hidden"] = l.mlpHidden;
+    if (has("activation")) o["activation"] = activationName(l.activation);
+    if (has("gated")) o["gated"] = l.gated;
+    if (has("norm")) o["norm"] = l.norm == NormKind::LayerNorm ? "layernorm" : "rmsnorm";
+    if (has("dropout")) o["dropout"] = l.dropout;
+    if (has("attention")) o["attention"] = l.attention == AttentionImpl::Eager ? "eager" : "flash";
+    if (has("causal")) o["causal"] = l.causal;
+    if (has("out_channels")) o["out_channels"] = l.outChannels;
+    if (has("kernel")) o["kernel"] = l.kernel;
+    if (has("stride")) o["stride"] = l.stride;
+    if (has("padding")) o["padding"] = l.padding;
+    if (has("variant")) o["variant"] = l.variant == ResidualVariant::Basic ? "basic" : "bottleneck";
+    if (has("channels")) o["channels"] = l.channels;
+    if (l.checkpoint) o["checkpoint"] = true;
+    return o;
+}
+
+}  // namespace
+
+Result<ModelFile> parseModel(const std::string& text, const std::string& origin) {
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::parse_error& e) {
+        return makeError(origin + ": not valid JSON: " + e.what());
+    }
+    Reader r(origin);
+    ModelFile m;
+    if (!j.is_object()) return makeError(origin + ": $: expected an object");
+    r.onlyKeys(j, {"format", "name", "description", "input", "layers", "tie_embeddings", "plan",
+                   "training", "device"},
+               "$");
+    if (!j.contains("format") || j["format"] != "remat-model/1")
+        r.fail("$.format", "expected \"remat-model/1\"");
+    if (r.failed()) return r.error();
+    m.network.name = r.string(j, "name", "$", "");
+    m.description = r.string(j, "description", "$", "");
+    m.device = r.string(j, "device", "$", "");
+    m.network.tieEmbeddings = r.boolean(j, "tie_embeddings", "$", false);
+
+    if (!j.contains("input") || !j["input"].is_object()) {
+        r.fail("$.input", "expected an object with \"shape\", or \"tokens\" and \"vocab\"");
+        return r.error();
+    }
+    const json& in = j["input"];
+    r.onlyKeys(in, {"shape", "tokens", "vocab"}, "$.input");
+    if (in.contains("shape")) {
+        if (in.contains("tokens") || in.contains("vocab"))
+            r.fail("$.input", "give either \"shape\" or \"tokens\" and \"vocab\", not both");
+        const json& s = in["shape"];
+        if (!s.is_array() || s.empty() || s.size() > 3) {
+            r.fail("$.input.shape", "expected an array of 1 to 3 positive sizes");
+        } else {
+            for (std::size_t i = 0; i < s.size(); ++i) {
+                json wrap = {{"v", s[i]}};
+                m.network.input.shape.push_back(
+                    r.size(wrap, "v", "$.input.shape[" + std::to_string(i) + "]", 0));
+            }
+        }
+    } else {
+        if (!in.contains("tokens") || !in.contains("vocab"))
+            r.fail("$.input", "expected \"shape\", or both \"tokens\" and \"vocab\"");
+        m.network.input.tokens = r.size(in, "tokens", "$.input", 0);
+        m.network.input.vocab = r.size(in, "vocab", "$.input", 0, 2);
+    }
+    if (r.failed()) return r.error();
+
+    if (!j.contains("layers") || !j["layers"].is_array() || j["layers"].empty()) {
+        r.fail("$.layers", "expected a non-empty array of layers");
+        return r.error();
+    }
+    bool anyCheckpoint = false;
+    for (std::size_t i = 0; i < j["layers"].size(); ++i) {
+        m.network.layers.push_back(
+            readLayer(r, j["layers"][i], "$.layers[" + std::to_string(i) + "]"));
+        if (r.failed()) return r.error();
+        anyCheckpoint |= m.network.layers.back().checkpoint;
+    }
+    if (anyCheckpoint) m.planForm = PlanForm::PerLayer;
+
+    if (j.contains("plan")) {
+        const json& p = j["plan"];
+        if (!p.is_object()) {
+            r.fail("$.plan", "expected an object with \"strategy\" or \"regions\"");
+            return r.error();
+        }
+        r.onlyKeys(p, {"strategy", "regions"}, "$.plan");
+        const int forms = int(p.contains("strategy")) + int(p.contains("regions")) +
+                          int(anyCheckpoint);
+        if (forms > 1)
+            r.fail("$.plan", "a file holds at most one plan form: \"strategy\", \"regions\" or "
+                             "per-layer \"checkpoint\" flags");
+        if (r.failed()) return r.error();
+        if (p.contains("strategy")) {
+            m.planStrategy = r.string(p, "strategy", "$.plan", "");
+            if (r.failed()) return r.error();
+            auto s = parseStrategy(m.planStrategy);
+            if (!s) return makeError(origin + ": $.plan.strategy: " + s.error().message);
+            if (s->kind == StrategyKind::Manual)
+                return makeError(origin + ": $.plan.strategy: \"manual\" needs \"regions\" or "
+                                          "per-layer flags instead");
+            m.planForm = PlanForm::Strategy;
+        } else if (p.contains("regions")) {
+            const json& regs = p["regions"];
+            if (!regs.is_array()) {
+                r.fail("$.plan.regions", "expected an array");
+                return r.error();
+            }
+            for (std::size_t i = 0; i < regs.size(); ++i) {
+                const std::string rp = "$.plan.regions[" + std::to_string(i) + "]";
+                const json& e = regs[i];
+                RegionSpec spec;
+                if (e.is_string()) {
+                    spec.isPath = true;
+                    spec.path = e.get<std::string>();
+                } else if (e.is_array() && e.size() == 2) {
+                    json wrap = {{"first", e[0]}, {"last", e[1]}};
+                    spec.first = r.size(wrap, "first", rp, 0, 0);
+                    spec.last = r.size(wrap, "last", rp, 0, 0);
+                    if (!r.failed() && spec.last < spec.first)
+                        r.fail(rp, "expected [first, last] with first <= last");
+                } else {
+                    r.fail(rp, "expected [first, last] layer indices or a module path string");
+                }
+                if (r.failed()) return r.error();
+                m.regions.push_back(spec);
+            }
+            m.planForm = PlanForm::Regions;
+        }
+    }
+
+    if (j.contains("training")) {
+        const json& t = j["training"];
+        if (!t.is_object()) {
+            r.fail("$.training", "expected an object");
+            return r.error();
+        }
+        r.onlyKeys(t, {"micro_batch", "accumulation_steps", "precision", "optimizer"},
+                   "$.training");
+        m.training.microBatch = r.size(t, "micro_batch", "$.training", 1);
+        if (m.training.microBatch > (std::int64_t{1} << 24))
+            r.fail("$.training.micro_batch", "at most 16777216");
+        m.training.accumulationSteps = r.size(t, "accumulation_steps", "$.training", 1);
+        if (m.training.accumulationSteps > 1000000)
+            r.fail("$.training.accumulation_steps", "at most 1000000");
+        m.training.precision = r.choice(t, "precision", "$.training", Precision::Fp32,
+                                        parsePrecision, "fp32, mixed-bf16, mixed-fp16");
+        m.training.optimizer = r.choice(t, "optimizer", "$.training", Optimizer::Sgd,
+                                        parseOptimizer, "sgd, momentum, adam, adamw");
+    }
+    if (r.failed()) return r.error();
+
+    // Shapes and sizes: errors name the layer, placed under the file for context.
+    auto shapes = inferShapes(m.network);
+    if (!shapes) return makeError(origin + ": $.layers: " + shapes.error().message);
+    if (m.planForm == PlanForm::Regions) {
+        const std::int64_t n = expandedLayerCount(m.network);
+        for (std::size_t i = 0; i < m.regions.size(); ++i)
+            if (!m.regions[i].isPath && m.regions[i].last >= n)
+                return makeError(origin + ": $.plan.regions[" + std::to_string(i) +
+                                 "]: layer index " + std::to_string(m.regions[i].last) +
+                                 " is past the last layer (" + std::to_string(n - 1) + ")");
+    }
+    return m;
+}
+
+std::string modelToJson(const ModelFile& m) {
+    json j;
+    j["format"] = "remat-model/1";
+    if (!m.network.name.empty()) j["name"] = m.network.name;
+    if (!m.description.empty()) j["description"] = m.description;
+    const InputSpec& in = m.network.input;
+    if (in.isTokens())
+        j["input"] = {{"tokens", in.tokens}, {"vocab", in.vocab}};
+    else
+        j["input"] = {{"shape", in.shape}};
+    if (m.network.tieEmbeddings) j["tie_embeddings"] = true;
+    json layers = json::array();
+    for (const Layer& l : m.network.layers) {
+        Layer copy = l;
+        if (m.planForm != PlanForm::PerLayer) copy.checkpoint = false;
+        layers.push_back(writeLayer(copy));
+    }
+    j["layers"] = layers;
+    if (m.planForm == PlanForm::Strategy) {
+        j["plan"] = {{"strategy", m.planStrategy}};
+    } else if (m.planForm == PlanForm::Regions) {
+        json regs = json::array();
+        for (const auto& r : m.regions) {
+            if (r.isPath) regs.push_back(r.path);
+            else regs.push_back(json::array({r.first, r.last}));
+        }
+        j["plan"] = {{"regions", regs}};
+    }
+    j["training"] = {{"micro_batch", m.training.microBatch},
+                     {"accumulation_steps", m.training.accumulationSteps},
+                     {"precision", precisionName(m.training.precision)},
+                     {"optimizer", optimizerName(m.training.optimizer)}};
+    if (!m.device.empty()) j["device"] = m.device;
+    return j.dump(2) + "\n";
+}
+
+Status saveModel(const ModelFile& model, const std::string& path) {
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) return makeError("cannot write '" + path + "'");
+        out << modelToJson(model);
+        if (!out.flush()) return makeError("cannot write '" + path + "' (disk full?)");
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        return makeError("cannot replace '" + path + "'");
+    }
+    return Ok{};
+}
+
+Result<ModelFile> loadModel(const std::string& pathOrPreset) {
+    for (const auto& f : builtinModelFiles())
+        if (f.id == pathOrPreset) return parseModel(std::string(f.text), std::string(f.id));
+    std::ifstream in(pathOrPreset, std::ios::binary);
+    if (!in) {
+        std::string known;
+        for (const auto& n : builtinModelNames()) known += (known.empty() ? "" : ", ") + n;
+        return makeError("cannot open model '" + pathOrPreset +
+                         "' (not a readable file, and not a preset: " + known + ")");
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parseModel(ss.str(), pathOrPreset);
+}
+
+std::string defaultStrategy(const ModelFile& m) {
+    switch (m.planForm) {
+        case PlanForm::None: return "none";
+        case PlanForm::Strategy: return m.planStrategy;
+        default: return "manual";
+    }
+}
+
+std::vector<RegionSpec> manualRegions(const ModelFile& m) {
+    if (m.planForm == PlanForm::Regions) return m.regions;
+    std::vector<RegionSpec> out;
+    if (m.planForm != PlanForm::PerLayer) return out;
+    std::int64_t idx = 0;
+    for (const Layer& l : m.network.layers)
+        for (std::int64_t r = 0; r < l.repeat; ++r, ++idx)
+            if (l.checkpoint) out.push_back(RegionSpec{false, idx, idx, ""});
+    return out;
+}
+
+std::vector<std::string> builtinModelNames() {
+    std::vector<std::string> out;
+    for (const auto& f : builtinModelFiles()) out.emplace_back(f.id);
+    return out;
+}
+
+}  // namespace remat

@@ -1,0 +1,137 @@
+// The network as a user stacks it: an ordered list of layers (primitive ops or blocks that
+// repeat), the input description and the training settings. This is what model files hold
+// and what the GUI edits; `lower()` turns it into the op graph. Shape inference down the stack
+// lives here too, so that a mismatch is reported in the user's terms (layer names), not ops.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "result.h"
+#include "types.h"
+
+namespace remat {
+
+enum class LayerKind {
+    Linear,
+    Relu,
+    Gelu,
+    Silu,
+    Tanh,
+    Sigmoid,
+    Softmax,
+    LayerNorm,
+    RmsNorm,
+    Dropout,
+    Embedding,
+    Conv2d,
+    BatchNorm2d,
+    MaxPool2d,
+    GlobalAvgPool,
+    Flatten,
+    Attention,
+    Mlp,
+    TransformerBlock,
+    ResidualBlock,
+    CrossEntropy,
+    Mse,
+};
+inline constexpr int kLayerKindCount = 22;
+
+std::string_view layerKindName(LayerKind k);  // model-file spelling: "transformer_block"
+std::optional<LayerKind> parseLayerKind(std::string_view s);
+bool isLoss(LayerKind k);
+bool isBlock(LayerKind k);  // transformer_block, residual_block: the chain elements
+bool isActivation(LayerKind k);
+
+enum class Activation { Relu, Gelu, Silu };
+std::string_view activationName(Activation a);
+std::optional<Activation> parseActivation(std::string_view s);
+
+enum class AttentionImpl { Eager, Flash };
+enum class NormKind { LayerNorm, RmsNorm };
+enum class ResidualVariant { Basic, Bottleneck };
+
+// One row of the stack. A flat record: each kind reads the fields it documents and ignores
+// the rest (docs/model-format.md lists which). Defaults are the model format's defaults.
+struct Layer {
+    LayerKind kind = LayerKind::Linear;
+    std::string name;          // optional user label
+    std::int64_t repeat = 1;   // blocks only
+    bool checkpoint = false;   // per-layer plan form
+    bool inplace = false;      // activations and dropout: write the output into the input
+
+    // linear / mlp
+    std::int64_t out = 0;
+    bool bias = true;
+    // embedding / transformer
+    std::int64_t dim = 0;        // embedding width
+    std::int64_t positions = 0;  // learned positions (0: none)
+    double dropout = 0.0;        // embedding, transformer_block, attention, mlp
+    std::int64_t heads = 0;
+    std::int64_t kvHeads = 0;    // 0: same as heads
+    std::int64_t mlpHidden = 0;
+    Activation activation = Activation::Gelu;
+    bool gated = false;
+    NormKind norm = NormKind::LayerNorm;
+    AttentionImpl attention = AttentionImpl::Eager;
+    bool causal = true;
+    // dropout layer
+    double p = 0.0;
+    // conv / pool
+    std::int64_t outChannels = 0;
+    std::int64_t kernel = 0;
+    std::int64_t stride = 1;
+    std::int64_t padding = 0;
+    // residual block
+    ResidualVariant variant = ResidualVariant::Basic;
+    std::int64_t channels = 0;
+
+    bool operator==(const Layer&) const = default;
+};
+
+// What one sample looks like entering the network.
+struct InputSpec {
+    // Dense data or images: per-sample shape, e.g. [1024] or [3, 224, 224]. Empty for tokens.
+    std::vector<std::int64_t> shape;
+    // Token models: sequence length and vocabulary (both > 0 when used).
+    std::int64_t tokens = 0;
+    std::int64_t vocab = 0;
+    bool isTokens() const { return tokens > 0; }
+    bool operator==(const InputSpec&) const = default;
+};
+
+struct TrainingConfig {
+    std::int64_t microBatch = 1;
+    std::int64_t accumulationSteps = 1;
+    Precision precision = Precision::Fp32;
+    Optimizer optimizer = Optimizer::Sgd;
+    bool operator==(const TrainingConfig&) const = default;
+};
+
+struct Network {
+    std::string name;
+    InputSpec input;
+    std::vector<Layer> layers;
+    bool tieEmbeddings = false;
+    bool operator==(const Network&) const = default;
+};
+
+// Number of layer instances once repeats are expanded (the indexing of plan regions).
+std::int64_t expandedLayerCount(const Network& net);
+// Expanded instance index -> index into net.layers.
+std::vector<std::size_t> expandedLayerSources(const Network& net);
+
+// Per-sample output shape of every layer instance (expanded), or an error naming the layer
+// and the mismatch. The first entry is the input shape.
+using Shape = std::vector<std::int64_t>;
+Result<std::vector<Shape>> inferShapes(const Network& net);
+
+std::string shapeToString(const Shape& s);
+// "3 (transformer_block)" or the user's name.
+std::string layerLabel(const Network& net, std::size_t layerIndex);
+
+}  // namespace remat

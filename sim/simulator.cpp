@@ -1,0 +1,145 @@
+#include "simulator.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace remat {
+
+double Timeline::samplesPerS() const {
+    double t = timeS.total();
+    return t > 0 ? double(samplesPerStep) / t : 0.0;
+}
+
+namespace {
+
+double roofline(const OpCost& c, std::int64_t b, DType dtype, const DeviceSpec& d) {
+    const double flops = double(c.flops.at(b));
+    const double bytes = double(c.bytesMoved.at(b));
+    const double peak = c.matmul ? d.matmulPeak(dtype) : d.vectorPeak();
+    const double compute = peak > 0 ? flops / peak : 0.0;
+    const double memory = d.bandwidthBytesPerS > 0 ? bytes / d.bandwidthBytesPerS : 0.0;
+    return std::max(compute, memory) + d.launchOverheadS;
+}
+
+}  // namespace
+
+double instructionTime(const Graph& g, const Program& p, const Instruction& ins,
+                       const DeviceSpec& d) {
+    const std::int64_t b = p.microBatch;
+    const DType act = computeDType(p.precision);
+    switch (ins.kind) {
+        case InstrKind::Alloc:
+        case InstrKind::Free: return 0.0;
+        case InstrKind::OptimizerStep: {
+            // Elementwise over the parameter: read parameter, gradient and state, write
+            // parameter and state (fp32 master weights included in `state`).
+            double bytes = 0;
+            for (BufferId s : ins.params) bytes += 2.0 * double(p.buffer(s).bytes.at(b));
+            for (BufferId s : ins.paramGrads) bytes += double(p.buffer(s).bytes.at(b));
+            for (BufferId s : ins.state) bytes += 2.0 * double(p.buffer(s).bytes.at(b));
+            return bytes / d.bandwidthBytesPerS + d.launchOverheadS;
+        }
+        default: break;
+    }
+    const Op& op = g.op(ins.op);
+    if (!d.measured.empty()) {
+        auto it = d.measured.find(op.name);
+        if (it != d.measured.end()) {
+            const double scale = double(b) / double(std::max<std::int64_t>(1, d.calibrationMicroBatch));
+            return (ins.kind == InstrKind::Backward ? it->second.backwardS : it->second.forwardS) *
+                   scale;
+        }
+    }
+    if (op.kind == OpKind::Flatten) return 0.0;
+    return roofline(ins.kind == InstrKind::Backward ? op.backward : op.forward, b, act, d);
+}
+
+Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d) {
+    Timeline t;
+    const std::size_t n = p.instructions.size();
+    t.live.resize(n);
+    t.durationS.resize(n);
+    t.endS.resize(n);
+    const std::int64_t b = p.microBatch;
+    t.samplesPerStep = p.microBatch * p.accumulationSteps;
+
+    // The last micro-batch's first backward instruction.
+    std::size_t firstBackward = n;
+    for (std::size_t i = 0; i < n; ++i) {
+        const Instruction& ins = p.instructions[i];
+        if (ins.kind == InstrKind::Backward &&
+            ins.microStep == std::uint32_t(p.accumulationSteps - 1)) {
+            firstBackward = i;
+            break;
+        }
+    }
+
+    CategoryBytes live{};
+    std::int64_t liveActivationBytes = 0;
+    Affine liveAffine;
+    const std::int64_t usable = d.usableBytes();
+    std::int64_t maxB = kMaxMicroBatch;
+    double clock = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const Instruction& ins = p.instructions[i];
+        if (i == firstBackward) t.savedActivationBytes = liveActivationBytes;
+        double dt = 0.0;
+        if (ins.kind == InstrKind::Alloc || ins.kind == InstrKind::Free) {
+            const Buffer& buf = p.buffer(ins.buffer);
+            const std::int64_t sign = ins.kind == InstrKind::Alloc ? 1 : -1;
+            const std::int64_t bytes = buf.bytes.at(b);
+            live[std::size_t(buf.category)] += sign * bytes;
+            liveAffine.perSample += sign * buf.bytes.perSample;
+            liveAffine.fixed += sign * buf.bytes.fixed;
+            if (buf.role == BufferRole::Activation || buf.role == BufferRole::Input)
+                liveActivationBytes += sign * bytes;
+            if (ins.kind == InstrKind::Alloc) {
+                // Only allocations can raise the live total; check the affine bound here.
+                if (liveAffine.perSample > 0) {
+                    std::int64_t room = usable - liveAffine.fixed;
+                    maxB = std::min(maxB, room < 0 ? 0 : room / liveAffine.perSample);
+                } else if (liveAffine.fixed > usable) {
+                    maxB = 0;
+                }
+            }
+        } else {
+            dt = instructionTime(g, p, ins, d);
+            if (ins.kind != InstrKind::OptimizerStep) {
+                const Op& op = g.op(ins.op);
+                const OpCost& c = ins.kind == InstrKind::Backward ? op.backward : op.forward;
+                const double f = double(c.flops.at(b));
+                switch (ins.kind) {
+                    case InstrKind::Forward:
+                        t.flops.forward += f;
+                        t.timeS.forward += dt;
+                        break;
+                    case InstrKind::Recompute:
+                        t.flops.recompute += f;
+                        t.timeS.recompute += dt;
+                        break;
+                    default:
+                        t.flops.backward += f;
+                        t.timeS.backward += dt;
+                        break;
+                }
+            } else {
+                t.timeS.optimizer += dt;
+            }
+        }
+        clock += dt;
+        t.live[i] = live;
+        t.durationS[i] = dt;
+        t.endS[i] = clock;
+        const std::int64_t total = totalBytes(live);
+        if (total > t.peakBytes) {
+            t.peakBytes = total;
+            t.peakInstruction = i;
+            t.breakdownAtPeak = live;
+        }
+    }
+    t.maxMicroBatch = maxB;
+    t.fits = t.peakBytes <= usable;
+    return t;
+}
+
+}  // namespace remat

@@ -1,0 +1,51 @@
+// The simulator: sums a program's buffers into live bytes per category after every
+// instruction, finds the peak and what it is made of, counts FLOPs and predicts time per
+// instruction with the device's roofline (or its calibrated per-op times), and answers the
+// largest micro-batch that fits: every size is affine in the micro-batch, so one pass gives
+// each instruction's live bytes as a*B + c and the answer follows without re-simulating.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "device.h"
+#include "graph.h"
+#include "program.h"
+#include "types.h"
+
+namespace remat {
+
+struct PhaseTotals {
+    double forward = 0, backward = 0, recompute = 0, optimizer = 0;
+    double total() const { return forward + backward + recompute + optimizer; }
+};
+
+struct Timeline {
+    std::vector<CategoryBytes> live;  // after each instruction
+    std::vector<double> durationS;    // predicted time of each instruction
+    std::vector<double> endS;         // cumulative time at the end of each instruction
+    std::int64_t peakBytes = 0;
+    std::size_t peakInstruction = 0;
+    CategoryBytes breakdownAtPeak{};
+    // Distinct storages saved for backward or kept as region inputs, just before the last
+    // micro-batch's first backward instruction.
+    std::int64_t savedActivationBytes = 0;
+    PhaseTotals flops;  // per training step
+    PhaseTotals timeS;
+    // Largest micro-batch whose peak fits the device's usable memory (capacity - reserve);
+    // 0 when not even one sample fits; kMaxMicroBatch when memory does not grow with it.
+    std::int64_t maxMicroBatch = 0;
+    bool fits = false;
+    double samplesPerS() const;
+    std::int64_t samplesPerStep = 0;
+};
+
+inline constexpr std::int64_t kMaxMicroBatch = std::int64_t{1} << 24;
+
+Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& device);
+
+// Predicted seconds of one compute instruction (0 for alloc/free).
+double instructionTime(const Graph& g, const Program& p, const Instruction& ins,
+                       const DeviceSpec& device);
+
+}  // namespace remat
