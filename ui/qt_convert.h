@@ -1,0 +1,31 @@
+// Conversions between the simulator's types and Qt's: strings, byte and time formatting in the
+// user's chosen units (GB or GiB), and the category colours every view shares. Only ui/ and
+// app/ include Qt, so these helpers live here and sim/ stays free of it.
+#pragma once
+
+#include <QColor>
+#include <QString>
+#include <string>
+#include <string_view>
+
+#include "report.h"
+#include "types.h"
+
+namespace remat::ui {
+
+inline QString toQString(std::string_view s) {
+    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+inline std::string toStdString(const QString& s) { return s.toStdString(); }
+
+// Byte counts as the user chose to see them (GB or GiB).
+QString formatBytes(std::int64_t bytes, ByteUnits units);
+QString formatSeconds(double seconds);
+QString formatPercent(double fraction);
+
+// One colour per memory category, chosen to stay distinguishable in light and dark palettes.
+QColor categoryColor(Category c);
+// A translated, human-readable category name ("saved activations").
+QString categoryDisplayName(Category c);
+
+}  // namespace remat::ui
