@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Remat Studio builds with, skipping the ones already present so
+# that a second run is instant. Needs root (or sudo) only when something is missing.
+set -euo pipefail
+
+packages=(
+    build-essential cmake ninja-build pkg-config
+    qt6-base-dev libqcustomplot-dev qt6-tools-dev qt6-l10n-tools qt6-tools-dev-tools
+    qt6-svg-dev libgl-dev nlohmann-json3-dev libcli11-dev libopenblas-dev libbenchmark-dev
+    xvfb xauth fonts-dejavu-core
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+    sudo="sudo"
+fi
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
