@@ -1,0 +1,161 @@
+// The launchers of the CUDA kernels: the one door from the CUDA backend to the GPU code. Each
+// family lives in its own .cu file (elementwise, softmax, norm, dropout, embedding, attention,
+// gemm, loss, optimizer) with a kernels section and a launchers section. Conventions shared by
+// every launcher: pointers are device pointers into buffers the program allocated; `t` is the
+// storage dtype of the floating operands (fp32, bf16 or fp16, always computed in fp32); forward
+// launchers overwrite their outputs; backward launchers ACCUMULATE (+=) into every gradient
+// they are given, because the program binds fan-out gradients to one buffer; a null gradient
+// pointer means "no gradient wanted". Every launcher checks its preconditions and the launch
+// (CudaError on failure) and enqueues on the given stream without synchronising. No launcher
+// allocates memory: scratch comes from the program's workspace buffers or does not exist.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "backend.h"
+#include "graph.h"
+#include "types.h"
+
+namespace remat::gpu::cuda {
+
+// ---- elementwise.cu ------------------------------------------------------------------------
+// kind is one of Relu, Gelu (tanh approximation), Silu, Tanh, Sigmoid. y may alias x.
+void activationForward(OpKind kind, DType t, const void* x, void* y, std::int64_t n,
+                       cudaStream_t s);
+// `saved` is what the op saved: the output for relu/tanh/sigmoid, the input for gelu/silu.
+void activationBackward(OpKind kind, DType t, const void* saved, const void* dy, void* dx,
+                        std::int64_t n, cudaStream_t s);
+void addForward(DType t, const void* a, const void* b, void* y, std::int64_t n, cudaStream_t s);
+void mulForward(DType t, const void* a, const void* b, void* y, std::int64_t n, cudaStream_t s);
+void mulBackward(DType t, const void* a, const void* b, const void* dy, void* da, void* db,
+                 std::int64_t n, cudaStream_t s);
+// dst += src.
+void accumulate(DType t, const void* src, void* dst, std::int64_t n, cudaStream_t s);
+// y[r, c] += bias[c].
+void biasAdd(DType t, void* y, const void* bias, std::int64_t rows, std::int64_t cols,
+             cudaStream_t s);
+// y[r, c] = row[c].
+void rowBroadcast(DType t, const void* row, void* y, std::int64_t rows, std::int64_t cols,
+                  cudaStream_t s);
+// dst[c] += sum over r of x[r, c], summed in a fixed order (bit-reproducible).
+void columnSum(DType t, const void* x, void* dst, std::int64_t rows, std::int64_t cols,
+               cudaStream_t s);
+// Conversions between fp32 and a storage dtype (mixed-precision master weights).
+void castFromF32(DType t, const float* src, void* dst, std::int64_t n, cudaStream_t s);
+void castToF32(DType t, const void* src, float* dst, std::int64_t n, cudaStream_t s);
+
+// ---- softmax.cu ----------------------------------------------------------------------------
+// Row softmax over the last dimension; -inf entries (masked scores) get probability 0.
+void softmaxForward(DType t, const void* x, void* y, std::int64_t rows, std::int64_t cols,
+                    cudaStream_t s);
+void softmaxBackward(DType t, const void* y, const void* dy, void* dx, std::int64_t rows,
+                     std::int64_t cols, cudaStream_t s);
+
+// ---- norm.cu -------------------------------------------------------------------------------
+// mean and rstd are fp32, one per row. Weight/bias gradients are reduced over rows in a fixed
+// order, so they are bit-reproducible (no atomics).
+void layerNormForward(DType t, const void* x, const void* w, const void* b, void* y, float* mean,
+                      float* rstd, std::int64_t rows, std::int64_t cols, float eps,
+                      cudaStream_t s);
+void layerNormBackward(DType t, const void* x, const float* mean, const float* rstd,
+                       const void* w, const void* dy, void* dx, void* dw, void* db,
+                       std::int64_t rows, std::int64_t cols, cudaStream_t s);
+void rmsNormForward(DType t, const void* x, const void* w, void* y, float* rstd,
+                    std::int64_t rows, std::int64_t cols, float eps, cudaStream_t s);
+void rmsNormBackward(DType t, const void* x, const float* rstd, const void* w, const void* dy,
+                     void* dx, void* dw, std::int64_t rows, std::int64_t cols, cudaStream_t s);
+
+// ---- dropout.cu ----------------------------------------------------------------------------
+// The mask is a pure function of (seed, op, draw, element index), so a recompute with the same
+// draw reproduces it. Kept elements are scaled by 1/(1-p); mask bytes are 1 (kept) or 0.
+// `stream` is rng::dropoutStream(seed, op id, rng draw) (gpu/counter_rng.h): the kernel draws
+// the very bits the CPU reference draws.
+void dropoutForward(DType t, const void* x, void* y, std::uint8_t* mask, std::int64_t n, float p,
+                    std::uint64_t stream, cudaStream_t s);
+void dropoutBackward(DType t, const std::uint8_t* mask, const void* dy, void* dx, std::int64_t n,
+                     float p, cudaStream_t s);
+
+// ---- embedding.cu --------------------------------------------------------------------------
+// y[b, i, :] = wte[tokens[b, i], :] + wpe[i, :] (wpe may be null). Token ids outside
+// [0, vocab) produce a zero row and no gradient.
+void embeddingForward(DType t, const std::int64_t* tokens, const void* wte, const void* wpe,
+                      void* y, std::int64_t batch, std::int64_t tokensPerSample,
+                      std::int64_t dim, std::int64_t vocab, cudaStream_t s);
+// Deterministic: each vocabulary row's gradient is summed by one thread block in token order.
+void embeddingBackward(DType t, const std::int64_t* tokens, const void* dy, void* dwte,
+                       void* dwpe, std::int64_t batch, std::int64_t tokensPerSample,
+                       std::int64_t dim, std::int64_t vocab, cudaStream_t s);
+
+// ---- gemm.cu -------------------------------------------------------------------------------
+// Row-major GEMMs through cuBLAS with fp32 accumulation (CUBLAS_COMPUTE_32F; plain fp32, no
+// TF32, for fp32 storage). The handle carries the stream and the workspace.
+// Linear: x [rows, in], weight [out, in], bias [out] -> y [rows, out].
+void linearForward(cublasHandle_t h, DType t, const void* x, const void* w, const void* b,
+                   void* y, std::int64_t rows, std::int64_t in, std::int64_t out,
+                   cudaStream_t s);
+void linearBackward(cublasHandle_t h, DType t, const void* x, const void* w, const void* dy,
+                    void* dx, void* dw, void* db, std::int64_t rows, std::int64_t in,
+                    std::int64_t out, cudaStream_t s);
+// Column-major building blocks (cuBLAS's native order), used by linear and attention.
+void gemm(cublasHandle_t h, DType t, bool transA, bool transB, std::int64_t m, std::int64_t n,
+          std::int64_t k, float alpha, const void* a, std::int64_t lda, const void* b,
+          std::int64_t ldb, float beta, void* c, std::int64_t ldc);
+void gemmStridedBatched(cublasHandle_t h, DType t, bool transA, bool transB, std::int64_t m,
+                        std::int64_t n, std::int64_t k, float alpha, const void* a,
+                        std::int64_t lda, std::int64_t strideA, const void* b, std::int64_t ldb,
+                        std::int64_t strideB, float beta, void* c, std::int64_t ldc,
+                        std::int64_t strideC, std::int64_t batch);
+
+// ---- attention.cu --------------------------------------------------------------------------
+// Per sample, qkv is [tokens, (heads + 2 kvHeads) headDim]: Q columns first (head h at
+// h*headDim), then K, then V. kExp / vExp are the grouped-KV expansions [heads, tokens,
+// headDim] (null when kvHeads == heads); scores and probabilities are [heads, tokens, tokens];
+// the context output is [tokens, heads headDim] with heads merged.
+struct AttnShape {
+    std::int64_t batch = 1, tokens = 0, heads = 0, kvHeads = 0, headDim = 0;
+    bool causal = false;
+};
+void attnScoresForward(cublasHandle_t h, DType t, const void* qkv, const void* kExp,
+                       void* scores, const AttnShape& a, cudaStream_t s);
+void attnScoresBackward(cublasHandle_t h, DType t, const void* qkv, const void* kExp,
+                        const void* dScores, void* dQkv, void* dKExp, const AttnShape& a,
+                        cudaStream_t s);
+void attnContextForward(cublasHandle_t h, DType t, const void* probs, const void* qkv,
+                        const void* vExp, void* y, const AttnShape& a, cudaStream_t s);
+void attnContextBackward(cublasHandle_t h, DType t, const void* probs, const void* qkv,
+                         const void* vExp, const void* dy, void* dProbs, void* dQkv,
+                         void* dVExp, const AttnShape& a, cudaStream_t s);
+void expandKvForward(DType t, const void* qkv, void* kExp, void* vExp, const AttnShape& a,
+                     cudaStream_t s);
+void expandKvBackward(DType t, const void* dKExp, const void* dVExp, void* dQkv,
+                      const AttnShape& a, cudaStream_t s);
+
+// ---- loss.cu -------------------------------------------------------------------------------
+// Cross-entropy on an fp32 log-softmax of the logits, mean over rows; loss is one fp32 value.
+// `seed` is the loss gradient (1 / accumulation steps).
+void crossEntropyForward(DType t, const void* logits, const std::int64_t* targets,
+                         float* logProbs, float* loss, std::int64_t rows, std::int64_t vocab,
+                         cudaStream_t s);
+void crossEntropyBackward(DType t, const float* logProbs, const std::int64_t* targets,
+                          void* dLogits, std::int64_t rows, std::int64_t vocab, float seed,
+                          cudaStream_t s);
+// Mean squared error over all elements.
+void mseForward(DType t, const void* x, const void* target, float* loss, std::int64_t n,
+                cudaStream_t s);
+void mseBackward(DType t, const void* x, const void* target, void* dx, std::int64_t n,
+                 float seed, cudaStream_t s);
+
+// ---- optimizer.cu --------------------------------------------------------------------------
+// The update rules of gpu/README.md (sgd; momentum; adam; adamw with decoupled weight decay),
+// hyper-parameters from backend.h, `step` 1-based for Adam's bias correction. Updates `param`
+// (storage dtype t) from `grad` (dtype t). With `master` (fp32) the update is
+// applied to the master weights and the parameter is their rounded copy; m1/m2 are the fp32
+// states the optimizer needs (null otherwise).
+void optimizerStep(Optimizer o, DType t, void* param, const void* grad, float* master, float* m1,
+                   float* m2, std::int64_t n, const OptimizerHyperParams& hyper,
+                   std::int64_t step, cudaStream_t s);
+
+}  // namespace remat::gpu::cuda
