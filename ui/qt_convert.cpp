@@ -4,7 +4,7 @@
 
 namespace remat::ui {
 
-QString formatBytes(std::int64_t bytes, ByteUnits units) {
+QString bytesText(std::int64_t bytes, ByteUnits units) {
     return toQString(remat::formatBytes(bytes, units));
 }
 

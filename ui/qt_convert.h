@@ -19,7 +19,8 @@ inline QString toQString(std::string_view s) {
 inline std::string toStdString(const QString& s) { return s.toStdString(); }
 
 // Byte counts as the user chose to see them (GB or GiB).
-QString formatBytes(std::int64_t bytes, ByteUnits units);
+// Named apart from remat::formatBytes: argument-dependent lookup would find both.
+QString bytesText(std::int64_t bytes, ByteUnits units);
 QString formatSeconds(double seconds);
 QString formatPercent(double fraction);
 
