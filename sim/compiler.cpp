@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <unordered_map>
 
 namespace remat {
 namespace {
@@ -16,7 +15,8 @@ struct Node {
     std::vector<TensorId> inputs;  // tensors produced outside the region and read inside it
 };
 
-using StorageMap = std::unordered_map<TensorId, BufferId>;
+// Current buffer of each storage, indexed by TensorId (dense: cheaper than hashing).
+using StorageMap = std::vector<BufferId>;
 
 class Compiler {
 public:
@@ -180,6 +180,9 @@ private:
     }
 
     void setupResident() {
+        m_paramBuf.assign(m_g.tensors.size(), BufferId::invalid());
+        m_paramGrad.assign(m_g.tensors.size(), BufferId::invalid());
+        m_stateBufs.assign(m_g.tensors.size(), {});
         const DType act = computeDType(m_cfg.precision);
         const bool mixed = m_cfg.precision != Precision::Fp32;
         for (TensorId p : m_g.parameters) {
@@ -187,7 +190,7 @@ private:
             BufferId b = newBuffer(BufferRole::Parameter, p, act, 0, name);
             m_p.buffers[b.index()].category = Category::Parameters;
             m_resident.push_back(b);
-            m_paramBuf[p] = b;
+            m_paramBuf[p.index()] = b;
             std::vector<BufferId> state;
             if (mixed) {
                 BufferId mw = newBuffer(BufferRole::MasterWeight, p, DType::F32, 0,
@@ -202,7 +205,7 @@ private:
                 state.push_back(st);
             }
             m_resident.insert(m_resident.end(), state.begin(), state.end());
-            m_stateBufs[p] = std::move(state);
+            m_stateBufs[p.index()] = std::move(state);
         }
         if (m_opt.gemmWorkspaceBytes > 0) {
             BufferId w = workspace({0, m_opt.gemmWorkspaceBytes}, "GEMM library workspace", 0);
@@ -211,21 +214,16 @@ private:
         }
     }
 
-    StorageMap residentMap() const {
-        StorageMap cur;
-        for (const auto& [p, b] : m_paramBuf) cur[p] = b;
-        return cur;
-    }
 
     void microStep(std::uint32_t m) {
         m_micro = m;
-        m_gradBuf.clear();
-        StorageMap cur = residentMap();
+        m_gradBuf.assign(m_g.tensors.size(), BufferId::invalid());
+        StorageMap cur(m_g.tensors.size());
         for (TensorId t : m_g.inputs) {
             BufferId b = newBuffer(BufferRole::Input, t, m_g.tensor(t).dtype, m,
                                    m_g.tensor(t).name);
             m_p.buffers[b.index()].category = Category::Inputs;
-            cur[t] = b;
+            cur[t.index()] = b;
         }
         m_saved.assign(m_g.ops.size(), {});
         m_heldInputs.assign(m_nodes.size(), {});
@@ -253,7 +251,7 @@ private:
                 auto& held = m_heldInputs[std::size_t(child)];
                 held.clear();
                 for (TensorId t : m_nodes[std::size_t(child)].inputs) {
-                    BufferId b = cur.at(m_g.storageOf(t));
+                    BufferId b = cur[m_g.storageOf(t).index()];
                     held.push_back(b);
                     hold(b);
                 }
@@ -265,29 +263,29 @@ private:
             ins.op = OpId(o);
             ins.rngDraw = draw;
             ins.regionDepth = m_nodes[std::size_t(node)].depth;
-            for (TensorId t : op.inputs) ins.inputs.push_back(cur.at(m_g.storageOf(t)));
+            for (TensorId t : op.inputs) ins.inputs.push_back(cur[m_g.storageOf(t).index()]);
             for (std::size_t k = 0; k < op.outputs.size(); ++k) {
                 TensorId t = op.outputs[k];
                 TensorId s = m_g.storageOf(t);
                 if (s != t) {
-                    BufferId b = cur.at(s);
+                    BufferId b = cur[s.index()];
                     if (k == 0 && op.inPlaceInput >= 0) checkInPlace(o, b);
                     ins.outputs.push_back(b);
                 } else {
                     BufferId b = newBuffer(BufferRole::Activation, t, m_g.tensor(t).dtype,
                                            m_micro, m_g.tensor(t).name + suffix);
-                    cur[t] = b;
+                    cur[t.index()] = b;
                     ins.outputs.push_back(b);
                 }
             }
-            for (TensorId p : op.params) ins.params.push_back(m_paramBuf.at(p));
+            for (TensorId p : op.params) ins.params.push_back(m_paramBuf[p.index()]);
             ins.workspace = workspace(op.workspaceForward, op.name + " workspace", m_micro);
             emit(std::move(ins));
             if (child < 0 && m_needsBackward[o]) {
                 auto& saved = m_saved[o];
                 saved.clear();
                 for (TensorId t : op.saved) {
-                    BufferId b = cur.at(m_g.storageOf(t));
+                    BufferId b = cur[m_g.storageOf(t).index()];
                     saved.push_back(b);
                     hold(b);
                 }
@@ -319,10 +317,10 @@ private:
                 continue;
             }
             const Node& c = m_nodes[std::size_t(child)];
-            StorageMap cur = residentMap();
+            StorageMap cur(m_g.tensors.size());
             const auto& held = m_heldInputs[std::size_t(child)];
             for (std::size_t i = 0; i < c.inputs.size(); ++i)
-                cur[m_g.storageOf(c.inputs[i])] = held[i];
+                cur[m_g.storageOf(c.inputs[i]).index()] = held[i];
             std::int64_t stop = recomputeStop(child);
             std::uint32_t draw = m_micro;
             if (!c.region.preserveRng) {
@@ -355,38 +353,30 @@ private:
         ins.saved = m_saved[o];
         for (TensorId t : op.outputs) {
             BufferId b;
-            if (m_flows[t.index()]) {
-                auto it = m_gradBuf.find(gradKey(t));
-                if (it != m_gradBuf.end()) b = it->second;
-            }
+            if (m_flows[t.index()]) b = m_gradBuf[gradKey(t).index()];
             ins.gradOutputs.push_back(b);
         }
         for (TensorId t : op.inputs) {
             BufferId b;
             if (m_flows[t.index()]) {
                 TensorId key = gradKey(t);
-                auto it = m_gradBuf.find(key);
-                if (it != m_gradBuf.end()) {
-                    b = it->second;
-                } else {
+                b = m_gradBuf[key.index()];
+                if (!b.valid()) {
                     b = newBuffer(BufferRole::ActivationGrad, key, m_g.tensor(key).dtype, m_micro,
                                   "grad " + m_g.tensor(key).name);
-                    m_gradBuf[key] = b;
+                    m_gradBuf[key.index()] = b;
                 }
             }
             ins.gradInputs.push_back(b);
         }
         for (TensorId p : op.params) {
-            ins.params.push_back(m_paramBuf.at(p));
-            auto it = m_paramGrad.find(p);
-            BufferId b;
-            if (it != m_paramGrad.end()) {
-                b = it->second;
-            } else {
+            ins.params.push_back(m_paramBuf[p.index()]);
+            BufferId b = m_paramGrad[p.index()];
+            if (!b.valid()) {
                 b = newBuffer(BufferRole::ParamGrad, p, computeDType(m_cfg.precision), m_micro,
                               "grad " + m_g.tensor(p).name);
                 m_p.buffers[b.index()].category = Category::Gradients;
-                m_paramGrad[p] = b;
+                m_paramGrad[p.index()] = b;
             }
             ins.paramGrads.push_back(b);
         }
@@ -397,16 +387,16 @@ private:
 
     void optimizerSteps() {
         for (TensorId p : m_g.parameters) {
-            auto it = m_paramGrad.find(p);
-            if (it == m_paramGrad.end()) continue;  // no gradient reached it: skipped, as torch does
+            const BufferId grad = m_paramGrad[p.index()];
+            if (!grad.valid()) continue;  // no gradient reached it: skipped, as torch does
             Instruction ins;
             ins.kind = InstrKind::OptimizerStep;
             ins.phase = Phase::Optimizer;
             ins.microStep = std::uint32_t(m_cfg.accumulationSteps - 1);
             ins.parameter = p;
-            ins.params = {m_paramBuf.at(p)};
-            ins.paramGrads = {it->second};
-            ins.state = m_stateBufs.at(p);
+            ins.params = {m_paramBuf[p.index()]};
+            ins.paramGrads = {grad};
+            ins.state = m_stateBufs[p.index()];
             emit(std::move(ins));
         }
     }
@@ -481,8 +471,9 @@ private:
     std::vector<std::uint32_t> m_created, m_lastUse;
     std::vector<int> m_holds;
     std::vector<BufferId> m_resident;
-    std::unordered_map<TensorId, BufferId> m_paramBuf, m_paramGrad, m_gradBuf;
-    std::unordered_map<TensorId, std::vector<BufferId>> m_stateBufs;
+    // Indexed by TensorId.
+    std::vector<BufferId> m_paramBuf, m_paramGrad, m_gradBuf;
+    std::vector<std::vector<BufferId>> m_stateBufs;
     std::vector<std::vector<BufferId>> m_saved, m_heldInputs;
     std::uint32_t m_micro = 0;
     std::uint32_t m_freshDraws = 0;

@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "builtin_resources.h"
+#include "lower.h"
+#include "plan.h"
 
 namespace remat {
 
@@ -61,8 +63,12 @@ public:
     std::int64_t size(const json& o, const std::string& key, const std::string& path,
                       std::int64_t def, std::int64_t min = 1) {
         if (!o.contains(key)) return def;
-        const json& v = o.at(key);
-        const std::string p = path + "." + key;
+        return sizeAt(o.at(key), path + "." + key, def, min);
+    }
+    // A size that is an array element (`$.input.shape[1]`, `$.plan.regions[0][1]`): `p` is the
+    // element's full path.
+    std::int64_t sizeAt(const json& v, const std::string& p, std::int64_t def,
+                        std::int64_t min = 1) {
         if (!v.is_number_integer()) {
             fail(p, v.is_number() ? "expected a whole number, got " + v.dump()
                                   : "expected a whole number, got " + typeName(v));
@@ -262,6 +268,61 @@ json writeLayer(const Layer& l) {
     return o;
 }
 
+// A manual plan is checked against the lowered network here, so that a region naming no
+// module, covering no ops, or partially overlapping another is rejected when the file is
+// loaded, with the JSON path of the culprit, rather than later when a command builds the plan.
+Status checkManualPlan(const ModelFile& m, const std::string& origin) {
+    auto g = lower(m.network, m.training.precision);
+    if (!g) return makeError(origin + ": $.layers: " + g.error().message);
+    std::vector<Region> regions;
+    std::vector<std::string> paths;  // JSON path of each region, for messages
+    auto add = [&](const Result<Region>& r, const std::string& path) -> Status {
+        if (!r) return makeError(origin + ": " + path + ": " + r.error().message);
+        regions.push_back(*r);
+        paths.push_back(path);
+        return Ok{};
+    };
+    if (m.planForm == PlanForm::Regions) {
+        for (std::size_t i = 0; i < m.regions.size(); ++i) {
+            const RegionSpec& spec = m.regions[i];
+            const std::string path = "$.plan.regions[" + std::to_string(i) + "]";
+            Status st = Ok{};
+            if (spec.isPath) {
+                const ModuleId id = g->findModule(spec.path);
+                if (!id.valid())
+                    return makeError(origin + ": " + path + ": no module '" + spec.path +
+                                     "' (layers are \"0\" to \"" +
+                                     std::to_string(g->layerModules.size() - 1) +
+                                     "\", sub-modules are written like "
+                                     "\"1/attention/attention_core\")");
+                st = add(regionForModule(*g, id), path);
+            } else {
+                st = add(regionForLayers(*g, spec.first, spec.last), path);
+            }
+            if (!st) return st;
+        }
+    } else {
+        std::int64_t instance = 0;
+        for (std::size_t i = 0; i < m.network.layers.size(); ++i)
+            for (std::int64_t r = 0; r < m.network.layers[i].repeat; ++r, ++instance)
+                if (m.network.layers[i].checkpoint) {
+                    auto st = add(regionForLayers(*g, instance, instance),
+                                  "$.layers[" + std::to_string(i) + "].checkpoint");
+                    if (!st) return st;
+                }
+    }
+    for (std::size_t i = 0; i < regions.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j) {
+            const Region& a = regions[j];
+            const Region& b = regions[i];
+            const bool disjoint = a.lastOp < b.firstOp || b.lastOp < a.firstOp;
+            if (!disjoint && !a.contains(b) && !b.contains(a))
+                return makeError(origin + ": " + paths[i] + ": overlaps " + paths[j] +
+                                 " partially; regions must nest or be disjoint");
+        }
+    return Ok{};
+}
+
 }  // namespace
 
 Result<ModelFile> parseModel(const std::string& text, const std::string& origin) {
@@ -269,7 +330,13 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& origin)
     try {
         j = json::parse(text);
     } catch (const json::parse_error& e) {
-        return makeError(origin + ": not valid JSON: " + e.what());
+        // what() starts with "[json.exception.parse_error.101] ", which means nothing to a
+        // user; the rest says where ("parse error at line 3, column 7: ...").
+        std::string what = e.what();
+        if (auto close = what.find("] "); what.rfind("[json.exception.", 0) == 0 &&
+                                          close != std::string::npos)
+            what = what.substr(close + 2);
+        return makeError(origin + ": $: not valid JSON: " + what);
     }
     Reader r(origin);
     ModelFile m;
@@ -298,11 +365,9 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& origin)
         if (!s.is_array() || s.empty() || s.size() > 3) {
             r.fail("$.input.shape", "expected an array of 1 to 3 positive sizes");
         } else {
-            for (std::size_t i = 0; i < s.size(); ++i) {
-                json wrap = {{"v", s[i]}};
+            for (std::size_t i = 0; i < s.size(); ++i)
                 m.network.input.shape.push_back(
-                    r.size(wrap, "v", "$.input.shape[" + std::to_string(i) + "]", 0));
-            }
+                    r.sizeAt(s[i], "$.input.shape[" + std::to_string(i) + "]", 0));
         }
     } else {
         if (!in.contains("tokens") || !in.contains("vocab"))
@@ -360,10 +425,11 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& origin)
                 if (e.is_string()) {
                     spec.isPath = true;
                     spec.path = e.get<std::string>();
+                    if (spec.path.empty())
+                        r.fail(rp, "expected a module path like \"3/mlp\", got \"\"");
                 } else if (e.is_array() && e.size() == 2) {
-                    json wrap = {{"first", e[0]}, {"last", e[1]}};
-                    spec.first = r.size(wrap, "first", rp, 0, 0);
-                    spec.last = r.size(wrap, "last", rp, 0, 0);
+                    spec.first = r.sizeAt(e[0], rp + "[0]", 0, 0);
+                    spec.last = r.sizeAt(e[1], rp + "[1]", 0, 0);
                     if (!r.failed() && spec.last < spec.first)
                         r.fail(rp, "expected [first, last] with first <= last");
                 } else {
@@ -397,9 +463,19 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& origin)
     }
     if (r.failed()) return r.error();
 
-    // Shapes and sizes: errors name the layer, placed under the file for context.
+    if (m.network.tieEmbeddings && !m.network.input.isTokens())
+        return makeError(origin + ": $.tie_embeddings: needs a token model (\"input\" with "
+                                  "\"tokens\" and \"vocab\"); there is no embedding to share");
+
+    // Shapes and sizes: errors name the layer, placed under the file for context; the few
+    // that concern the input alone go under $.input.
     auto shapes = inferShapes(m.network);
-    if (!shapes) return makeError(origin + ": $.layers: " + shapes.error().message);
+    if (!shapes) {
+        const std::string& msg = shapes.error().message;
+        if (msg.rfind("input: ", 0) == 0)
+            return makeError(origin + ": $.input: " + msg.substr(7));
+        return makeError(origin + ": $.layers: " + msg);
+    }
     if (m.planForm == PlanForm::Regions) {
         const std::int64_t n = expandedLayerCount(m.network);
         for (std::size_t i = 0; i < m.regions.size(); ++i)
@@ -407,6 +483,10 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& origin)
                 return makeError(origin + ": $.plan.regions[" + std::to_string(i) +
                                  "]: layer index " + std::to_string(m.regions[i].last) +
                                  " is past the last layer (" + std::to_string(n - 1) + ")");
+    }
+    if (m.planForm == PlanForm::Regions || m.planForm == PlanForm::PerLayer) {
+        auto st = checkManualPlan(m, origin);
+        if (!st) return st.error();
     }
     return m;
 }

@@ -15,14 +15,23 @@ constexpr std::array<std::string_view, kLayerKindCount> kKindNames = {
     "cross_entropy", "mse"};
 
 constexpr std::int64_t kMaxDim = std::int64_t{1} << 31;
+// Elements per sample of any one tensor, so that bytes = elements x dtype x micro-batch stays
+// far from int64 overflow.
+constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;
 
 Error layerError(const Network& net, std::size_t index, const std::string& what) {
     return makeError("layer " + layerLabel(net, index) + ": " + what);
 }
 
+// Saturates instead of overflowing: three sizes of up to 2^31 each multiply past int64, and
+// the callers reject anything above kMaxElements anyway.
 std::int64_t product(const Shape& s) {
     std::int64_t p = 1;
-    for (auto d : s) p *= d;
+    for (auto d : s) {
+        if (d > 0 && p > std::numeric_limits<std::int64_t>::max() / d)
+            return std::numeric_limits<std::int64_t>::max();
+        p *= d;
+    }
     return p;
 }
 
@@ -111,11 +120,24 @@ Result<std::vector<Shape>> inferShapes(const Network& net) {
                 return makeError("input: shape " + shapeToString(net.input.shape) +
                                  " must have positive sizes");
         cur = net.input.shape;
+        if (product(cur) > kMaxElements)
+            return makeError("input: shape " + shapeToString(cur) +
+                             " is too large per sample (at most 2^40 elements)");
     }
     if (net.layers.empty()) return makeError("the network has no layers");
     shapes.push_back(cur);
     bool intInput = tokens;  // token ids are integers until an embedding turns them into vectors
     std::int64_t previous = -1;
+    std::int64_t embeddingDim = 0;
+    // With tie_embeddings the head is the linear right before the loss (as lower() finds it).
+    const std::size_t n = net.layers.size();
+    auto tiedHead = [&](std::size_t i) {
+        return net.tieEmbeddings && tokens && i + 2 == n && net.layers[i].repeat == 1;
+    };
+    if (net.tieEmbeddings && tokens && n >= 2 && isLoss(net.layers[n - 1].kind) &&
+        net.layers[n - 2].kind != LayerKind::Linear)
+        return layerError(net, n - 2,
+                          "tie_embeddings needs a linear head right before the loss");
 
     for (std::size_t i = 0; i < net.layers.size(); ++i) {
         const Layer& l = net.layers[i];
@@ -150,6 +172,13 @@ Result<std::vector<Shape>> inferShapes(const Network& net) {
             switch (l.kind) {
                 case LayerKind::Linear:
                     if (auto e = positive(l.out, "out")) return *e;
+                    // A tied head reuses the token embedding [vocab, dim] as its weight.
+                    if (tiedHead(i) && (l.out != net.input.vocab || cur.back() != embeddingDim))
+                        return fail("tie_embeddings needs this head to map the embedding width (" +
+                                    std::to_string(embeddingDim) + ") to the vocabulary (" +
+                                    std::to_string(net.input.vocab) + "), but it maps " +
+                                    std::to_string(cur.back()) + " to " +
+                                    std::to_string(l.out));
                     cur.back() = l.out;
                     break;
                 case LayerKind::Relu:
@@ -178,6 +207,7 @@ Result<std::vector<Shape>> inferShapes(const Network& net) {
                                     std::to_string(net.input.tokens) + ")");
                     if (auto e = probability(l.dropout, "dropout")) return *e;
                     cur = {net.input.tokens, l.dim};
+                    embeddingDim = l.dim;
                     intInput = false;
                     break;
                 case LayerKind::Conv2d: {
@@ -217,7 +247,8 @@ Result<std::vector<Shape>> inferShapes(const Network& net) {
                 case LayerKind::Attention:
                 case LayerKind::Mlp:
                 case LayerKind::TransformerBlock: {
-                    if (cur.size() != 2) return mismatch("a sequence [tokens, width]");
+                    if (l.kind != LayerKind::Mlp && cur.size() != 2)
+                        return mismatch("a sequence [tokens, width]");
                     if (l.kind != LayerKind::Mlp) {
                         if (auto e = positive(l.heads, "heads")) return *e;
                         if (cur[1] % l.heads != 0)
@@ -256,7 +287,7 @@ Result<std::vector<Shape>> inferShapes(const Network& net) {
                     break;
             }
             std::int64_t elems = product(cur);
-            if (elems > (std::int64_t{1} << 40))
+            if (elems > kMaxElements)
                 return fail("output " + shapeToString(cur) + " is too large per sample");
             shapes.push_back(cur);
         }
