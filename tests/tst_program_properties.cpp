@@ -94,6 +94,31 @@ private slots:
                 }
     }
 
+    // Korthikanti et al. 2022: a GPT block (16-bit, dropout, eager attention) saves
+    // s*b*h*(34 + 5*a*s/h) bytes; the simulator adds the two layernorms' fp32 mean and rstd,
+    // 16 bytes per token. Compare the saved bytes of 2 blocks minus 1 block.
+    void korthikantiPerBlock() {
+        for (auto [s, h, a, b] : {std::tuple{64, 64, 4, 2}, std::tuple{128, 96, 6, 3},
+                                  std::tuple{32, 128, 8, 1}}) {
+            auto model = [&](int blocks) {
+                return R"({"format":"remat-model/1","input":{"tokens":)" + std::to_string(s) +
+                       R"(,"vocab":100},"layers":[{"kind":"embedding","dim":)" +
+                       std::to_string(h) + R"(,"positions":)" + std::to_string(s) +
+                       R"(,"dropout":0.1},{"kind":"transformer_block","repeat":)" +
+                       std::to_string(blocks) + R"(,"heads":)" + std::to_string(a) +
+                       R"(,"mlp_hidden":)" + std::to_string(4 * h) +
+                       R"(,"dropout":0.1},{"kind":"layernorm"},{"kind":"linear","out":100},)"
+                       R"({"kind":"cross_entropy"}],"training":{"micro_batch":)" +
+                       std::to_string(b) + R"(,"precision":"mixed-bf16","optimizer":"adamw"}})";
+            };
+            const std::int64_t one = build(model(1), "none").timeline.savedActivationBytes;
+            const std::int64_t two = build(model(2), "none").timeline.savedActivationBytes;
+            const std::int64_t sbh = std::int64_t(s) * b * h;
+            const std::int64_t expected = 34 * sbh + 5 * std::int64_t(a) * s * s * b + 16 * s * b;
+            QCOMPARE(two - one, expected);
+        }
+    }
+
     void noneHasNoRecompute() {
         std::mt19937 rng(7);
         for (int i = 0; i < 60; ++i) {
