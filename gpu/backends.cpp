@@ -1,0 +1,35 @@
+#include "backends.h"
+
+#include "cpu/cpu_backend.h"
+#include "program_driver.h"
+
+namespace remat {
+
+std::vector<std::string> availableBackends() {
+#ifdef REMAT_HAVE_CUDA
+    return {"cpu", "cuda"};
+#else
+    return {"cpu"};
+#endif
+}
+
+Result<std::unique_ptr<Backend>> makeBackend(const std::string& name) {
+    if (name == "cpu") return std::unique_ptr<Backend>(std::make_unique<CpuBackend>());
+    if (name == "cuda") {
+#ifdef REMAT_HAVE_CUDA
+        return makeCudaBackend();
+#else
+        return makeError("no GPU: this build has no CUDA executor (nvcc was not found or "
+                         "REMAT_WITH_CUDA was off when it was configured)");
+#endif
+    }
+    return makeError("unknown backend '" + name + "' (expected cpu or cuda)");
+}
+
+Result<std::unique_ptr<Executor>> makeExecutor(const std::string& name) {
+    auto backend = makeBackend(name);
+    if (!backend) return backend.error();
+    return std::unique_ptr<Executor>(std::make_unique<ProgramDriver>(std::move(*backend)));
+}
+
+}  // namespace remat

@@ -1,0 +1,97 @@
+// The CPU reference backend: every op in scope (backend.h), forward and backward, in fp32
+// with 16-bit buffers emulated by rounding on store; GEMMs through single-threaded CBLAS so
+// that results are bitwise reproducible; memory from a size-class caching allocator whose
+// high-water mark of bytes obtained from the system is the device-level figure. It is the
+// reference the CUDA backend is checked against and the backend the driver's host logic is
+// tested through. Conv2d, batchnorm2d, maxpool2d, global_avg_pool and flash attention are
+// not implemented yet and are refused by name.
+#pragma once
+
+#include <chrono>
+#include <vector>
+
+#include "backend.h"
+#include "cpu_kernels.h"
+#include "host_allocator.h"
+
+namespace remat {
+
+class CpuBackend final : public Backend {
+public:
+    CpuBackend();
+    ~CpuBackend() override;
+
+    std::string name() const override { return "cpu"; }
+    std::string displayName() const override { return "CPU"; }
+    std::string deviceName() const override;
+    bool supports(OpKind kind) const override;
+
+    Status beginStep(std::size_t instructionCount) override;
+    Status endStep() override;
+    void startTimer(std::size_t instruction) override;
+    void stopTimer(std::size_t instruction) override;
+    Result<std::vector<double>> elapsedSeconds() override;
+    DeviceMemoryStats memoryStats() const override;
+
+    Result<DeviceBlock> allocate(std::int64_t bytes) override;
+    void release(DeviceBlock block) noexcept override;
+    Status fillZero(DeviceBlock block) override;
+    Status upload(DeviceBlock dst, const void* host, std::int64_t bytes) override;
+    Status download(DeviceBlock src, void* host, std::int64_t bytes) override;
+
+    Status linearForward(const OpCall& c) override;
+    Status linearBackward(const OpCall& c) override;
+    Status reluForward(const OpCall& c) override;
+    Status reluBackward(const OpCall& c) override;
+    Status geluForward(const OpCall& c) override;
+    Status geluBackward(const OpCall& c) override;
+    Status siluForward(const OpCall& c) override;
+    Status siluBackward(const OpCall& c) override;
+    Status tanhForward(const OpCall& c) override;
+    Status tanhBackward(const OpCall& c) override;
+    Status sigmoidForward(const OpCall& c) override;
+    Status sigmoidBackward(const OpCall& c) override;
+    Status softmaxForward(const OpCall& c) override;
+    Status softmaxBackward(const OpCall& c) override;
+    Status layerNormForward(const OpCall& c) override;
+    Status layerNormBackward(const OpCall& c) override;
+    Status rmsNormForward(const OpCall& c) override;
+    Status rmsNormBackward(const OpCall& c) override;
+    Status dropoutForward(const OpCall& c) override;
+    Status dropoutBackward(const OpCall& c) override;
+    Status mulForward(const OpCall& c) override;
+    Status mulBackward(const OpCall& c) override;
+    Status addForward(const OpCall& c) override;
+    Status addBackward(const OpCall& c) override;
+    Status embeddingForward(const OpCall& c) override;
+    Status embeddingBackward(const OpCall& c) override;
+    Status attnScoresForward(const OpCall& c) override;
+    Status attnScoresBackward(const OpCall& c) override;
+    Status attnContextForward(const OpCall& c) override;
+    Status attnContextBackward(const OpCall& c) override;
+    Status expandKvForward(const OpCall& c) override;
+    Status expandKvBackward(const OpCall& c) override;
+    Status crossEntropyForward(const OpCall& c) override;
+    Status crossEntropyBackward(const OpCall& c) override;
+    Status mseForward(const OpCall& c) override;
+    Status mseBackward(const OpCall& c) override;
+    Status optimizerStep(const OptimizerCall& c) override;
+
+    // Fresh blocks are filled with 0xFF bytes (NaN in every float dtype) so a kernel that
+    // reads memory nobody wrote shows up as NaN in losses and gradients. On by default.
+    void setPoisonFreshBlocks(bool on) { m_poison = on; }
+    const HostAllocator& allocator() const { return m_allocator; }
+
+private:
+    template <typename Kernel>
+    Status guarded(Kernel&& k);
+
+    using Clock = std::chrono::steady_clock;
+    HostAllocator m_allocator;
+    cpu::Scratch m_scratch{m_allocator};
+    std::vector<Clock::time_point> m_started;
+    std::vector<double> m_elapsedS;
+    bool m_poison = true;
+};
+
+}  // namespace remat

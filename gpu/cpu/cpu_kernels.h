@@ -1,0 +1,139 @@
+// Internal to the CPU backend: the fp32 staging of operands and the kernels behind every
+// Backend entry. Kernels compute in fp32 (reductions in double); a 16-bit operand is staged
+// into fp32 scratch obtained from the backend's allocator (so it shows in the device-level
+// figure, never in the tracked bytes) and rounded to nearest even when written back. Each
+// kernel file holds one family: elementwise, linear, norms, attention, losses, optimizer.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "backend.h"
+#include "float16.h"
+#include "host_allocator.h"
+
+namespace remat::cpu {
+
+// fp32 scratch for 16-bit staging, counted separately from the program's buffers.
+class Scratch {
+public:
+    explicit Scratch(HostAllocator& allocator) : m_allocator(allocator) {}
+    float* take(std::int64_t elements);  // nullptr on out of memory
+    void give(float* block, std::int64_t elements) noexcept;
+    std::int64_t peakBytes() const { return m_peakBytes; }
+    void resetPeak() { m_peakBytes = m_liveBytes; }
+
+private:
+    HostAllocator& m_allocator;
+    std::int64_t m_liveBytes = 0;
+    std::int64_t m_peakBytes = 0;
+};
+
+// Thrown only inside the CPU backend when scratch runs out; the backend entry turns it into
+// an error Status.
+struct ScratchExhausted {};
+
+inline float loadElement(const TensorRef& t, std::int64_t i) {
+    switch (t.dtype) {
+        case DType::F32: return static_cast<const float*>(t.data)[i];
+        case DType::BF16: return bf16ToFloat(static_cast<const std::uint16_t*>(t.data)[i]);
+        case DType::F16: return fp16ToFloat(static_cast<const std::uint16_t*>(t.data)[i]);
+        default: return 0.0f;
+    }
+}
+inline void storeElement(const TensorRef& t, std::int64_t i, float v) {
+    switch (t.dtype) {
+        case DType::F32: static_cast<float*>(t.data)[i] = v; break;
+        case DType::BF16: static_cast<std::uint16_t*>(t.data)[i] = floatToBf16(v); break;
+        case DType::F16: static_cast<std::uint16_t*>(t.data)[i] = floatToFp16(v); break;
+        default: break;
+    }
+}
+
+// An operand read as fp32: the buffer itself when it is F32, else a staged copy. `stage`
+// (optional) is caller-provided fp32 memory of at least elements() floats, e.g. a workspace
+// the program declared for exactly this copy.
+class ReadF32 {
+public:
+    ReadF32(Scratch& scratch, const TensorRef& t, float* stage = nullptr);
+    ~ReadF32();
+    ReadF32(const ReadF32&) = delete;
+    ReadF32& operator=(const ReadF32&) = delete;
+    const float* data() const { return m_data; }
+    const float& operator[](std::int64_t i) const { return m_data[i]; }
+
+private:
+    Scratch& m_scratch;
+    const float* m_data = nullptr;
+    float* m_owned = nullptr;
+    std::int64_t m_elements = 0;
+};
+
+// An operand written as fp32, rounded back into a 16-bit buffer when this goes out of scope.
+// Mode::Accumulate stages the current values first (gradients are accumulated into).
+class WriteF32 {
+public:
+    enum class Mode { Overwrite, Accumulate };
+    WriteF32(Scratch& scratch, const TensorRef& t, Mode mode, float* stage = nullptr);
+    ~WriteF32();
+    WriteF32(const WriteF32&) = delete;
+    WriteF32& operator=(const WriteF32&) = delete;
+    bool bound() const { return m_data != nullptr; }
+    float* data() { return m_data; }
+    float& operator[](std::int64_t i) { return m_data[i]; }
+
+private:
+    Scratch& m_scratch;
+    TensorRef m_ref;
+    float* m_data = nullptr;
+    float* m_owned = nullptr;
+    bool m_staged = false;
+};
+
+// ---- kernels (one family per file) ---------------------------------------------------------
+Status linearForward(Scratch& s, const OpCall& c);
+Status linearBackward(Scratch& s, const OpCall& c);
+
+enum class Unary { Relu, Gelu, Silu, Tanh, Sigmoid };
+Status unaryForward(Scratch& s, Unary kind, const OpCall& c);
+Status unaryBackward(Scratch& s, Unary kind, const OpCall& c);
+Status softmaxForward(Scratch& s, const OpCall& c);
+Status softmaxBackward(Scratch& s, const OpCall& c);
+Status dropoutForward(Scratch& s, const OpCall& c);
+Status dropoutBackward(Scratch& s, const OpCall& c);
+Status mulForward(Scratch& s, const OpCall& c);
+Status mulBackward(Scratch& s, const OpCall& c);
+Status addForward(Scratch& s, const OpCall& c);
+Status addBackward(Scratch& s, const OpCall& c);
+Status embeddingForward(Scratch& s, const OpCall& c);
+Status embeddingBackward(Scratch& s, const OpCall& c);
+
+Status layerNormForward(Scratch& s, const OpCall& c);
+Status layerNormBackward(Scratch& s, const OpCall& c);
+Status rmsNormForward(Scratch& s, const OpCall& c);
+Status rmsNormBackward(Scratch& s, const OpCall& c);
+
+Status attnScoresForward(Scratch& s, const OpCall& c);
+Status attnScoresBackward(Scratch& s, const OpCall& c);
+Status attnContextForward(Scratch& s, const OpCall& c);
+Status attnContextBackward(Scratch& s, const OpCall& c);
+Status expandKvForward(Scratch& s, const OpCall& c);
+Status expandKvBackward(Scratch& s, const OpCall& c);
+
+Status crossEntropyForward(Scratch& s, const OpCall& c);
+Status crossEntropyBackward(Scratch& s, const OpCall& c);
+Status mseForward(Scratch& s, const OpCall& c);
+Status mseBackward(Scratch& s, const OpCall& c);
+
+Status optimizerStep(const OptimizerCall& c);
+
+// Operand-count checks shared by the kernels: a clear error instead of an out-of-range read
+// when a program binds fewer operands than the op kind needs.
+Status expectForward(const OpCall& c, std::size_t inputs, std::size_t outputs,
+                     std::size_t params);
+Status expectBackward(const OpCall& c, std::size_t saved, std::size_t inputs,
+                      std::size_t outputs, std::size_t params);
+
+inline constexpr float kNormEpsilon = 1e-5f;
+
+}  // namespace remat::cpu

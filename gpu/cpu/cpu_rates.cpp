@@ -1,0 +1,73 @@
+#include "cpu_rates.h"
+
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+#include "gemm.h"
+
+namespace remat {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+CpuRates probeCpuRates() {
+    cpu::configureGemmLibrary();
+    CpuRates r;
+    {
+        constexpr std::int64_t n = 256;
+        std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n, 0.0f);
+        auto once = [&] {
+            cpu::sgemm(cpu::Transpose::No, cpu::Transpose::Yes, n, n, n, 1.0f, a.data(), n,
+                       b.data(), n, 0.0f, c.data(), n);
+        };
+        once();
+        int calls = 0;
+        const auto t0 = Clock::now();
+        double elapsed = 0.0;
+        do {
+            once();
+            ++calls;
+            elapsed = secondsSince(t0);
+        } while (elapsed < 0.02);
+        r.gemmFlopsPerS = 2.0 * double(n * n * n) * calls / elapsed;
+    }
+    {
+        constexpr std::size_t n = std::size_t{4} << 20;  // 16 MiB of floats per array
+        std::vector<float> src(n, 1.0f), dst(n, 0.0f);
+        std::memcpy(dst.data(), src.data(), n * sizeof(float));
+        int passes = 0;
+        const auto t0 = Clock::now();
+        double elapsed = 0.0;
+        do {
+            std::memcpy(dst.data(), src.data(), n * sizeof(float));
+            ++passes;
+            elapsed = secondsSince(t0);
+        } while (elapsed < 0.01);
+        r.bandwidthBytesPerS = 2.0 * double(n * sizeof(float)) * passes / elapsed;
+    }
+    return r;
+}
+
+DeviceSpec cpuDeviceSpec(const DeviceSpec& profile, const CpuRates& rates) {
+    DeviceSpec d = profile;
+    d.name = profile.name + " (memory) / this CPU (time)";
+    d.peakFp32 = d.peakTf32 = d.peakBf16 = d.peakFp16 = rates.gemmFlopsPerS;
+    d.fp32MatmulUsesTf32 = false;
+    d.bandwidthBytesPerS = rates.bandwidthBytesPerS;
+    d.launchOverheadS = 1e-6;
+    d.gemmWorkspaceBytes = 0;
+    d.calibrationMicroBatch = 0;
+    d.measured.clear();
+    d.source = "CPU rates probed by remat run";
+    return d;
+}
+
+}  // namespace remat

@@ -1,0 +1,53 @@
+// The optimizer step on the CPU, fused: one pass over the parameter updating weight (or its
+// fp32 master, then the rounded 16-bit weight) and state in place, with no temporaries.
+#include <cmath>
+
+#include "cpu_kernels.h"
+
+namespace remat::cpu {
+
+Status optimizerStep(const OptimizerCall& c) {
+    const std::int64_t n = c.param.elements();
+    if (!c.param.bound() || !c.grad.bound() || c.grad.elements() != n)
+        return makeError("optimizer: parameter and gradient must be bound and of one size");
+    if (c.master.bound() && (c.master.dtype != DType::F32 || c.master.elements() != n))
+        return makeError("optimizer: the master weight must be fp32 of the parameter's size");
+    const bool momentum = c.optimizer == Optimizer::Momentum;
+    const bool adam = c.optimizer == Optimizer::Adam || c.optimizer == Optimizer::AdamW;
+    if ((momentum || adam) && (!c.state1.bound() || c.state1.elements() != n))
+        return makeError("optimizer: missing first state");
+    if (adam && (!c.state2.bound() || c.state2.elements() != n))
+        return makeError("optimizer: missing second state");
+    const OptimizerHyperParams& hp = c.hyper;
+    const float lr = hp.learningRate;
+    auto* m1 = static_cast<float*>(c.state1.data);
+    auto* m2 = static_cast<float*>(c.state2.data);
+    auto* master = static_cast<float*>(c.master.data);
+    const float correction1 = 1.0f - std::pow(hp.beta1, float(c.step));
+    const float correction2 = 1.0f - std::pow(hp.beta2, float(c.step));
+    for (std::int64_t i = 0; i < n; ++i) {
+        const float g = loadElement(c.grad, i);
+        float w = master ? master[i] : loadElement(c.param, i);
+        switch (c.optimizer) {
+            case Optimizer::Sgd: w -= lr * g; break;
+            case Optimizer::Momentum:
+                m1[i] = hp.momentum * m1[i] + g;
+                w -= lr * m1[i];
+                break;
+            case Optimizer::AdamW: w -= lr * hp.weightDecay * w; [[fallthrough]];
+            case Optimizer::Adam: {
+                m1[i] = hp.beta1 * m1[i] + (1.0f - hp.beta1) * g;
+                m2[i] = hp.beta2 * m2[i] + (1.0f - hp.beta2) * g * g;
+                const float mhat = m1[i] / correction1;
+                const float vhat = m2[i] / correction2;
+                w -= lr * mhat / (std::sqrt(vhat) + hp.epsilon);
+                break;
+            }
+        }
+        if (master) master[i] = w;
+        storeElement(c.param, i, w);
+    }
+    return Ok{};
+}
+
+}  // namespace remat::cpu

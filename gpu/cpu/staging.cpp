@@ -1,0 +1,88 @@
+// fp32 staging of operands for the CPU kernels (cpu_kernels.h).
+#include "cpu_kernels.h"
+
+#include <string>
+
+namespace remat::cpu {
+
+float* Scratch::take(std::int64_t elements) {
+    auto* p = static_cast<float*>(m_allocator.allocate(elements * 4));
+    if (!p) throw ScratchExhausted{};
+    m_liveBytes += elements * 4;
+    if (m_liveBytes > m_peakBytes) m_peakBytes = m_liveBytes;
+    return p;
+}
+
+void Scratch::give(float* block, std::int64_t elements) noexcept {
+    if (!block) return;
+    m_allocator.release(block);
+    m_liveBytes -= elements * 4;
+}
+
+ReadF32::ReadF32(Scratch& scratch, const TensorRef& t, float* stage)
+    : m_scratch(scratch), m_elements(t.elements()) {
+    if (!t.bound()) return;
+    if (t.dtype == DType::F32) {
+        m_data = static_cast<const float*>(t.data);
+        return;
+    }
+    float* dst = stage ? stage : (m_owned = scratch.take(m_elements));
+    for (std::int64_t i = 0; i < m_elements; ++i) dst[i] = loadElement(t, i);
+    m_data = dst;
+}
+
+ReadF32::~ReadF32() { m_scratch.give(m_owned, m_elements); }
+
+WriteF32::WriteF32(Scratch& scratch, const TensorRef& t, Mode mode, float* stage)
+    : m_scratch(scratch), m_ref(t) {
+    if (!t.bound()) return;
+    if (t.dtype == DType::F32) {
+        m_data = static_cast<float*>(t.data);
+        return;
+    }
+    m_staged = true;
+    const std::int64_t n = t.elements();
+    m_data = stage ? stage : (m_owned = scratch.take(n));
+    if (mode == Mode::Accumulate)
+        for (std::int64_t i = 0; i < n; ++i) m_data[i] = loadElement(t, i);
+}
+
+WriteF32::~WriteF32() {
+    if (m_staged) {
+        const std::int64_t n = m_ref.elements();
+        for (std::int64_t i = 0; i < n; ++i) storeElement(m_ref, i, m_data[i]);
+    }
+    m_scratch.give(m_owned, m_ref.elements());
+}
+
+namespace {
+Status operandError(const OpCall& c, const char* what) {
+    return makeError(std::string(opKindName(c.op->kind)) + ": missing " + what + " operand");
+}
+}  // namespace
+
+Status expectForward(const OpCall& c, std::size_t inputs, std::size_t outputs,
+                     std::size_t params) {
+    if (c.inputs.size() < inputs) return operandError(c, "input");
+    if (c.outputs.size() < outputs) return operandError(c, "output");
+    if (c.params.size() < params) return operandError(c, "parameter");
+    for (std::size_t i = 0; i < inputs; ++i)
+        if (!c.inputs[i].bound()) return operandError(c, "input");
+    for (std::size_t i = 0; i < outputs; ++i)
+        if (!c.outputs[i].bound()) return operandError(c, "output");
+    return Ok{};
+}
+
+Status expectBackward(const OpCall& c, std::size_t saved, std::size_t inputs,
+                      std::size_t outputs, std::size_t params) {
+    if (c.saved.size() < saved) return operandError(c, "saved");
+    if (c.gradInputs.size() < inputs) return operandError(c, "input gradient");
+    if (c.gradOutputs.size() < outputs) return operandError(c, "output gradient");
+    if (c.params.size() < params || c.paramGrads.size() < params)
+        return operandError(c, "parameter");
+    for (std::size_t i = 0; i < saved; ++i)
+        if (!c.saved[i].bound()) return operandError(c, "saved");
+    return Ok{};
+}
+
+}  // namespace remat::cpu

@@ -1,0 +1,358 @@
+#include "program_driver.h"
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+
+#include "initial_values.h"
+
+namespace remat {
+
+namespace {
+
+std::int64_t bufferBytes(const Buffer& b) {
+    std::int64_t n = 1;
+    for (auto d : b.shape) n *= d;
+    return n * dtypeBytes(b.dtype);
+}
+
+bool isLossOp(OpKind k) { return k == OpKind::CrossEntropy || k == OpKind::Mse; }
+
+// One step (warm-up or measured) of one program: owns the blocks it allocated and gives
+// every one back, whatever way the step ends.
+class StepRunner {
+public:
+    StepRunner(Backend& backend, const Graph& g, const Program& p, const ExecuteOptions& o,
+               bool measured)
+        : m_backend(backend), m_g(g), m_p(p), m_o(o), m_measured(measured),
+          m_blocks(p.buffers.size()) {}
+
+    ~StepRunner() { releaseAll(); }
+
+    Result<Measurement> run() {
+        const std::size_t n = m_p.instructions.size();
+        if (auto st = m_backend.beginStep(n); !st) return st.error();
+        m_m.backend = m_backend.name();
+        m_m.deviceName = m_backend.deviceName();
+        m_m.live.reserve(n);
+        m_m.losses.assign(std::size_t(m_p.accumulationSteps), 0.0f);
+        Status result = Ok{};
+        for (std::size_t i = 0; i < n; ++i) {
+            if (m_o.cancel && m_o.cancel->load()) {
+                result = makeError("cancelled at instruction " + std::to_string(i) + " of " +
+                                   std::to_string(n));
+                break;
+            }
+            m_backend.startTimer(i);
+            Status st = Ok{};
+            try {
+                st = step(m_p.instructions[i]);
+            } catch (const std::exception& e) {
+                st = makeError(e.what());
+            }
+            m_backend.stopTimer(i);
+            if (!st) {
+                result = makeError("instruction " + std::to_string(i) + " of " +
+                                   std::to_string(n) + " (" + describeInstruction(m_g, m_p, i) +
+                                   "): " + st.error().message);
+                break;
+            }
+            m_m.live.push_back(m_live);
+            const std::int64_t total = totalBytes(m_live);
+            if (total > m_m.peakBytes) {
+                m_m.peakBytes = total;
+                m_m.peakInstruction = i;
+                m_m.breakdownAtPeak = m_live;
+            }
+            if (m_measured && m_o.progress) m_o.progress(i + 1, n);
+        }
+        releaseAll();
+        Status end = m_backend.endStep();
+        if (!result) return result.error();
+        if (!end) return end.error();
+        auto elapsed = m_backend.elapsedSeconds();
+        if (!elapsed) return elapsed.error();
+        m_m.elapsedS = std::move(*elapsed);
+        m_m.elapsedS.resize(n, 0.0);
+        for (std::size_t i = 0; i < n; ++i) {
+            const double s = m_m.elapsedS[i];
+            switch (m_p.instructions[i].kind) {
+                case InstrKind::Forward: m_m.timeS.forward += s; break;
+                case InstrKind::Recompute: m_m.timeS.recompute += s; break;
+                case InstrKind::Backward: m_m.timeS.backward += s; break;
+                case InstrKind::OptimizerStep: m_m.timeS.optimizer += s; break;
+                case InstrKind::Alloc:
+                case InstrKind::Free: m_m.memoryOpsS += s; break;
+            }
+        }
+        m_m.device = m_backend.memoryStats();
+        auto byId = [](const ParameterValues& a, const ParameterValues& b) {
+            return a.parameter < b.parameter;
+        };
+        std::sort(m_m.gradients.begin(), m_m.gradients.end(), byId);
+        std::sort(m_m.parameters.begin(), m_m.parameters.end(), byId);
+        return std::move(m_m);
+    }
+
+private:
+    Status step(const Instruction& ins) {
+        switch (ins.kind) {
+            case InstrKind::Alloc: return alloc(ins.buffer);
+            case InstrKind::Free: return free(ins);
+            case InstrKind::Forward:
+            case InstrKind::Recompute:
+            case InstrKind::Backward: return compute(ins);
+            case InstrKind::OptimizerStep: return optimizerStep(ins);
+        }
+        return makeError("unknown instruction kind");
+    }
+
+    Status alloc(BufferId id) {
+        const Buffer& b = m_p.buffer(id);
+        const std::int64_t bytes = bufferBytes(b);
+        if (bytes <= 0) return makeError("buffer '" + b.label + "' has no elements");
+        auto block = m_backend.allocate(bytes);
+        if (!block)
+            return makeError("cannot allocate " + std::to_string(bytes) + " bytes for '" +
+                             b.label + "': " + block.error().message);
+        m_blocks[id.index()] = *block;
+        m_live[std::size_t(b.category)] += bytes;
+        return initialise(b, *block);
+    }
+
+    Status initialise(const Buffer& b, DeviceBlock block) {
+        if (b.zeroInit) return m_backend.fillZero(block);
+        switch (b.role) {
+            case BufferRole::Parameter:
+            case BufferRole::MasterWeight: {
+                const Tensor& t = m_g.tensor(b.tensor);
+                auto bytes = encodeFloats(parameterInitialValues(t, m_o.seed), b.dtype);
+                if (std::int64_t(bytes.size()) != block.bytes)
+                    return makeError("parameter '" + t.name + "' is not a floating dtype");
+                return m_backend.upload(block, bytes.data(), block.bytes);
+            }
+            case BufferRole::OptimizerState: return m_backend.fillZero(block);
+            case BufferRole::Input: return initialiseInput(b, block);
+            default: return Ok{};  // written by the op that produces it before any read
+        }
+    }
+
+    Status initialiseInput(const Buffer& b, DeviceBlock block) {
+        const Tensor& t = m_g.tensor(b.tensor);
+        std::int64_t elements = 1;
+        for (auto d : b.shape) elements *= d;
+        if (b.dtype == DType::I64) {
+            const std::int64_t classes = integerInputClasses(m_g, b.tensor);
+            if (classes <= 0)
+                return makeError("no op gives the value range of integer input '" + t.name + "'");
+            auto v = integerInputValues(t, elements, classes, m_o.seed, b.microStep);
+            return m_backend.upload(block, v.data(), block.bytes);
+        }
+        auto bytes = encodeFloats(denseInputValues(t, elements, m_o.seed, b.microStep), b.dtype);
+        if (std::int64_t(bytes.size()) != block.bytes)
+            return makeError("input '" + t.name + "' has an unsupported dtype");
+        return m_backend.upload(block, bytes.data(), block.bytes);
+    }
+
+    Result<std::vector<float>> readFloats(const Buffer& b, DeviceBlock block) {
+        std::vector<std::uint8_t> bytes(std::size_t(block.bytes));
+        if (auto st = m_backend.download(block, bytes.data(), block.bytes); !st) return st.error();
+        return decodeFloats(bytes, b.dtype);
+    }
+
+    Status free(const Instruction& ins) {
+        const Buffer& b = m_p.buffer(ins.buffer);
+        DeviceBlock& block = m_blocks[ins.buffer.index()];
+        const bool wantGrad = m_measured && m_o.collectGradients && b.role == BufferRole::ParamGrad;
+        const bool wantParam = m_measured && m_o.collectParameters &&
+                               b.role == BufferRole::Parameter && ins.phase == Phase::Teardown;
+        if (wantGrad || wantParam) {
+            auto values = readFloats(b, block);
+            if (!values) return values.error();
+            ParameterValues pv{b.tensor, m_g.tensor(b.tensor).name, std::move(*values)};
+            (wantGrad ? m_m.gradients : m_m.parameters).push_back(std::move(pv));
+        }
+        m_backend.release(block);
+        m_live[std::size_t(b.category)] -= bufferBytes(b);
+        block = DeviceBlock{};
+        return Ok{};
+    }
+
+    TensorRef ref(BufferId id) const {
+        if (!id.valid()) return {};
+        const Buffer& b = m_p.buffer(id);
+        return TensorRef{m_blocks[id.index()].data, b.dtype, b.shape};
+    }
+    std::vector<TensorRef> refs(const std::vector<BufferId>& ids) const {
+        std::vector<TensorRef> out;
+        out.reserve(ids.size());
+        for (BufferId id : ids) out.push_back(ref(id));
+        return out;
+    }
+
+    Status compute(const Instruction& ins) {
+        const Op& op = m_g.op(ins.op);
+        if (op.kind == OpKind::Flatten) return Ok{};  // a view: same buffer, same gradient
+        OpCall c;
+        c.op = &op;
+        c.opId = ins.op;
+        c.microBatch = m_p.microBatch;
+        c.params = refs(ins.params);
+        c.workspace = ref(ins.workspace);
+        c.seed = m_o.seed;
+        c.rngDraw = ins.rngDraw;
+        c.lossGradScale = 1.0f / float(m_p.accumulationSteps);
+        if (ins.kind == InstrKind::Backward) {
+            c.saved = refs(ins.saved);
+            c.gradOutputs = refs(ins.gradOutputs);
+            c.gradInputs = refs(ins.gradInputs);
+            c.paramGrads = refs(ins.paramGrads);
+            return backward(c);
+        }
+        c.inputs = refs(ins.inputs);
+        c.outputs = refs(ins.outputs);
+        if (auto st = forward(c); !st) return st;
+        if (ins.kind == InstrKind::Forward && isLossOp(op.kind)) {
+            float loss = 0.0f;
+            const DeviceBlock& block = m_blocks[ins.outputs[0].index()];
+            if (block.bytes != 4 || m_p.buffer(ins.outputs[0]).dtype != DType::F32)
+                return makeError("the loss is not an fp32 scalar");
+            if (auto st = m_backend.download(block, &loss, 4); !st) return st;
+            if (ins.microStep < m_m.losses.size()) m_m.losses[ins.microStep] = loss;
+        }
+        return Ok{};
+    }
+
+    Status forward(const OpCall& c) {
+        Backend& b = m_backend;
+        switch (c.op->kind) {
+            case OpKind::Linear: return b.linearForward(c);
+            case OpKind::Relu: return b.reluForward(c);
+            case OpKind::Gelu: return b.geluForward(c);
+            case OpKind::Silu: return b.siluForward(c);
+            case OpKind::Tanh: return b.tanhForward(c);
+            case OpKind::Sigmoid: return b.sigmoidForward(c);
+            case OpKind::Softmax: return b.softmaxForward(c);
+            case OpKind::LayerNorm: return b.layerNormForward(c);
+            case OpKind::RmsNorm: return b.rmsNormForward(c);
+            case OpKind::Dropout: return b.dropoutForward(c);
+            case OpKind::Mul: return b.mulForward(c);
+            case OpKind::Add: return b.addForward(c);
+            case OpKind::Embedding: return b.embeddingForward(c);
+            case OpKind::AttnScores: return b.attnScoresForward(c);
+            case OpKind::AttnContext: return b.attnContextForward(c);
+            case OpKind::ExpandKv: return b.expandKvForward(c);
+            case OpKind::CrossEntropy: return b.crossEntropyForward(c);
+            case OpKind::Mse: return b.mseForward(c);
+            default: break;
+        }
+        return makeError("no forward entry for " + std::string(opKindName(c.op->kind)));
+    }
+
+    Status backward(const OpCall& c) {
+        Backend& b = m_backend;
+        switch (c.op->kind) {
+            case OpKind::Linear: return b.linearBackward(c);
+            case OpKind::Relu: return b.reluBackward(c);
+            case OpKind::Gelu: return b.geluBackward(c);
+            case OpKind::Silu: return b.siluBackward(c);
+            case OpKind::Tanh: return b.tanhBackward(c);
+            case OpKind::Sigmoid: return b.sigmoidBackward(c);
+            case OpKind::Softmax: return b.softmaxBackward(c);
+            case OpKind::LayerNorm: return b.layerNormBackward(c);
+            case OpKind::RmsNorm: return b.rmsNormBackward(c);
+            case OpKind::Dropout: return b.dropoutBackward(c);
+            case OpKind::Mul: return b.mulBackward(c);
+            case OpKind::Add: return b.addBackward(c);
+            case OpKind::Embedding: return b.embeddingBackward(c);
+            case OpKind::AttnScores: return b.attnScoresBackward(c);
+            case OpKind::AttnContext: return b.attnContextBackward(c);
+            case OpKind::ExpandKv: return b.expandKvBackward(c);
+            case OpKind::CrossEntropy: return b.crossEntropyBackward(c);
+            case OpKind::Mse: return b.mseBackward(c);
+            default: break;
+        }
+        return makeError("no backward entry for " + std::string(opKindName(c.op->kind)));
+    }
+
+    Status optimizerStep(const Instruction& ins) {
+        if (ins.params.size() != 1 || ins.paramGrads.size() != 1)
+            return makeError("an optimizer step updates exactly one parameter");
+        OptimizerCall c;
+        c.optimizer = m_p.optimizer;
+        c.param = ref(ins.params[0]);
+        c.grad = ref(ins.paramGrads[0]);
+        int states = 0;
+        for (BufferId s : ins.state) {
+            const BufferRole role = m_p.buffer(s).role;
+            if (role == BufferRole::MasterWeight) c.master = ref(s);
+            else if (role == BufferRole::OptimizerState) (states++ == 0 ? c.state1 : c.state2) = ref(s);
+        }
+        if (states != optimizerStateCount(m_p.optimizer))
+            return makeError("optimizer '" + std::string(optimizerName(m_p.optimizer)) +
+                             "' needs " + std::to_string(optimizerStateCount(m_p.optimizer)) +
+                             " state buffers, the program binds " + std::to_string(states));
+        if ((m_p.precision != Precision::Fp32) != c.master.bound())
+            return makeError("a mixed-precision step needs exactly one fp32 master weight");
+        return m_backend.optimizerStep(c);
+    }
+
+    void releaseAll() {
+        for (DeviceBlock& b : m_blocks) {
+            if (b.data) m_backend.release(b);
+            b = DeviceBlock{};
+        }
+    }
+
+    Backend& m_backend;
+    const Graph& m_g;
+    const Program& m_p;
+    const ExecuteOptions& m_o;
+    bool m_measured;
+    std::vector<DeviceBlock> m_blocks;
+    CategoryBytes m_live{};
+    Measurement m_m;
+};
+
+}  // namespace
+
+Status checkRunnable(const Backend& backend, const Graph& graph, const Program& program,
+                     bool allowUnsafe) {
+    for (const Instruction& ins : program.instructions) {
+        if (!ins.op.valid() || ins.op.index() >= graph.ops.size()) continue;
+        const Op& op = graph.op(ins.op);
+        if (op.kind == OpKind::Flatten || backend.supports(op.kind)) continue;
+        const int layer = graph.module(op.module).layerIndex;
+        return makeError("the " + backend.displayName() + " executor cannot run " +
+                         std::string(opKindName(op.kind)) + " (layer " + std::to_string(layer) +
+                         ", '" + op.name + "') yet");
+    }
+    if (program.unsafe() && !allowUnsafe) {
+        std::string reasons;
+        for (const auto& r : program.unsafeReasons) reasons += (reasons.empty() ? "" : "; ") + r;
+        return makeError("the program is unsafe (" + reasons +
+                         "); its gradients would be wrong. Run it anyway only to show the "
+                         "damage (--allow-unsafe)");
+    }
+    return Ok{};
+}
+
+ProgramDriver::ProgramDriver(std::unique_ptr<Backend> backend) : m_backend(std::move(backend)) {}
+ProgramDriver::~ProgramDriver() = default;
+
+std::string ProgramDriver::name() const { return m_backend->name(); }
+
+Result<Measurement> ProgramDriver::execute(const Graph& graph, const Program& program,
+                                           const ExecuteOptions& options) {
+    if (auto st = validateProgram(graph, program); !st) return st.error();
+    if (auto st = checkRunnable(*m_backend, graph, program, options.allowUnsafe); !st)
+        return st.error();
+    if (options.warmupSteps < 0) return makeError("warm-up steps must not be negative");
+    for (int w = 0; w < options.warmupSteps; ++w) {
+        auto r = StepRunner(*m_backend, graph, program, options, false).run();
+        if (!r) return makeError("warm-up step " + std::to_string(w + 1) + ": " + r.error().message);
+    }
+    return StepRunner(*m_backend, graph, program, options, true).run();
+}
+
+}  // namespace remat
