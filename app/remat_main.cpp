@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
     int exitCode = 0;
     remat::cli::addSimulate(app, exitCode);
     remat::cli::addCompare(app, exitCode);
+    remat::cli::addProgram(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -8,5 +8,6 @@ namespace remat::cli {
 
 void addSimulate(CLI::App& app, int& exitCode);
 void addCompare(CLI::App& app, int& exitCode);
+void addProgram(CLI::App& app, int& exitCode);
 
 }  // namespace remat::cli

@@ -1,0 +1,61 @@
+// `remat program`: the compiled program, one instruction a line with the live bytes after it —
+// the schedule a teacher steps through and the first thing to read when a figure surprises.
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "analysis.h"
+#include "commands.h"
+#include "common.h"
+#include "report.h"
+
+namespace remat::cli {
+
+namespace {
+
+int runProgram(const CommonOptions& o) {
+    auto c = resolve(o);
+    if (!c) return userError(c.error().message);
+    auto e = evaluate(c->graph, c->strategy, c->manual, c->training, c->device);
+    if (!e) return userError(e.error().message);
+    const Program& p = e->program;
+    const Timeline& t = e->timeline;
+    if (o.json) {
+        nlohmann::json arr = nlohmann::json::array();
+        for (std::size_t i = 0; i < p.instructions.size(); ++i) {
+            const Instruction& ins = p.instructions[i];
+            nlohmann::json live = nlohmann::json::object();
+            for (Category cat : kAllCategories)
+                live[std::string(categoryKey(cat))] = t.live[i][std::size_t(cat)];
+            arr.push_back({{"index", i},
+                           {"kind", instrKindName(ins.kind)},
+                           {"phase", phaseName(ins.phase)},
+                           {"micro_step", ins.microStep},
+                           {"text", describeInstruction(c->graph, p, i)},
+                           {"time_s", t.durationS[i]},
+                           {"live_bytes", totalBytes(t.live[i])},
+                           {"live", live}});
+        }
+        std::cout << arr.dump(1) << "\n";
+        return 0;
+    }
+    for (std::size_t i = 0; i < p.instructions.size(); ++i) {
+        std::cout << std::setw(6) << i << "  " << std::setw(10) << phaseName(p.instructions[i].phase)
+                  << "  " << std::setw(12) << formatBytes(totalBytes(t.live[i])) << "  "
+                  << describeInstruction(c->graph, p, i)
+                  << (i == t.peakInstruction ? "   <== peak" : "") << "\n";
+    }
+    for (const auto& r : p.unsafeReasons) std::cout << "UNSAFE: " << r << "\n";
+    return 0;
+}
+
+}  // namespace
+
+void addProgram(CLI::App& app, int& exitCode) {
+    auto* cmd = app.add_subcommand("program", "list the compiled program with live bytes");
+    auto o = std::make_shared<CommonOptions>();
+    addCommonOptions(*cmd, *o);
+    cmd->callback([o, &exitCode] { exitCode = runProgram(*o); });
+}
+
+}  // namespace remat::cli
