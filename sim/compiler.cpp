@@ -333,6 +333,7 @@ private:
             }
             if (stop >= std::int64_t(c.region.firstOp))
                 forwardPass(child, c.region.firstOp, std::uint32_t(stop), cur, draw);
+            holdSkippedChildren(child, stop, cur);
             backwardPass(child);
             // The region's inputs stay alive until its backward has finished.
             for (BufferId b : held) {
@@ -340,6 +341,23 @@ private:
                 release(b);
             }
             o = std::int64_t(c.region.firstOp) - 1;
+        }
+    }
+
+    // A nested region that the early stop of its parent's recompute never reached (it ends the
+    // parent, or the parent recomputes nothing) still holds its inputs: they exist at the stop
+    // (produced before it, or the parent's own held inputs), and its backward reads them.
+    void holdSkippedChildren(int node, std::int64_t stop, const StorageMap& cur) {
+        for (std::size_t k = 0; k < m_nodes.size(); ++k) {
+            const Node& n = m_nodes[k];
+            if (n.parent != node || std::int64_t(n.region.firstOp) <= stop) continue;
+            auto& held = m_heldInputs[k];
+            held.clear();
+            for (TensorId t : n.inputs) {
+                BufferId b = cur[m_g.storageOf(t).index()];
+                held.push_back(b);
+                hold(b);
+            }
         }
     }
 
