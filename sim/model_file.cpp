@@ -1,5 +1,6 @@
 #include "model_file.h"
 
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -70,8 +71,15 @@ public:
     std::int64_t sizeAt(const json& v, const std::string& p, std::int64_t def,
                         std::int64_t min = 1) {
         if (!v.is_number_integer()) {
-            fail(p, v.is_number() ? "expected a whole number, got " + v.dump()
-                                  : "expected a whole number, got " + typeName(v));
+            // JSON readers hold integers past 2^64 (and 1e30) as floating point: a whole
+            // number, just far too large, which is what the message must say.
+            const bool wholeButHuge = v.is_number_float() &&
+                                      std::floor(v.get<double>()) == v.get<double>() &&
+                                      std::fabs(v.get<double>()) > double(kMaxSize);
+            fail(p, wholeButHuge ? "value " + v.dump() + " is too large (at most " +
+                                       std::to_string(kMaxSize) + ")"
+                    : v.is_number() ? "expected a whole number, got " + v.dump()
+                                    : "expected a whole number, got " + typeName(v));
             return def;
         }
         if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(kMaxSize)) {
@@ -344,8 +352,10 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& origin)
     r.onlyKeys(j, {"format", "name", "description", "input", "layers", "tie_embeddings", "plan",
                    "training", "device"},
                "$");
-    if (!j.contains("format") || j["format"] != "remat-model/1")
-        r.fail("$.format", "expected \"remat-model/1\"");
+    if (!j.contains("format"))
+        r.fail("$.format", "missing; expected \"remat-model/1\"");
+    else if (j["format"] != "remat-model/1")
+        r.fail("$.format", "expected \"remat-model/1\", got " + j["format"].dump());
     if (r.failed()) return r.error();
     m.network.name = r.string(j, "name", "$", "");
     m.description = r.string(j, "description", "$", "");
@@ -452,10 +462,13 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& origin)
                    "$.training");
         m.training.microBatch = r.size(t, "micro_batch", "$.training", 1);
         if (m.training.microBatch > (std::int64_t{1} << 24))
-            r.fail("$.training.micro_batch", "at most 16777216");
+            r.fail("$.training.micro_batch", "expected a whole number from 1 to 16777216, got " +
+                                                 std::to_string(m.training.microBatch));
         m.training.accumulationSteps = r.size(t, "accumulation_steps", "$.training", 1);
         if (m.training.accumulationSteps > 1000000)
-            r.fail("$.training.accumulation_steps", "at most 1000000");
+            r.fail("$.training.accumulation_steps",
+                   "expected a whole number from 1 to 1000000, got " +
+                       std::to_string(m.training.accumulationSteps));
         m.training.precision = r.choice(t, "precision", "$.training", Precision::Fp32,
                                         parsePrecision, "fp32, mixed-bf16, mixed-fp16");
         m.training.optimizer = r.choice(t, "optimizer", "$.training", Optimizer::Sgd,
