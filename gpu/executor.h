@@ -30,6 +30,9 @@ struct ExecuteOptions {
     std::uint64_t seed = 1;
     // Run a program the compiler marked unsafe (DESIGN §3) so its damage can be shown.
     bool allowUnsafe = false;
+    // Which batch of the deterministic data stream the step's first micro-step reads: micro-
+    // step m reads batch firstBatch + m. A run of several steps continues the stream.
+    std::uint32_t firstBatch = 0;
     // Whole training steps run and discarded before the measured one (caches, clocks, lazy
     // library initialisation). Each step re-initialises from the seed, so results do not
     // depend on this count.

@@ -141,14 +141,15 @@ private:
         const Tensor& t = m_g.tensor(b.tensor);
         std::int64_t elements = 1;
         for (auto d : b.shape) elements *= d;
+        const std::uint32_t batch = m_o.firstBatch + b.microStep;
         if (b.dtype == DType::I64) {
             const std::int64_t classes = integerInputClasses(m_g, b.tensor);
             if (classes <= 0)
                 return makeError("no op gives the value range of integer input '" + t.name + "'");
-            auto v = integerInputValues(t, elements, classes, m_o.seed, b.microStep);
+            auto v = integerInputValues(t, elements, classes, m_o.seed, batch);
             return m_backend.upload(block, v.data(), block.bytes);
         }
-        auto bytes = encodeFloats(denseInputValues(t, elements, m_o.seed, b.microStep), b.dtype);
+        auto bytes = encodeFloats(denseInputValues(t, elements, m_o.seed, batch), b.dtype);
         if (std::int64_t(bytes.size()) != block.bytes)
             return makeError("input '" + t.name + "' has an unsupported dtype");
         return m_backend.upload(block, bytes.data(), block.bytes);
