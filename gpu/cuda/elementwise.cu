@@ -169,6 +169,11 @@ void dispatchAct(OpKind kind, F&& f) {
 
 // ---- launchers -----------------------------------------------------------------------------
 
+cudaError_t probeKernelImage() {
+    cudaFuncAttributes attr{};
+    return cudaFuncGetAttributes(&attr, accumulateKernel<float>);
+}
+
 void activationForward(OpKind kind, DType t, const void* x, void* y, std::int64_t n,
                        cudaStream_t s) {
     REMAT_REQUIRE(n >= 0 && (n == 0 || (x && y)), "activationForward");

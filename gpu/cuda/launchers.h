@@ -21,6 +21,10 @@
 
 namespace remat::gpu::cuda {
 
+// Whether this build holds a kernel image the current device can run: cudaSuccess, or the
+// error a launch would fail with (cudaErrorNoKernelImageForDevice on an unsupported arch).
+cudaError_t probeKernelImage();
+
 // ---- elementwise.cu ------------------------------------------------------------------------
 // kind is one of Relu, Gelu (tanh approximation), Silu, Tanh, Sigmoid. y may alias x.
 void activationForward(OpKind kind, DType t, const void* x, void* y, std::int64_t n,
