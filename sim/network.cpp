@@ -15,8 +15,9 @@ constexpr std::array<std::string_view, kLayerKindCount> kKindNames = {
     "cross_entropy", "mse"};
 
 constexpr std::int64_t kMaxDim = std::int64_t{1} << 31;
-// Elements per sample of any one tensor, so that bytes = elements x dtype x micro-batch stays
-// far from int64 overflow.
+// Elements per sample of any one layer output: keeps per-sample byte counts (at most 8 bytes an
+// element) far from int64 overflow. It does not bound internal tensors (attention scores) or
+// the product with the micro-batch; those are the byte arithmetic's own concern.
 constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;
 
 Error layerError(const Network& net, std::size_t index, const std::string& what) {
