@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
     remat::cli::addSimulate(app, exitCode);
     remat::cli::addCompare(app, exitCode);
     remat::cli::addProgram(app, exitCode);
+    remat::cli::addRun(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -9,5 +9,6 @@ namespace remat::cli {
 void addSimulate(CLI::App& app, int& exitCode);
 void addCompare(CLI::App& app, int& exitCode);
 void addProgram(CLI::App& app, int& exitCode);
+void addRun(CLI::App& app, int& exitCode);
 
 }  // namespace remat::cli

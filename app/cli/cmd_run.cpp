@@ -1,0 +1,213 @@
+// `remat run`: compile one strategy for a backend, predict it, execute it for real and print
+// the prediction and the measurement side by side — peak memory (tracked and device-level),
+// time per phase, the largest per-instruction live-bytes difference (which must be 0) and
+// the gradient check against the no-checkpoint plan.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "analysis.h"
+#include "backends.h"
+#include "commands.h"
+#include "common.h"
+#include "cpu/cpu_rates.h"
+#include "program_driver.h"
+#include "report.h"
+#include "table.h"
+#include "verification.h"
+
+namespace remat::cli {
+
+namespace {
+
+// A CPU run predicted longer than this is refused unless --force.
+constexpr double kMaxCpuRunS = 60.0;
+
+struct RunOptions {
+    CommonOptions common;
+    std::string backend = "cpu";
+    std::uint64_t seed = 1;
+    bool force = false;
+    bool allowUnsafe = false;
+    int warmup = -1;  // -1: the backend's default (cpu 0, cuda 1)
+};
+
+std::string gflops(double flopsPerS) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GFLOP/s", flopsPerS / 1e9);
+    return buf;
+}
+
+std::string scientific(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+nlohmann::json phasesJson(const PhaseTotals& t) {
+    return {{"forward", t.forward},
+            {"backward", t.backward},
+            {"recompute", t.recompute},
+            {"optimizer", t.optimizer},
+            {"total", t.total()}};
+}
+
+int runRun(const RunOptions& o) {
+    auto c = resolve(o.common);
+    if (!c) return userError(c.error().message);
+    auto backend = makeBackend(o.backend);
+    if (!backend) return userError(backend.error().message);
+    const bool onCpu = (*backend)->name() == "cpu";
+    const int warmup = o.warmup >= 0 ? o.warmup : (onCpu ? 0 : 1);
+
+    // The CPU executor has no GEMM library workspace and its own speed: predict with the
+    // chosen profile's memory and this CPU's probed rates, so that prediction and execution
+    // share one program.
+    CpuRates rates;
+    DeviceSpec device = c->device;
+    if (onCpu) {
+        rates = probeCpuRates();
+        device = cpuDeviceSpec(c->device, rates);
+    }
+    auto e = evaluate(c->graph, c->strategy, c->manual, c->training, device);
+    if (!e) return userError(e.error().message);
+    ProgramDriver executor(std::move(*backend));
+    if (auto st = checkRunnable(executor.backend(), c->graph, e->program, o.allowUnsafe); !st)
+        return userError(st.error().message);
+
+    // Warm-up steps, the measured step and the plan-`none` reference run.
+    const double estimateS = double(warmup + 1) * e->timeline.timeS.total() + e->baselineTimeS;
+    if (onCpu && estimateS > kMaxCpuRunS && !o.force)
+        return userError("this run is estimated at " + formatSeconds(estimateS) +
+                         " on this CPU (" + gflops(rates.gemmFlopsPerS) +
+                         " sgemm measured; warm-up, measured step and the no-checkpoint "
+                         "reference run), over the " + formatSeconds(kMaxCpuRunS) +
+                         " limit; use a smaller --micro-batch or pass --force");
+
+    ExecuteOptions eo;
+    eo.seed = o.seed;
+    eo.allowUnsafe = o.allowUnsafe;
+    eo.warmupSteps = warmup;
+    auto m = executor.execute(c->graph, e->program, eo);
+    if (!m) {
+        std::cerr << "remat: the " << o.backend << " run failed: " << m.error().message << "\n";
+        return 1;
+    }
+    ExecuteOptions ro = eo;
+    ro.warmupSteps = 0;
+    auto grad = checkGradientsAgainstNone(executor, c->graph, e->program, *m,
+                                          compileOptionsFor(device), ro);
+    if (!grad) {
+        std::cerr << "remat: gradient check failed to run: " << grad.error().message << "\n";
+        return 1;
+    }
+    const LiveBytesDifference diff = compareLiveBytes(e->timeline, *m);
+    const bool liveOk = diff.sameLength && diff.maxAbsBytes == 0 && diff.maxAbsCategoryBytes == 0;
+
+    if (o.common.json) {
+        nlohmann::json j = evaluationToJson(c->graph, *e, device);
+        j["backend"] = executor.name();
+        j["seed"] = o.seed;
+        j["warmup_steps"] = warmup;
+        nlohmann::json measured;
+        measured["device_name"] = m->deviceName;
+        measured["peak_bytes"] = m->peakBytes;
+        measured["peak_instruction"] = m->peakInstruction;
+        nlohmann::json breakdown = nlohmann::json::object();
+        for (Category cat : kAllCategories)
+            breakdown[std::string(categoryKey(cat))] = m->breakdownAtPeak[std::size_t(cat)];
+        measured["breakdown_at_peak"] = breakdown;
+        measured["device_peak_bytes"] = m->device.reservedPeakBytes;
+        measured["device_used_peak_bytes"] = m->device.usedPeakBytes;
+        measured["scratch_peak_bytes"] = m->device.scratchPeakBytes;
+        if (m->device.deviceUsedBeforeBytes >= 0) {
+            measured["device_used_before_bytes"] = m->device.deviceUsedBeforeBytes;
+            measured["device_used_after_bytes"] = m->device.deviceUsedAfterBytes;
+        }
+        measured["time_s"] = phasesJson(m->timeS);
+        measured["memory_ops_s"] = m->memoryOpsS;
+        measured["losses"] = m->losses;
+        j["measured"] = measured;
+        j["grad_check"] = {{"max_abs_diff", grad->maxAbsDiff},
+                           {"max_rel_diff", grad->maxRelDiff},
+                           {"reference", grad->reference},
+                           {"bitwise_equal", grad->bitwiseEqual},
+                           {"worst_parameter", grad->worstParameter},
+                           {"parameters", grad->parameters}};
+        j["max_live_bytes_difference"] = diff.maxAbsBytes;
+        j["max_live_bytes_difference_instruction"] = diff.instruction;
+        j["estimate_s"] = estimateS;
+        if (onCpu)
+            j["cpu_rates"] = {{"gemm_flops_per_s", rates.gemmFlopsPerS},
+                              {"bandwidth_bytes_per_s", rates.bandwidthBytesPerS}};
+        std::cout << j.dump(2) << "\n";
+        return liveOk ? 0 : 1;
+    }
+
+    const Timeline& t = e->timeline;
+    const std::string name = c->model.network.name.empty() ? o.common.model : c->model.network.name;
+    std::cout << name << ", strategy " << e->strategy.spelling() << " ("
+              << e->program.plan.regions.size() << " checkpointed regions, "
+              << e->program.instructions.size() << " instructions), micro-batch "
+              << c->training.microBatch << " x " << c->training.accumulationSteps << ", "
+              << precisionName(c->training.precision) << ", "
+              << optimizerName(c->training.optimizer) << "\n";
+    std::cout << "backend " << executor.name() << ": " << m->deviceName << "\n";
+    if (onCpu)
+        std::cout << "prediction: memory as on " << c->device.name << " without a GEMM library "
+                  << "workspace; time from this CPU's probed rates (" << gflops(rates.gemmFlopsPerS)
+                  << ", " << formatBytes(std::int64_t(rates.bandwidthBytesPerS)) << "/s)\n";
+    std::cout << "\n";
+    TextTable table({"", "predicted", "measured"});
+    table.addRow({"peak (tracked)", formatBytes(t.peakBytes), formatBytes(m->peakBytes)});
+    table.addRow({"  at instruction", std::to_string(t.peakInstruction),
+                  std::to_string(m->peakInstruction)});
+    table.addRow({"peak (device level)", "", formatBytes(m->device.reservedPeakBytes)});
+    table.addRow({"  allocator in use", "", formatBytes(m->device.usedPeakBytes)});
+    if (m->device.scratchPeakBytes > 0)
+        table.addRow({"  of which staging", "", formatBytes(m->device.scratchPeakBytes)});
+    table.addRow({"forward", formatSeconds(t.timeS.forward), formatSeconds(m->timeS.forward)});
+    table.addRow({"recompute", formatSeconds(t.timeS.recompute), formatSeconds(m->timeS.recompute)});
+    table.addRow({"backward", formatSeconds(t.timeS.backward), formatSeconds(m->timeS.backward)});
+    table.addRow({"optimizer", formatSeconds(t.timeS.optimizer), formatSeconds(m->timeS.optimizer)});
+    table.addRow({"step", formatSeconds(t.timeS.total()), formatSeconds(m->timeS.total())});
+    std::cout << table.render() << "\n";
+    std::cout << "alloc/free and data initialisation: " << formatSeconds(m->memoryOpsS)
+              << " (not part of the step time)\n";
+    std::cout << "largest per-instruction live-bytes difference: " << diff.maxAbsBytes << " B"
+              << (liveOk ? " (tracked bytes equal the prediction after every instruction)"
+                         : " at instruction " + std::to_string(diff.instruction) + " (" +
+                               describeInstruction(c->graph, e->program, diff.instruction) +
+                               "): a bug")
+              << "\n";
+    std::cout << "gradient check against plan none: max |diff| " << scientific(grad->maxAbsDiff)
+              << (grad->bitwiseEqual ? ", bitwise equal" : ", not bitwise equal")
+              << (grad->worstParameter.empty() ? "" : " (largest in " + grad->worstParameter + ")")
+              << ", " << grad->parameters << " parameters\n";
+    std::cout << "loss per micro-step:";
+    for (float l : m->losses) std::cout << " " << l;
+    std::cout << "\n";
+    for (const auto& r : e->program.unsafeReasons) std::cout << "UNSAFE: " << r << "\n";
+    return liveOk ? 0 : 1;
+}
+
+}  // namespace
+
+void addRun(CLI::App& app, int& exitCode) {
+    auto* cmd = app.add_subcommand("run", "execute one training step and compare it with the prediction");
+    auto o = std::make_shared<RunOptions>();
+    addCommonOptions(*cmd, o->common);
+    cmd->add_option("--backend", o->backend, "cpu | cuda")->capture_default_str();
+    cmd->add_option("--seed", o->seed, "seed for weights, data and dropout masks")
+        ->capture_default_str();
+    cmd->add_option("--warmup", o->warmup, "unmeasured steps first (default: cpu 0, cuda 1)")
+        ->check(CLI::Range(0, 100));
+    cmd->add_flag("--force", o->force, "run even when the CPU run is estimated over 60 s");
+    cmd->add_flag("--allow-unsafe", o->allowUnsafe,
+                  "run a program marked unsafe (RNG not preserved, in-place overwrite) to show "
+                  "the damage to gradients");
+    cmd->callback([o, &exitCode] { exitCode = runRun(*o); });
+}
+
+}  // namespace remat::cli
