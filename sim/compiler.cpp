@@ -444,14 +444,34 @@ private:
             if (m_steps[s].phase != Phase::Optimizer)
                 microStart[m_steps[s].microStep] =
                     std::min(microStart[m_steps[s].microStep], s);
-        std::vector<std::vector<BufferId>> allocAt(m_steps.size()), freeAt(m_steps.size());
+        // Buckets of allocations and frees per step, as flat arrays (counting sort): a vector
+        // per step would cost a heap allocation each on programs of 20k instructions.
+        const std::size_t nSteps = m_steps.size();
+        std::vector<std::uint32_t> allocStep(nBuf, kNoStep), freeStep(nBuf, kNoStep);
+        std::vector<std::uint32_t> allocStart(nSteps + 1, 0), freeStart(nSteps + 1, 0);
         for (std::size_t i = 0; i < nBuf; ++i) {
             if (resident[i]) continue;
             const Buffer& b = m_p.buffers[i];
-            std::uint32_t created =
+            const std::uint32_t created =
                 b.role == BufferRole::Input ? microStart[b.microStep] : m_created[i];
-            allocAt[created].push_back(BufferId(std::uint32_t(i)));
-            freeAt[std::max(m_lastUse[i], created)].push_back(BufferId(std::uint32_t(i)));
+            allocStep[i] = created;
+            freeStep[i] = std::max(m_lastUse[i], created);
+            ++allocStart[created + 1];
+            ++freeStart[freeStep[i] + 1];
+        }
+        for (std::size_t s = 0; s < nSteps; ++s) {
+            allocStart[s + 1] += allocStart[s];
+            freeStart[s + 1] += freeStart[s];
+        }
+        std::vector<BufferId> allocs(allocStart[nSteps]), frees(freeStart[nSteps]);
+        {
+            std::vector<std::uint32_t> fillA(allocStart.begin(), allocStart.end() - 1);
+            std::vector<std::uint32_t> fillF(freeStart.begin(), freeStart.end() - 1);
+            for (std::size_t i = 0; i < nBuf; ++i) {
+                if (allocStep[i] == kNoStep) continue;
+                allocs[fillA[allocStep[i]]++] = BufferId(std::uint32_t(i));
+                frees[fillF[freeStep[i]]++] = BufferId(std::uint32_t(i));
+            }
         }
         auto& out = m_p.instructions;
         out.reserve(m_steps.size() + 2 * nBuf);
@@ -467,9 +487,11 @@ private:
         for (std::uint32_t s = 0; s < m_steps.size(); ++s) {
             const Phase ph = m_steps[s].phase;
             const std::uint32_t micro = m_steps[s].microStep;
-            for (BufferId b : allocAt[s]) memOp(InstrKind::Alloc, b, ph, micro);
+            for (std::uint32_t k = allocStart[s]; k < allocStart[s + 1]; ++k)
+                memOp(InstrKind::Alloc, allocs[k], ph, micro);
             out.push_back(std::move(m_steps[s]));
-            for (BufferId b : freeAt[s]) memOp(InstrKind::Free, b, ph, micro);
+            for (std::uint32_t k = freeStart[s]; k < freeStart[s + 1]; ++k)
+                memOp(InstrKind::Free, frees[k], ph, micro);
         }
         for (auto it = m_resident.rbegin(); it != m_resident.rend(); ++it)
             memOp(InstrKind::Free, *it, Phase::Teardown, std::uint32_t(m_cfg.accumulationSteps - 1));

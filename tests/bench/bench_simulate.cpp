@@ -49,6 +49,20 @@ void BM_Gpt3_175B(benchmark::State& state) {
 }
 BENCHMARK(BM_Gpt3_175B)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
+// What a plan edit in the GUI costs: the graph is cached, only compile + simulate rerun.
+void BM_Gpt3_175B_PlanEdit(benchmark::State& state) {
+    static const ModelFile m = preset("gpt3-175b");
+    const DeviceSpec& device = builtinDevices().front();
+    auto g = lower(m.network, m.training.precision);
+    auto plan = makePlan(*g, *parseStrategy("every:2"));
+    for (auto _ : state) {
+        auto p = compile(*g, *plan, m.training, compileOptionsFor(device));
+        Timeline t = simulate(*g, *p, device);
+        benchmark::DoNotOptimize(t.peakBytes);
+    }
+}
+BENCHMARK(BM_Gpt3_175B_PlanEdit)->Unit(benchmark::kMillisecond);
+
 void BM_Gpt2Small(benchmark::State& state) {
     static const ModelFile m = preset("gpt2-small");
     runOnce(state, m, "every:3");
