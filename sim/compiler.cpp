@@ -263,6 +263,9 @@ private:
             ins.op = OpId(o);
             ins.rngDraw = draw;
             ins.regionDepth = m_nodes[std::size_t(node)].depth;
+            ins.inputs.reserve(op.inputs.size());
+            ins.outputs.reserve(op.outputs.size());
+            ins.params.reserve(op.params.size());
             for (TensorId t : op.inputs) ins.inputs.push_back(cur[m_g.storageOf(t).index()]);
             for (std::size_t k = 0; k < op.outputs.size(); ++k) {
                 TensorId t = op.outputs[k];
@@ -284,6 +287,7 @@ private:
             if (child < 0 && m_needsBackward[o]) {
                 auto& saved = m_saved[o];
                 saved.clear();
+                saved.reserve(op.saved.size());
                 for (TensorId t : op.saved) {
                     BufferId b = cur[m_g.storageOf(t).index()];
                     saved.push_back(b);
@@ -369,6 +373,10 @@ private:
         ins.microStep = m_micro;
         ins.op = OpId(o);
         ins.saved = m_saved[o];
+        ins.gradOutputs.reserve(op.outputs.size());
+        ins.gradInputs.reserve(op.inputs.size());
+        ins.params.reserve(op.params.size());
+        ins.paramGrads.reserve(op.params.size());
         for (TensorId t : op.outputs) {
             BufferId b;
             if (m_flows[t.index()]) b = m_gradBuf[gradKey(t).index()];
