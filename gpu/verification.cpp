@@ -83,7 +83,9 @@ Result<GradCheck> checkGradientsAgainstNone(Executor& executor, const Graph& gra
     if (reference->unsafe()) o.allowUnsafe = options.allowUnsafe;
     auto m = executor.execute(graph, *reference, o);
     if (!m) return makeError("reference run (plan none): " + m.error().message);
-    return compareGradients(*m, run);
+    auto c = compareGradients(*m, run);
+    if (c) c->referenceUnsafe = reference->unsafe();
+    return c;
 }
 
 }  // namespace remat

@@ -25,6 +25,9 @@ LiveBytesDifference compareLiveBytes(const Timeline& predicted, const Measuremen
 
 struct GradCheck {
     std::string reference = "none";  // the plan the gradients were compared against
+    // The reference program is itself unsafe (an in-place op overwriting a saved tensor is
+    // in the network, not the plan): it carries the same damage, so agreement proves nothing.
+    bool referenceUnsafe = false;
     double maxAbsDiff = 0.0;
     // Largest |a - b| / max(|a|, |b|, 1e-6) over all elements: the tolerance figure for
     // runs whose kernels are not bitwise deterministic.

@@ -132,6 +132,7 @@ int runRun(const RunOptions& o) {
         j["grad_check"] = {{"max_abs_diff", grad->maxAbsDiff},
                            {"max_rel_diff", grad->maxRelDiff},
                            {"reference", grad->reference},
+                           {"reference_unsafe", grad->referenceUnsafe},
                            {"bitwise_equal", grad->bitwiseEqual},
                            {"worst_parameter", grad->worstParameter},
                            {"parameters", grad->parameters}};
@@ -185,6 +186,9 @@ int runRun(const RunOptions& o) {
               << (grad->bitwiseEqual ? ", bitwise equal" : ", not bitwise equal")
               << (grad->worstParameter.empty() ? "" : " (largest in " + grad->worstParameter + ")")
               << ", " << grad->parameters << " parameters\n";
+    if (grad->referenceUnsafe)
+        std::cout << "  (plan none is unsafe too: the damage is in the network, not the plan, so "
+                     "agreement proves nothing)\n";
     std::cout << "loss per micro-step:";
     for (float l : m->losses) std::cout << " " << l;
     std::cout << "\n";
