@@ -1,0 +1,97 @@
+#include "layer_catalog.h"
+
+#include <QCoreApplication>
+
+namespace remat::ui {
+
+namespace {
+QString tr(const char* text) { return QCoreApplication::translate("LayerCatalog", text); }
+
+std::int64_t headsFor(std::int64_t width) {
+    for (std::int64_t h : {16, 12, 8, 4, 2})
+        if (width % h == 0 && width / h >= 32) return h;
+    return 1;
+}
+}  // namespace
+
+std::vector<CatalogGroup> layerCatalog() {
+    return {
+        {tr("Dense"), {LayerKind::Linear, LayerKind::Dropout, LayerKind::Flatten}},
+        {tr("Activations"),
+         {LayerKind::Relu, LayerKind::Gelu, LayerKind::Silu, LayerKind::Tanh, LayerKind::Sigmoid,
+          LayerKind::Softmax}},
+        {tr("Normalisation"), {LayerKind::LayerNorm, LayerKind::RmsNorm, LayerKind::BatchNorm2d}},
+        {tr("Sequence models"),
+         {LayerKind::Embedding, LayerKind::Attention, LayerKind::Mlp, LayerKind::TransformerBlock}},
+        {tr("Vision"),
+         {LayerKind::Conv2d, LayerKind::MaxPool2d, LayerKind::GlobalAvgPool,
+          LayerKind::ResidualBlock}},
+        {tr("Losses"), {LayerKind::CrossEntropy, LayerKind::Mse}},
+    };
+}
+
+QString layerDescription(LayerKind kind) {
+    switch (kind) {
+        case LayerKind::Linear: return tr("Fully connected layer; saves its input.");
+        case LayerKind::Relu: return tr("ReLU; saves its output.");
+        case LayerKind::Gelu: return tr("GELU; saves its input.");
+        case LayerKind::Silu: return tr("SiLU (swish); saves its input.");
+        case LayerKind::Tanh: return tr("tanh; saves its output.");
+        case LayerKind::Sigmoid: return tr("Sigmoid; saves its output.");
+        case LayerKind::Softmax: return tr("Softmax over the last dimension; saves its output.");
+        case LayerKind::LayerNorm: return tr("Layer norm; saves input, mean and rstd.");
+        case LayerKind::RmsNorm: return tr("RMS norm; saves input and rstd.");
+        case LayerKind::Dropout: return tr("Dropout; saves a 1-byte mask per element.");
+        case LayerKind::Embedding:
+            return tr("Token (and learned position) embedding; first layer of a token model.");
+        case LayerKind::Conv2d: return tr("2-D convolution; saves its input.");
+        case LayerKind::BatchNorm2d: return tr("Batch norm over channels; saves input and statistics.");
+        case LayerKind::MaxPool2d: return tr("Max pooling; saves input and indices.");
+        case LayerKind::GlobalAvgPool: return tr("Global average pooling to 1×1.");
+        case LayerKind::Flatten: return tr("Flattens to one dimension (a view: no memory).");
+        case LayerKind::Attention:
+            return tr("Multi-head self-attention (qkv, attention core, projection).");
+        case LayerKind::Mlp: return tr("Two-layer MLP, optionally gated (SwiGLU).");
+        case LayerKind::TransformerBlock:
+            return tr("Pre-LN transformer block: attention and MLP with residuals; repeatable.");
+        case LayerKind::ResidualBlock:
+            return tr("ResNet block (basic or bottleneck) with shortcut; repeatable.");
+        case LayerKind::CrossEntropy: return tr("Cross-entropy loss over the last dimension.");
+        case LayerKind::Mse: return tr("Mean squared error loss.");
+    }
+    return {};
+}
+
+Layer defaultLayer(LayerKind kind, const Shape& input) {
+    Layer l;
+    l.kind = kind;
+    const std::int64_t width = input.empty() ? 1024 : input.back();
+    const std::int64_t channels = input.size() == 3 ? input[0] : 64;
+    switch (kind) {
+        case LayerKind::Linear: l.out = width; break;
+        case LayerKind::Dropout: l.p = 0.1; break;
+        case LayerKind::Embedding: l.dim = 768; break;
+        case LayerKind::Conv2d:
+            l.outChannels = channels;
+            l.kernel = 3;
+            l.padding = 1;
+            break;
+        case LayerKind::MaxPool2d:
+            l.kernel = 2;
+            l.stride = 2;
+            break;
+        case LayerKind::Attention:
+            l.heads = headsFor(width);
+            break;
+        case LayerKind::Mlp: l.mlpHidden = 4 * width; break;
+        case LayerKind::TransformerBlock:
+            l.heads = headsFor(width);
+            l.mlpHidden = 4 * width;
+            break;
+        case LayerKind::ResidualBlock: l.channels = channels; break;
+        default: break;
+    }
+    return l;
+}
+
+}  // namespace remat::ui

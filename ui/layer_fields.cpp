@@ -1,0 +1,161 @@
+#include "layer_fields.h"
+
+#include <QCoreApplication>
+
+#include "qt_convert.h"
+
+namespace remat::ui {
+
+namespace {
+
+QString tr(const char* text) { return QCoreApplication::translate("LayerFields", text); }
+
+LayerField sizeField(const char* key, const QString& label, std::int64_t Layer::*member,
+                     FieldType type = FieldType::Size) {
+    return {QString::fromLatin1(key), label, type, {},
+            [member](const Layer& l) { return QVariant::fromValue<qlonglong>(l.*member); },
+            [member](Layer& l, const QVariant& v) { l.*member = v.toLongLong(); }};
+}
+
+LayerField boolField(const char* key, const QString& label, bool Layer::*member) {
+    return {QString::fromLatin1(key), label, FieldType::Bool, {},
+            [member](const Layer& l) { return QVariant(l.*member); },
+            [member](Layer& l, const QVariant& v) { l.*member = v.toBool(); }};
+}
+
+LayerField probabilityField(const char* key, const QString& label, double Layer::*member) {
+    return {QString::fromLatin1(key), label, FieldType::Probability, {},
+            [member](const Layer& l) { return QVariant(l.*member); },
+            [member](Layer& l, const QVariant& v) { l.*member = v.toDouble(); }};
+}
+
+LayerField nameField() {
+    return {QStringLiteral("name"), tr("Name"), FieldType::Text, {},
+            [](const Layer& l) { return QVariant(toQString(l.name)); },
+            [](Layer& l, const QVariant& v) { l.name = v.toString().trimmed().toStdString(); }};
+}
+
+LayerField activationField() {
+    return {QStringLiteral("activation"), tr("Activation"), FieldType::Choice,
+            {QStringLiteral("relu"), QStringLiteral("gelu"), QStringLiteral("silu")},
+            [](const Layer& l) { return QVariant(toQString(activationName(l.activation))); },
+            [](Layer& l, const QVariant& v) {
+                if (auto a = parseActivation(v.toString().toStdString())) l.activation = *a;
+            }};
+}
+
+LayerField normField() {
+    return {QStringLiteral("norm"), tr("Norm"), FieldType::Choice,
+            {QStringLiteral("layernorm"), QStringLiteral("rmsnorm")},
+            [](const Layer& l) {
+                return QVariant(l.norm == NormKind::LayerNorm ? QStringLiteral("layernorm")
+                                                              : QStringLiteral("rmsnorm"));
+            },
+            [](Layer& l, const QVariant& v) {
+                l.norm = v.toString() == QLatin1String("rmsnorm") ? NormKind::RmsNorm : NormKind::LayerNorm;
+            }};
+}
+
+LayerField attentionImplField() {
+    return {QStringLiteral("attention"), tr("Attention core"), FieldType::Choice,
+            {QStringLiteral("eager"), QStringLiteral("flash")},
+            [](const Layer& l) {
+                return QVariant(l.attention == AttentionImpl::Eager ? QStringLiteral("eager")
+                                                                    : QStringLiteral("flash"));
+            },
+            [](Layer& l, const QVariant& v) {
+                l.attention = v.toString() == QLatin1String("flash") ? AttentionImpl::Flash
+                                                                     : AttentionImpl::Eager;
+            }};
+}
+
+LayerField variantField() {
+    return {QStringLiteral("variant"), tr("Variant"), FieldType::Choice,
+            {QStringLiteral("basic"), QStringLiteral("bottleneck")},
+            [](const Layer& l) {
+                return QVariant(l.variant == ResidualVariant::Basic ? QStringLiteral("basic")
+                                                                    : QStringLiteral("bottleneck"));
+            },
+            [](Layer& l, const QVariant& v) {
+                l.variant = v.toString() == QLatin1String("bottleneck") ? ResidualVariant::Bottleneck
+                                                                        : ResidualVariant::Basic;
+            }};
+}
+
+}  // namespace
+
+std::vector<LayerField> fieldsFor(LayerKind kind) {
+    std::vector<LayerField> f{nameField()};
+    if (isBlock(kind)) f.push_back(sizeField("repeat", tr("Repeat"), &Layer::repeat, FieldType::Count));
+    switch (kind) {
+        case LayerKind::Linear:
+            f.push_back(sizeField("out", tr("Output features"), &Layer::out));
+            f.push_back(boolField("bias", tr("Bias"), &Layer::bias));
+            break;
+        case LayerKind::Relu:
+        case LayerKind::Gelu:
+        case LayerKind::Silu:
+        case LayerKind::Tanh:
+        case LayerKind::Sigmoid:
+            f.push_back(boolField("inplace", tr("In place"), &Layer::inplace));
+            break;
+        case LayerKind::Dropout:
+            f.push_back(probabilityField("p", tr("Probability"), &Layer::p));
+            f.push_back(boolField("inplace", tr("In place"), &Layer::inplace));
+            break;
+        case LayerKind::Embedding:
+            f.push_back(sizeField("dim", tr("Width"), &Layer::dim));
+            f.push_back(sizeField("positions", tr("Learned positions (0: none)"), &Layer::positions,
+                                  FieldType::Count));
+            f.push_back(probabilityField("dropout", tr("Dropout"), &Layer::dropout));
+            break;
+        case LayerKind::Attention:
+            f.push_back(sizeField("heads", tr("Heads"), &Layer::heads));
+            f.push_back(sizeField("kv_heads", tr("KV heads (0: same)"), &Layer::kvHeads, FieldType::Count));
+            f.push_back(attentionImplField());
+            f.push_back(boolField("causal", tr("Causal"), &Layer::causal));
+            f.push_back(probabilityField("dropout", tr("Dropout"), &Layer::dropout));
+            f.push_back(boolField("bias", tr("Bias"), &Layer::bias));
+            break;
+        case LayerKind::Mlp:
+            f.push_back(sizeField("mlp_hidden", tr("Hidden width"), &Layer::mlpHidden));
+            f.push_back(activationField());
+            f.push_back(boolField("gated", tr("Gated (SwiGLU)"), &Layer::gated));
+            f.push_back(probabilityField("dropout", tr("Dropout"), &Layer::dropout));
+            f.push_back(boolField("bias", tr("Bias"), &Layer::bias));
+            break;
+        case LayerKind::TransformerBlock:
+            f.push_back(sizeField("heads", tr("Heads"), &Layer::heads));
+            f.push_back(sizeField("kv_heads", tr("KV heads (0: same)"), &Layer::kvHeads, FieldType::Count));
+            f.push_back(sizeField("mlp_hidden", tr("MLP hidden width"), &Layer::mlpHidden));
+            f.push_back(activationField());
+            f.push_back(boolField("gated", tr("Gated MLP (SwiGLU)"), &Layer::gated));
+            f.push_back(normField());
+            f.push_back(attentionImplField());
+            f.push_back(boolField("causal", tr("Causal"), &Layer::causal));
+            f.push_back(probabilityField("dropout", tr("Dropout"), &Layer::dropout));
+            f.push_back(boolField("bias", tr("Bias"), &Layer::bias));
+            break;
+        case LayerKind::Conv2d:
+            f.push_back(sizeField("out_channels", tr("Output channels"), &Layer::outChannels));
+            f.push_back(sizeField("kernel", tr("Kernel"), &Layer::kernel));
+            f.push_back(sizeField("stride", tr("Stride"), &Layer::stride));
+            f.push_back(sizeField("padding", tr("Padding"), &Layer::padding, FieldType::Count));
+            f.push_back(boolField("bias", tr("Bias"), &Layer::bias));
+            break;
+        case LayerKind::MaxPool2d:
+            f.push_back(sizeField("kernel", tr("Kernel"), &Layer::kernel));
+            f.push_back(sizeField("stride", tr("Stride"), &Layer::stride));
+            f.push_back(sizeField("padding", tr("Padding"), &Layer::padding, FieldType::Count));
+            break;
+        case LayerKind::ResidualBlock:
+            f.push_back(variantField());
+            f.push_back(sizeField("channels", tr("Channels"), &Layer::channels));
+            f.push_back(sizeField("stride", tr("Stride"), &Layer::stride));
+            break;
+        default: break;
+    }
+    return f;
+}
+
+}  // namespace remat::ui

@@ -1,0 +1,222 @@
+#include "layer_stack_view.h"
+
+#include <QAction>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QToolButton>
+#include <QTreeView>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <set>
+
+#include "bytes_bar_delegate.h"
+#include "document.h"
+#include "layer_stack_model.h"
+
+namespace remat::ui {
+
+LayerStackView::LayerStackView(Document* document, QWidget* parent)
+    : QWidget(parent), m_document(document), m_model(new LayerStackModel(document, this)),
+      m_tree(new QTreeView(this)) {
+    m_tree->setModel(m_model);
+    m_tree->setObjectName(QStringLiteral("layerStackTree"));
+    m_tree->setItemDelegateForColumn(LayerStackModel::BytesColumn, new BytesBarDelegate(m_tree));
+    m_tree->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_tree->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tree->setUniformRowHeights(true);
+    m_tree->setAlternatingRowColors(true);
+    m_tree->setAllColumnsShowFocus(true);
+    m_tree->setDragEnabled(true);
+    m_tree->setAcceptDrops(true);
+    m_tree->setDropIndicatorShown(true);
+    m_tree->setDragDropMode(QAbstractItemView::InternalMove);
+    m_tree->setDefaultDropAction(Qt::MoveAction);
+    m_tree->setContextMenuPolicy(Qt::ActionsContextMenu);
+    m_tree->setAccessibleName(tr("Layer stack"));
+
+    QHeaderView* header = m_tree->header();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(LayerStackModel::NameColumn, QHeaderView::Stretch);
+    const QFontMetrics fm(font());
+    header->resizeSection(LayerStackModel::KindColumn, fm.horizontalAdvance(QStringLiteral("transformer_block")) + 16);
+    header->resizeSection(LayerStackModel::ShapeColumn, fm.horizontalAdvance(QStringLiteral("[1024, 50257]")) + 16);
+    header->resizeSection(LayerStackModel::BytesColumn, fm.horizontalAdvance(QStringLiteral("Kept for backward")) + 20);
+    header->resizeSection(LayerStackModel::CheckpointColumn, fm.horizontalAdvance(QStringLiteral("recompute")) + 44);
+    m_tree->setMinimumWidth(fm.horizontalAdvance(QLatin1Char('x')) * 70);
+
+    m_checkpointSelection = new QAction(tr("Checkpoint selection"), this);
+    m_checkpointSelection->setToolTip(
+        tr("Make the selected consecutive layers one checkpointed (recompute) region"));
+    m_checkpointSelection->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+    m_checkpointSelection->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(m_checkpointSelection, &QAction::triggered, this, &LayerStackView::checkpointSelection);
+    m_tree->addAction(m_checkpointSelection);
+
+    auto* clear = new QAction(tr("Clear plan"), this);
+    clear->setToolTip(tr("Remove every checkpointed region"));
+    connect(clear, &QAction::triggered, this, [this] { (void)m_document->clearPlan(); });
+
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(0, 0, 0, 0);
+    for (QAction* a : {m_checkpointSelection, clear}) {
+        auto* b = new QToolButton(this);
+        b->setDefaultAction(a);
+        b->setToolButtonStyle(Qt::ToolButtonTextOnly);
+        bar->addWidget(b);
+    }
+    auto* expand = new QToolButton(this);
+    expand->setText(tr("Expand all"));
+    connect(expand, &QToolButton::clicked, m_tree, &QTreeView::expandAll);
+    auto* collapse = new QToolButton(this);
+    collapse->setText(tr("Collapse all"));
+    connect(collapse, &QToolButton::clicked, m_tree, &QTreeView::collapseAll);
+    bar->addStretch(1);
+    bar->addWidget(expand);
+    bar->addWidget(collapse);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(bar);
+    layout->addWidget(m_tree, 1);
+
+    connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this, &LayerStackView::saveExpansion);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &LayerStackView::restoreExpansion);
+    connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            &LayerStackView::onCurrentChanged);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &LayerStackView::onCurrentChanged);
+}
+
+QString LayerStackView::keyOf(const QModelIndex& index) const {
+    const auto kind = LayerStackModel::NodeKind(index.data(LayerStackModel::NodeKindRole).toInt());
+    switch (kind) {
+        case LayerStackModel::NodeKind::Entry:
+            return QStringLiteral("e%1:%2")
+                .arg(index.data(LayerStackModel::EntryRole).toInt())
+                .arg(m_model->index(index.row(), LayerStackModel::KindColumn, index.parent())
+                         .data()
+                         .toString());
+        case LayerStackModel::NodeKind::Instance:
+            return QStringLiteral("i%1").arg(index.data(LayerStackModel::InstanceRole).toLongLong());
+        case LayerStackModel::NodeKind::SubModule:
+            return QStringLiteral("m") + index.data(LayerStackModel::ModulePathRole).toString();
+        default: return {};
+    }
+}
+
+void LayerStackView::saveExpansion() {
+    m_expanded.clear();
+    std::vector<QModelIndex> stack;
+    for (int r = 0; r < m_model->rowCount(); ++r) stack.push_back(m_model->index(r, 0));
+    while (!stack.empty()) {
+        const QModelIndex i = stack.back();
+        stack.pop_back();
+        if (!m_tree->isExpanded(i)) continue;
+        m_expanded.insert(keyOf(i));
+        for (int r = 0; r < m_model->rowCount(i); ++r) stack.push_back(m_model->index(r, 0, i));
+    }
+}
+
+void LayerStackView::restoreExpansion() {
+    if (m_expanded.isEmpty()) return;
+    std::vector<QModelIndex> stack;
+    for (int r = 0; r < m_model->rowCount(); ++r) stack.push_back(m_model->index(r, 0));
+    while (!stack.empty()) {
+        const QModelIndex i = stack.back();
+        stack.pop_back();
+        if (!m_expanded.contains(keyOf(i))) continue;
+        m_tree->setExpanded(i, true);
+        for (int r = 0; r < m_model->rowCount(i); ++r) stack.push_back(m_model->index(r, 0, i));
+    }
+}
+
+std::vector<std::size_t> LayerStackView::selectedEntries() const {
+    std::set<std::size_t> entries;
+    for (const QModelIndex& i : m_tree->selectionModel()->selectedRows()) {
+        if (i.parent().isValid()) continue;
+        const int e = i.data(LayerStackModel::EntryRole).toInt();
+        if (e >= 0) entries.insert(std::size_t(e));
+    }
+    if (entries.empty()) {
+        const int e = currentEntry();
+        if (e >= 0) entries.insert(std::size_t(e));
+    }
+    return {entries.begin(), entries.end()};
+}
+
+int LayerStackView::currentEntry() const {
+    const QModelIndex i = m_tree->currentIndex();
+    if (!i.isValid()) return -2;
+    return i.data(LayerStackModel::EntryRole).toInt();
+}
+
+std::int64_t LayerStackView::currentInstance() const {
+    const QModelIndex i = m_tree->currentIndex();
+    if (!i.isValid()) return -1;
+    return i.data(LayerStackModel::InstanceRole).toLongLong();
+}
+
+void LayerStackView::onCurrentChanged() {
+    const int entry = currentEntry();
+    const int instance = int(currentInstance());
+    if (entry != m_lastEntry) {
+        m_lastEntry = entry;
+        emit currentEntryChanged(entry);
+    }
+    if (instance != m_lastInstance) {
+        m_lastInstance = instance;
+        emit currentInstanceChanged(instance);
+    }
+}
+
+void LayerStackView::checkpointSelection() {
+    const QModelIndexList rows = m_tree->selectionModel()->selectedRows();
+    if (rows.isEmpty()) {
+        emit message(tr("Select the layers to checkpoint together first."));
+        return;
+    }
+    if (rows.size() == 1) {
+        RegionSpec region;
+        if (m_model->regionFor(rows.front(), region)) {
+            (void)m_document->setRegion(region, true);
+            return;
+        }
+    }
+    std::set<std::int64_t> instances;
+    for (const QModelIndex& i : rows) {
+        const auto kind = LayerStackModel::NodeKind(i.data(LayerStackModel::NodeKindRole).toInt());
+        if (kind == LayerStackModel::NodeKind::Input) continue;
+        if (kind == LayerStackModel::NodeKind::SubModule) {
+            emit message(tr("A region of several rows must be made of whole layers, not "
+                            "sub-modules."));
+            return;
+        }
+        RegionSpec r;
+        if (!m_model->regionFor(i, r) || r.isPath) continue;
+        for (std::int64_t k = r.first; k <= r.last; ++k) instances.insert(k);
+    }
+    if (instances.empty()) return;
+    const std::int64_t first = *instances.begin(), last = *instances.rbegin();
+    if (std::int64_t(instances.size()) != last - first + 1) {
+        emit message(tr("Select consecutive layers: a region is one contiguous range."));
+        return;
+    }
+    (void)m_document->setRegion(RegionSpec{false, first, last, ""}, true);
+}
+
+void LayerStackView::selectInstance(int instance) {
+    const QModelIndex i = m_model->indexForInstance(instance);
+    if (!i.isValid()) return;
+    if (i.parent().isValid()) m_tree->expand(i.parent());
+    m_tree->setCurrentIndex(i);
+    m_tree->scrollTo(i);
+}
+
+void LayerStackView::selectEntry(int entry) {
+    const QModelIndex i = entry < 0 ? m_model->index(0, 0) : m_model->indexForEntry(std::size_t(entry));
+    if (!i.isValid()) return;
+    m_tree->setCurrentIndex(i);
+    m_tree->scrollTo(i);
+}
+
+}  // namespace remat::ui

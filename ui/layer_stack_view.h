@@ -1,0 +1,67 @@
+// The layer stack on screen: a tree over LayerStackModel with the bytes bar delegate, a row of
+// actions (checkpoint the selected consecutive layers as one region, clear the plan), drag and
+// drop of top-level layers, and expansion kept across edits. It reports which layer is
+// selected (for the inspector and the timeline highlight) and selects a layer on request
+// (a click on the timeline).
+#pragma once
+
+#include <QSet>
+#include <QWidget>
+#include <cstdint>
+#include <vector>
+
+class QTreeView;
+class QToolButton;
+class QModelIndex;
+class QAction;
+
+namespace remat::ui {
+
+class Document;
+class LayerStackModel;
+
+class LayerStackView : public QWidget {
+    Q_OBJECT
+public:
+    explicit LayerStackView(Document* document, QWidget* parent = nullptr);
+
+    LayerStackModel* model() const { return m_model; }
+    QTreeView* tree() const { return m_tree; }
+    QAction* checkpointSelectionAction() const { return m_checkpointSelection; }
+
+    // Selected top-level entries (index into network.layers), sorted; the input is not one.
+    std::vector<std::size_t> selectedEntries() const;
+    // The entry the inspector should show: -1 for the input, -2 for nothing.
+    int currentEntry() const;
+    // Expanded layer instance of the current row (-1 when it is the input or a whole repeated
+    // block).
+    std::int64_t currentInstance() const;
+
+public slots:
+    // Makes the selected consecutive layers one checkpointed region.
+    void checkpointSelection();
+    // Selects (and scrolls to) the row of expanded layer `instance`, expanding its block.
+    void selectInstance(int instance);
+    void selectEntry(int entry);
+
+signals:
+    void currentEntryChanged(int entry);       // -1: the input row
+    void currentInstanceChanged(int instance); // -1: none (input or a repeated block row)
+    void message(const QString& text);
+
+private:
+    void saveExpansion();
+    void restoreExpansion();
+    QString keyOf(const QModelIndex& index) const;
+    void onCurrentChanged();
+
+    Document* m_document;
+    LayerStackModel* m_model;
+    QTreeView* m_tree;
+    QAction* m_checkpointSelection;
+    QSet<QString> m_expanded;
+    int m_lastEntry = -2;
+    int m_lastInstance = -2;
+};
+
+}  // namespace remat::ui

@@ -1,0 +1,67 @@
+#include "palette.h"
+
+#include <QLabel>
+#include <QPushButton>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include "layer_catalog.h"
+#include "qt_convert.h"
+
+namespace remat::ui {
+
+namespace {
+constexpr int kKindRole = Qt::UserRole + 1;
+}
+
+Palette::Palette(QWidget* parent)
+    : QWidget(parent), m_list(new QTreeWidget(this)), m_add(new QPushButton(tr("Add after current layer"), this)),
+      m_description(new QLabel(this)) {
+    m_list->setHeaderHidden(true);
+    m_list->setRootIsDecorated(false);
+    m_list->setAccessibleName(tr("Layer palette"));
+    for (const CatalogGroup& g : layerCatalog()) {
+        auto* group = new QTreeWidgetItem(m_list, {g.title});
+        group->setFlags(Qt::ItemIsEnabled);
+        QFont bold = group->font(0);
+        bold.setBold(true);
+        group->setFont(0, bold);
+        for (LayerKind k : g.kinds) {
+            auto* item = new QTreeWidgetItem(group, {toQString(layerKindName(k))});
+            item->setData(0, kKindRole, int(k));
+            item->setToolTip(0, layerDescription(k));
+        }
+    }
+    m_list->expandAll();
+    m_description->setWordWrap(true);
+    m_description->setMinimumHeight(m_description->fontMetrics().lineSpacing() * 2);
+    m_add->setEnabled(false);
+
+    connect(m_list, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+        const bool isKind = item && item->data(0, kKindRole).isValid();
+        m_add->setEnabled(isKind);
+        m_description->setText(isKind ? item->toolTip(0) : QString());
+    });
+    connect(m_list, &QTreeWidget::itemActivated, this, [this] { requestCurrent(); });
+    connect(m_add, &QPushButton::clicked, this, &Palette::requestCurrent);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_list, 1);
+    layout->addWidget(m_description);
+    layout->addWidget(m_add);
+}
+
+bool Palette::currentKind(LayerKind& kind) const {
+    const QTreeWidgetItem* item = m_list->currentItem();
+    if (!item || !item->data(0, kKindRole).isValid()) return false;
+    kind = LayerKind(item->data(0, kKindRole).toInt());
+    return true;
+}
+
+void Palette::requestCurrent() {
+    LayerKind k;
+    if (currentKind(k)) emit addRequested(k);
+}
+
+}  // namespace remat::ui
