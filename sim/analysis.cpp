@@ -31,7 +31,7 @@ Result<Baseline> evaluateBaseline(const Graph& g, const TrainingConfig& cfg,
 Result<Evaluation> evaluate(const Graph& g, const Strategy& s,
                             const std::vector<RegionSpec>& manual, const TrainingConfig& cfg,
                             const DeviceSpec& d, const Baseline* baseline) {
-    auto plan = makePlan(g, s, manual);
+    auto plan = makePlan(g, s, PlanContext{manual, &cfg, &d});
     if (!plan) return plan.error();
     auto program = compile(g, *plan, cfg, compileOptionsFor(d));
     if (!program) return program.error();

@@ -159,6 +159,25 @@ private:
                 return makeError("optimal: '" + t.name + "' is used before it is produced");
             if (auto st = crossing(s, p, maxUnit[s]); !st) return st;
         }
+        // A nested region starting at unit u holds the first tensor of the stream it reads; the
+        // parent's early stop runs up to that tensor's producer, assumed the previous unit's
+        // last op.
+        for (int u = 1; u < nUnits && m_model.m_nestedLimitation.empty(); ++u) {
+            const TensorId x = m_stream[std::size_t(u)];
+            if (!x.valid()) continue;
+            for (std::uint32_t o = units[std::size_t(u)].firstOp; o <= units[std::size_t(u)].lastOp; ++o) {
+                const Op& op = m_g.ops[o];
+                auto it = std::find_if(op.inputs.begin(), op.inputs.end(),
+                                       [&](TensorId t) { return m_g.storageOf(t) == x; });
+                if (it == op.inputs.end()) continue;
+                const OpId p = m_g.tensor(*it).producer;
+                if (p.valid() && p.value != units[std::size_t(u) - 1].lastOp)
+                    m_model.m_nestedLimitation =
+                        "'" + units[std::size_t(u)].label + "' reads '" + m_g.tensor(*it).name +
+                        "', which is not made by the last op before it";
+                break;
+            }
+        }
         for (int u = 0; u < nUnits; ++u) {
             ChainUnit& unit = units[std::size_t(u)];
             unit.stream = m_stream[std::size_t(u)];
@@ -188,6 +207,7 @@ private:
         m_model.m_paramGradBytes = grads;
         m_model.m_floorBytes = resident + grads;
         m_paramGradConst = m_cfg.accumulationSteps >= 2 ? grads : 0;
+        m_model.m_constantBytes = resident + m_paramGradConst;
 
         Program stub;
         stub.microBatch = m_cfg.microBatch;

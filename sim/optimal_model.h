@@ -107,6 +107,12 @@ public:
     // optimizer phase).
     std::int64_t floorBytes() const { return m_floorBytes; }
     std::int64_t residentBytes() const { return m_residentBytes; }
+    // Bytes every instruction of the step holds whatever the plan (resident state, and every
+    // parameter gradient from the second micro-step on): the base of nested memory slots.
+    std::int64_t constantBytes() const { return m_constantBytes; }
+    // Empty when nested plans are inside the model; else why not (a region's input not made
+    // by the last op of the unit before it).
+    const std::string& nestedLimitation() const { return m_nestedLimitation; }
     std::int64_t parameterGradientBytes() const { return m_paramGradBytes; }
 
     // Kept unit u given whether its incoming stream is already kept.
@@ -142,6 +148,8 @@ private:
     std::int64_t m_floorBytes = 0;
     std::int64_t m_residentBytes = 0;
     std::int64_t m_paramGradBytes = 0;
+    std::int64_t m_constantBytes = 0;
+    std::string m_nestedLimitation;
 };
 
 // Incremental region costs for a fixed first unit: extend() adds the next unit, current() is the

@@ -3,6 +3,11 @@
 #include <cmath>
 #include <set>
 
+#include "optimal.h"
+#include "optimal_budget.h"
+#include "optimal_nested.h"
+#include "revolve.h"
+
 namespace remat {
 namespace {
 
@@ -49,6 +54,9 @@ std::string Strategy::spelling() const {
             for (std::size_t i = 0; i < kinds.size(); ++i) s += (i ? "," : "") + kinds[i];
             return s;
         }
+        case StrategyKind::Optimal: return "optimal:" + byteSizeSpelling(budgetBytes);
+        case StrategyKind::OptimalNested: return "optimal-nested:" + byteSizeSpelling(budgetBytes);
+        case StrategyKind::Revolve: return "revolve:" + std::to_string(k);
     }
     return "?";
 }
@@ -92,8 +100,25 @@ Result<Strategy> parseStrategy(const std::string& text) {
         s.kind = StrategyKind::Selective;
         return s;
     }
+    if (head == "optimal" || head == "optimal-nested") {
+        auto bytes = parseByteSize(arg);
+        if (colon == std::string::npos || !bytes)
+            return makeError("strategy '" + head + ":BUDGET' needs a memory budget such as " +
+                             head + ":40GiB" + (bytes ? "" : ": " + bytes.error().message));
+        s.kind = head == "optimal" ? StrategyKind::Optimal : StrategyKind::OptimalNested;
+        s.budgetBytes = *bytes;
+        return s;
+    }
+    if (head == "revolve") {
+        if (!parseInt(arg, s.k) || s.k < 1)
+            return makeError("strategy 'revolve:C' needs a positive whole number of checkpoint "
+                             "slots, got '" + arg + "'");
+        s.kind = StrategyKind::Revolve;
+        return s;
+    }
     return makeError("unknown strategy '" + text +
-                     "' (known: manual, none, full, every:K, sqrt, selective:KIND[,KIND])");
+                     "' (known: manual, none, full, every:K, sqrt, selective:KIND[,KIND], "
+                     "optimal:BUDGET, optimal-nested:BUDGET, revolve:C)");
 }
 
 std::vector<Strategy> comparisonStrategies(const Graph& g) {
@@ -114,6 +139,13 @@ std::vector<Strategy> comparisonStrategies(const Graph& g) {
 
 Result<Plan> makePlan(const Graph& g, const Strategy& s,
                       const std::vector<RegionSpec>& manualRegions) {
+    PlanContext context;
+    context.manualRegions = manualRegions;
+    return makePlan(g, s, context);
+}
+
+Result<Plan> makePlan(const Graph& g, const Strategy& s, const PlanContext& context) {
+    const std::vector<RegionSpec>& manualRegions = context.manualRegions;
     Plan plan;
     switch (s.kind) {
         case StrategyKind::None: break;
@@ -141,6 +173,23 @@ Result<Plan> makePlan(const Graph& g, const Strategy& s,
                         auto st = addModuleRegion(g, ModuleId(std::uint32_t(i)), plan);
                         if (!st) return st.error();
                     }
+            break;
+        }
+        case StrategyKind::Optimal:
+        case StrategyKind::OptimalNested: {
+            if (!context.training || !context.device)
+                return makeError("strategy '" + s.spelling() +
+                                 "' needs the training settings and the device");
+            auto v = s.kind == StrategyKind::Optimal
+                         ? planOptimal(g, *context.training, *context.device, s.budgetBytes)
+                         : planOptimalNested(g, *context.training, *context.device, s.budgetBytes);
+            if (!v) return v.error();
+            return std::move(v->plan);
+        }
+        case StrategyKind::Revolve: {
+            auto r = planRevolve(g, s.k);
+            if (!r) return r;
+            plan = std::move(*r);
             break;
         }
         case StrategyKind::Manual: {

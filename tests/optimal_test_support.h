@@ -72,7 +72,11 @@ inline Network randomMlp(std::mt19937& rng, int elements, bool allowInPlace = tr
             l = layerOf(LayerKind::Dropout);
             l.p = 0.1;
         }
-        if (allowInPlace && isActivation(l.kind) && pick(rng) < 25) l.inplace = true;
+        // In place only where the op saves its output (as ReLU(inplace=True) is used): gelu
+        // and silu save their input, so writing over it is unsafe with or without a plan.
+        const bool savesOutput = l.kind == LayerKind::Relu || l.kind == LayerKind::Tanh ||
+                                 l.kind == LayerKind::Sigmoid;
+        if (allowInPlace && savesOutput && pick(rng) < 35) l.inplace = true;
         net.layers.push_back(l);
     }
     net.layers.push_back(layerOf(LayerKind::Mse));

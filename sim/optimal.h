@@ -1,0 +1,93 @@
+// The single-level optimal planner, `optimal:BUDGET`: among the plans torch.utils.checkpoint can
+// express over the chain (each chain element kept or inside one region of consecutive
+// elements), the one with the least recompute time whose simulated peak is within the budget.
+// A dynamic program over unit boundaries keeps, per boundary and per "is the stream already
+// kept" flag, the Pareto set of (bytes kept for later, recompute time so far); segment costs come
+// from ChainModel, so bytes are exact (no memory grid) and the optimum is exact. A table of the
+// smallest peak any suffix can reach prunes states that cannot finish, and answers infeasible
+// budgets with the smallest reachable peak. Every returned plan is compiled and simulated once
+// more; a peak over budget there is reported as the bug it would be.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "device.h"
+#include "graph.h"
+#include "network.h"
+#include "optimal_model.h"
+#include "plan.h"
+#include "program.h"
+#include "result.h"
+#include "simulator.h"
+
+namespace remat {
+
+struct OptimalPlan {
+    std::vector<UnitSegment> segments;
+    std::int64_t predictedPeakBytes = 0;
+    double recomputeTimeS = 0.0;
+};
+
+class OptimalPlanner {
+public:
+    // Precomputes every region's cost and the suffix table: O(units^2), shared by all budgets
+    // (a budget slider re-solves only).
+    explicit OptimalPlanner(const ChainModel& model);
+
+    // The least-recompute plan whose predicted peak is at most `budgetBytes`, or nothing when
+    // no single-level plan fits.
+    std::optional<OptimalPlan> solve(std::int64_t budgetBytes) const;
+    // The smallest peak any single-level plan reaches, and a plan reaching it.
+    const OptimalPlan& minimumPeak() const { return m_minimum; }
+    const ChainModel& model() const { return m_model; }
+    // States kept by the last solve() (for the benchmark's report of the Pareto sets' size).
+    std::size_t lastStateCount() const { return m_lastStates; }
+
+private:
+    struct Transition {
+        std::int64_t needBytes;   // peak above what earlier segments keep
+        std::int64_t keptBytes;   // what this segment adds to that
+        double timeS;
+        int last;                 // last unit of the segment
+        bool region;
+        bool streamKeptAfter;
+    };
+    // Transitions from boundary b with stream flag `kept`, built from the tables.
+    void transitions(int b, bool kept, std::vector<Transition>& out) const;
+
+    const ChainModel& m_model;
+    std::vector<std::vector<RegionCost>> m_regions;  // [first][last - first]
+    std::vector<std::int64_t> m_suffixNeed;          // [2 * boundary + kept]
+    OptimalPlan m_minimum;
+    mutable std::size_t m_lastStates = 0;
+};
+
+struct VerifiedPlan {
+    Plan plan;
+    Program program;
+    Timeline timeline;
+    std::int64_t predictedPeakBytes = 0;
+};
+
+// Checks a planner's plan the way the planner promises: it compiles, is no less safe than the
+// plan without checkpointing, and simulates within the budget (and, for plans the model predicts,
+// to the predicted byte). An error names the broken promise.
+Result<VerifiedPlan> verifyPlan(const Graph& g, const Plan& plan, const TrainingConfig& cfg,
+                                const DeviceSpec& device, std::int64_t budgetBytes,
+                                std::int64_t predictedPeakBytes, const std::string& planner);
+
+// "the budget of 40 GiB cannot be met: the smallest peak any <kind> reaches is 52 GiB; at that
+// peak parameters + gradients + optimizer state take 48 GiB (...)". Simulates `plan`, the plan
+// reaching the smallest peak, for the breakdown.
+std::string explainInfeasible(const Graph& g, const Plan& plan, const TrainingConfig& cfg,
+                              const DeviceSpec& device, std::int64_t budgetBytes,
+                              const std::string& planKind);
+
+// Builds the model, solves, verifies. The plan's strategy is `optimal:<budget>`.
+Result<VerifiedPlan> planOptimal(const Graph& g, const TrainingConfig& cfg,
+                                 const DeviceSpec& device, std::int64_t budgetBytes);
+
+}  // namespace remat
