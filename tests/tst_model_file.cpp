@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "device.h"
 #include "lower.h"
 #include "model_file.h"
 #include "strategy.h"
@@ -129,7 +130,11 @@ QString checkUsable(const ModelFile& m) {
     if (!g) return QString::fromStdString("lower failed: " + g.error().message);
     auto s = parseStrategy(defaultStrategy(m));
     if (!s) return QString::fromStdString("strategy: " + s.error().message);
-    auto plan = makePlan(*g, *s, manualRegions(m));
+    // The device the CLI would use: the budget-driven planners need it.
+    auto device = findDevice(m.device.empty() ? "a100-80gb" : m.device);
+    if (!device) return QString::fromStdString("device: " + device.error().message);
+    PlanContext context{manualRegions(m), &m.training, &*device};
+    auto plan = makePlan(*g, *s, context);
     if (!plan) return QString::fromStdString("plan: " + plan.error().message);
     return {};
 }
