@@ -141,6 +141,7 @@ int runRun(const RunOptions& o) {
         j["estimate_s"] = estimateS;
         if (onCpu)
             j["cpu_rates"] = {{"gemm_flops_per_s", rates.gemmFlopsPerS},
+                              {"elementwise_flops_per_s", rates.elementwiseFlopsPerS},
                               {"bandwidth_bytes_per_s", rates.bandwidthBytesPerS}};
         std::cout << j.dump(2) << "\n";
         return liveOk ? 0 : 1;
@@ -158,7 +159,8 @@ int runRun(const RunOptions& o) {
     if (onCpu)
         std::cout << "prediction: memory as on " << c->device.name << " without a GEMM library "
                   << "workspace; time from this CPU's probed rates (" << gflops(rates.gemmFlopsPerS)
-                  << ", " << formatBytes(std::int64_t(rates.bandwidthBytesPerS)) << "/s)\n";
+                  << " sgemm, " << gflops(rates.elementwiseFlopsPerS) << " elementwise, "
+                  << formatBytes(std::int64_t(rates.bandwidthBytesPerS)) << "/s)\n";
     std::cout << "\n";
     TextTable table({"", "predicted", "measured"});
     table.addRow({"peak (tracked)", formatBytes(t.peakBytes), formatBytes(m->peakBytes)});

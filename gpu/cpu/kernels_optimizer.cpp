@@ -6,18 +6,27 @@
 
 namespace remat::cpu {
 
-Status optimizerStep(const OptimizerCall& c) {
+namespace {
+
+// Element access with the dtype fixed at compile time: the loop runs once per parameter
+// element, so a per-element dtype switch would cost more than the update itself.
+template <DType kType>
+float load(const void* base, std::int64_t i) {
+    if constexpr (kType == DType::F32) return static_cast<const float*>(base)[i];
+    else if constexpr (kType == DType::BF16) return bf16ToFloat(static_cast<const std::uint16_t*>(base)[i]);
+    else return fp16ToFloat(static_cast<const std::uint16_t*>(base)[i]);
+}
+
+template <DType kType>
+void store(void* base, std::int64_t i, float v) {
+    if constexpr (kType == DType::F32) static_cast<float*>(base)[i] = v;
+    else if constexpr (kType == DType::BF16) static_cast<std::uint16_t*>(base)[i] = floatToBf16(v);
+    else static_cast<std::uint16_t*>(base)[i] = floatToFp16(v);
+}
+
+template <DType kType>
+void update(const OptimizerCall& c) {
     const std::int64_t n = c.param.elements();
-    if (!c.param.bound() || !c.grad.bound() || c.grad.elements() != n)
-        return makeError("optimizer: parameter and gradient must be bound and of one size");
-    if (c.master.bound() && (c.master.dtype != DType::F32 || c.master.elements() != n))
-        return makeError("optimizer: the master weight must be fp32 of the parameter's size");
-    const bool momentum = c.optimizer == Optimizer::Momentum;
-    const bool adam = c.optimizer == Optimizer::Adam || c.optimizer == Optimizer::AdamW;
-    if ((momentum || adam) && (!c.state1.bound() || c.state1.elements() != n))
-        return makeError("optimizer: missing first state");
-    if (adam && (!c.state2.bound() || c.state2.elements() != n))
-        return makeError("optimizer: missing second state");
     const OptimizerHyperParams& hp = c.hyper;
     const float lr = hp.learningRate;
     auto* m1 = static_cast<float*>(c.state1.data);
@@ -26,8 +35,8 @@ Status optimizerStep(const OptimizerCall& c) {
     const float correction1 = 1.0f - std::pow(hp.beta1, float(c.step));
     const float correction2 = 1.0f - std::pow(hp.beta2, float(c.step));
     for (std::int64_t i = 0; i < n; ++i) {
-        const float g = loadElement(c.grad, i);
-        float w = master ? master[i] : loadElement(c.param, i);
+        const float g = load<kType>(c.grad.data, i);
+        float w = master ? master[i] : load<kType>(c.param.data, i);
         switch (c.optimizer) {
             case Optimizer::Sgd: w -= lr * g; break;
             case Optimizer::Momentum:
@@ -45,7 +54,29 @@ Status optimizerStep(const OptimizerCall& c) {
             }
         }
         if (master) master[i] = w;
-        storeElement(c.param, i, w);
+        store<kType>(c.param.data, i, w);
+    }
+}
+
+}  // namespace
+
+Status optimizerStep(const OptimizerCall& c) {
+    const std::int64_t n = c.param.elements();
+    if (!c.param.bound() || !c.grad.bound() || c.grad.elements() != n || c.grad.dtype != c.param.dtype)
+        return makeError("optimizer: parameter and gradient must be bound, of one size and dtype");
+    if (c.master.bound() && (c.master.dtype != DType::F32 || c.master.elements() != n))
+        return makeError("optimizer: the master weight must be fp32 of the parameter's size");
+    const bool momentum = c.optimizer == Optimizer::Momentum;
+    const bool adam = c.optimizer == Optimizer::Adam || c.optimizer == Optimizer::AdamW;
+    if ((momentum || adam) && (!c.state1.bound() || c.state1.elements() != n))
+        return makeError("optimizer: missing first state");
+    if (adam && (!c.state2.bound() || c.state2.elements() != n))
+        return makeError("optimizer: missing second state");
+    switch (c.param.dtype) {
+        case DType::F32: update<DType::F32>(c); break;
+        case DType::BF16: update<DType::BF16>(c); break;
+        case DType::F16: update<DType::F16>(c); break;
+        default: return makeError("optimizer: parameters must be a floating dtype");
     }
     return Ok{};
 }
