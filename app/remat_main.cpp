@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
     remat::cli::addCompare(app, exitCode);
     remat::cli::addProgram(app, exitCode);
     remat::cli::addRun(app, exitCode);
+    remat::cli::addSelftest(app, exitCode);
+    remat::cli::addCalibrate(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

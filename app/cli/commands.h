@@ -10,5 +10,7 @@ void addSimulate(CLI::App& app, int& exitCode);
 void addCompare(CLI::App& app, int& exitCode);
 void addProgram(CLI::App& app, int& exitCode);
 void addRun(CLI::App& app, int& exitCode);
+void addSelftest(CLI::App& app, int& exitCode);
+void addCalibrate(CLI::App& app, int& exitCode);
 
 }  // namespace remat::cli

@@ -1,0 +1,242 @@
+// Tests of `remat selftest` and `remat calibrate`, run through the built binary. The selftest
+// harness is exercised CPU against CPU everywhere (every op kind, dtype and direction must be
+// covered and agree bit for bit, and a deliberately corrupted op must be caught); against CUDA
+// only where makeBackend("cuda") finds a device — elsewhere the CLI must answer "no GPU: ..."
+// with exit code 2 and the CUDA checks are skipped. Calibration is checked on the CPU backend:
+// the profile it writes must parse, hold every op's measured times, and make the simulator
+// predict exactly those times (scaled by micro-batch).
+#include <QtTest/QtTest>
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "backends.h"
+#include "compiler.h"
+#include "device.h"
+#include "lower.h"
+#include "model_file.h"
+#include "simulator.h"
+
+using nlohmann::json;
+using namespace remat;
+
+namespace {
+
+const QString kCli = QStringLiteral(REMAT_CLI_PATH);
+constexpr int kTimeoutMs = 300000;
+
+struct RunResult {
+    bool finished = false;
+    QProcess::ExitStatus status = QProcess::CrashExit;
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+RunResult runRemat(const QStringList& args) {
+    QProcess p;
+    p.setWorkingDirectory(QStringLiteral(REMAT_SOURCE_DIR));
+    p.start(kCli, args);
+    RunResult r;
+    r.finished = p.waitForStarted(kTimeoutMs) && p.waitForFinished(kTimeoutMs);
+    if (!r.finished) p.kill();
+    r.status = p.exitStatus();
+    r.exitCode = p.exitCode();
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+QByteArray describe(const QStringList& args, const RunResult& r) {
+    return ("remat " + args.join(' ') + " -> exit " + QString::number(r.exitCode) +
+            "\nstdout:\n" + r.out.left(3000) + "\nstderr:\n" + r.err.left(3000))
+        .toUtf8();
+}
+
+// Op kinds the CUDA backend implements (everything in scope but flatten, which runs nothing).
+const std::set<std::string> kOpKinds = {
+    "linear",  "relu",     "gelu",      "silu",      "tanh",
+    "sigmoid", "softmax",  "layernorm", "rmsnorm",   "dropout",
+    "mul",     "add",      "embedding", "attention_scores", "attention_context",
+    "expand_kv", "cross_entropy", "mse"};
+const std::set<std::string> kDtypes = {"fp32", "bf16", "fp16"};
+
+// Why there is no CUDA device here, or empty when there is one.
+std::string cudaUnavailable() {
+    auto b = makeBackend("cuda");
+    return b ? std::string() : b.error().message;
+}
+
+}  // namespace
+
+class TestSelftest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void cpuHarnessCoversEveryOpAndAgreesExactly() {
+        const QStringList args{"selftest", "--backend", "cpu", "--json"};
+        const RunResult r = runRemat(args);
+        QVERIFY2(r.finished && r.status == QProcess::NormalExit, describe(args, r).constData());
+        QVERIFY2(r.exitCode == 0, describe(args, r).constData());
+        const json j = json::parse(r.out.toStdString());
+        QCOMPARE(j.at("backend").get<std::string>(), std::string("cpu"));
+        QCOMPARE(j.at("failed").get<int>(), 0);
+        std::set<std::string> seen;
+        for (const json& c : j.at("cases")) {
+            QVERIFY2(c.at("pass").get<bool>(), c.dump().c_str());
+            // The same code on the same bytes: anything but 0 means the harness fed the two
+            // sides different operands.
+            QVERIFY2(c.at("error").is_number() && c.at("error").get<double>() == 0.0,
+                     c.dump().c_str());
+            QVERIFY(c.at("tolerance").get<double>() >= 0.0);
+            seen.insert(c.at("kind").get<std::string>() + "/" + c.at("dtype").get<std::string>() +
+                        "/" + c.at("direction").get<std::string>());
+        }
+        for (const auto& kind : kOpKinds)
+            for (const auto& dtype : kDtypes)
+                for (const char* dir : {"forward", "backward"}) {
+                    const std::string key = kind + "/" + dtype + "/" + dir;
+                    QVERIFY2(seen.count(key), ("not covered: " + key).c_str());
+                }
+        for (const char* opt : {"sgd", "momentum", "adam", "adamw"})
+            for (const auto& dtype : kDtypes) {
+                const std::string key = std::string("optimizer_") + opt + "/" + dtype + "/step";
+                QVERIFY2(seen.count(key), ("not covered: " + key).c_str());
+            }
+    }
+
+    void harnessCatchesACorruptedOp() {
+        const QStringList args{"selftest", "--backend", "cpu", "--dtype", "bf16", "--json",
+                               "--selfcheck-perturb", "layernorm"};
+        const RunResult r = runRemat(args);
+        QVERIFY2(r.finished && r.status == QProcess::NormalExit, describe(args, r).constData());
+        QVERIFY2(r.exitCode == 1, describe(args, r).constData());
+        const json j = json::parse(r.out.toStdString());
+        int failedLayerNorm = 0;
+        for (const json& c : j.at("cases")) {
+            const bool isLayerNorm = c.at("kind") == "layernorm";
+            QVERIFY2(c.at("pass").get<bool>() != isLayerNorm, c.dump().c_str());
+            if (isLayerNorm) {
+                ++failedLayerNorm;
+                QVERIFY(c.at("error").get<double>() > c.at("tolerance").get<double>());
+            }
+        }
+        QVERIFY(failedLayerNorm >= 2);  // forward and backward
+        QCOMPARE(j.at("failed").get<int>(), failedLayerNorm);
+    }
+
+    void cudaHarnessAgainstCpu() {
+        const std::string why = cudaUnavailable();
+        if (!why.empty()) {
+            // The no-GPU path is itself a contract: exit 2, one "no GPU: ..." line, no crash.
+            QVERIFY2(why.rfind("no GPU: ", 0) == 0, why.c_str());
+            const QStringList args{"selftest", "--backend", "cuda"};
+            const RunResult r = runRemat(args);
+            QVERIFY2(r.finished && r.status == QProcess::NormalExit, describe(args, r).constData());
+            QVERIFY2(r.exitCode == 2, describe(args, r).constData());
+            QVERIFY2(r.err.contains("no GPU: "), describe(args, r).constData());
+            QSKIP(("no CUDA device: " + why).c_str());
+        }
+        const QStringList args{"selftest", "--backend", "cuda", "--json"};
+        const RunResult r = runRemat(args);
+        QVERIFY2(r.finished && r.status == QProcess::NormalExit, describe(args, r).constData());
+        const json j = json::parse(r.out.toStdString());
+        for (const json& c : j.at("cases")) QVERIFY2(c.at("pass").get<bool>(), c.dump().c_str());
+        QCOMPARE(j.at("failed").get<int>(), 0);
+        QCOMPARE(r.exitCode, 0);
+    }
+
+    void calibrateCpuWritesAProfileTheSimulatorUses() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString out = dir.filePath("cpu-calibrated.json");
+        const QStringList args{"calibrate", "mlp-3x1024", "--backend", "cpu", "--out", out,
+                               "--steps", "2", "--warmup", "0", "--json"};
+        const RunResult r = runRemat(args);
+        QVERIFY2(r.finished && r.status == QProcess::NormalExit, describe(args, r).constData());
+        QVERIFY2(r.exitCode == 0, describe(args, r).constData());
+        const json summary = json::parse(r.out.toStdString());
+        QCOMPARE(summary.at("micro_batch").get<int>(), 64);
+        const double share = summary.at("gemm_share").get<double>();
+        QVERIFY2(share > 0.0 && share <= 1.0, summary.dump().c_str());
+
+        std::ifstream in(out.toStdString());
+        std::stringstream text;
+        text << in.rdbuf();
+        auto profile = parseDevice(text.str(), out.toStdString());
+        QVERIFY2(profile, profile ? "" : profile.error().message.c_str());
+        QCOMPARE(profile->calibrationMicroBatch, std::int64_t(64));
+
+        auto model = loadModel("mlp-3x1024");
+        QVERIFY(model);
+        auto g = lower(model->network, model->training.precision);
+        QVERIFY(g);
+        for (const Op& op : g->ops) {
+            auto it = profile->measured.find(op.name);
+            QVERIFY2(it != profile->measured.end(), op.name.c_str());
+            QVERIFY2(it->second.forwardS > 0.0, op.name.c_str());
+            QVERIFY2(it->second.backwardS > 0.0, op.name.c_str());
+        }
+
+        // The simulator now predicts each compute instruction from the measured figures, and
+        // scales them with the micro-batch.
+        for (std::int64_t batch : {std::int64_t(64), std::int64_t(128)}) {
+            TrainingConfig cfg = model->training;
+            cfg.microBatch = batch;
+            Plan none;
+            none.strategy = "none";
+            auto p = compile(*g, none, cfg);
+            QVERIFY(p);
+            const double scale = double(batch) / 64.0;
+            for (const Instruction& ins : p->instructions) {
+                if (ins.kind != InstrKind::Forward && ins.kind != InstrKind::Backward) continue;
+                const MeasuredOpTime& m = profile->measured.at(g->op(ins.op).name);
+                const double want = (ins.kind == InstrKind::Forward ? m.forwardS : m.backwardS);
+                QCOMPARE(instructionTime(*g, *p, ins, *profile), want * scale);
+            }
+        }
+    }
+
+    void calibrateRefusesWithoutAnOutputOrADevice() {
+        {
+            const QStringList args{"calibrate", "mlp-3x1024", "--backend", "cpu"};
+            const RunResult r = runRemat(args);
+            QVERIFY2(r.finished && r.status == QProcess::NormalExit, describe(args, r).constData());
+            QVERIFY2(r.exitCode != 0, describe(args, r).constData());
+        }
+        if (cudaUnavailable().empty()) QSKIP("a CUDA device exists: the no-GPU answer is not tested");
+        QTemporaryDir dir;
+        const QStringList args{"calibrate", "mlp-3x1024", "--backend", "cuda", "--out",
+                               dir.filePath("x.json")};
+        const RunResult r = runRemat(args);
+        QVERIFY2(r.finished && r.status == QProcess::NormalExit, describe(args, r).constData());
+        QVERIFY2(r.exitCode == 2 && r.err.contains("no GPU: "), describe(args, r).constData());
+        QVERIFY(!QFile::exists(dir.filePath("x.json")));
+    }
+
+    void calibrateCuda() {
+        const std::string why = cudaUnavailable();
+        if (!why.empty()) QSKIP(("no CUDA device: " + why).c_str());
+        QTemporaryDir dir;
+        const QString out = dir.filePath("cuda-calibrated.json");
+        const QStringList args{"calibrate", "gpt2-tiny", "--backend", "cuda", "--out", out,
+                               "--json"};
+        const RunResult r = runRemat(args);
+        QVERIFY2(r.finished && r.exitCode == 0, describe(args, r).constData());
+        std::ifstream in(out.toStdString());
+        std::stringstream text;
+        text << in.rdbuf();
+        auto profile = parseDevice(text.str(), out.toStdString());
+        QVERIFY2(profile, profile ? "" : profile.error().message.c_str());
+        QVERIFY(!profile->measured.empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSelftest)
+#include "tst_selftest.moc"
