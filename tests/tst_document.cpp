@@ -4,9 +4,11 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <ctime>
 #include <algorithm>
 #include <functional>
 
+#include "autosave.h"
 #include "document.h"
 #include "plan_edit.h"
 
@@ -28,6 +30,7 @@ private slots:
     void regionsFollowLayerEdits();
     void saveAndReopenRoundTrips();
     void spinBoxEditsMerge();
+    void autosaveWritesUnsavedWorkAndRecoversAfterACrash();
     void editUpdatesWithinOneFrame_data();
     void editUpdatesWithinOneFrame();
 };
@@ -320,35 +323,96 @@ void TstDocument::spinBoxEditsMerge() {
     QCOMPARE(doc.model().training.microBatch, micro);
 }
 
+void TstDocument::autosaveWritesUnsavedWorkAndRecoversAfterACrash() {
+    QTemporaryDir dir;
+    Document doc;
+    QVERIFY(doc.open("gpt2-small").ok());
+    {
+        Autosaver autosaver(&doc, dir.path());
+        QVERIFY(!autosaver.saveNow());  // nothing unsaved yet
+        QVERIFY(doc.toggleRegion(RegionSpec{false, 4, 4, ""}).ok());
+        QVERIFY(autosaver.saveNow());
+        QVERIFY(QFile::exists(autosaver.autosavePath()));
+        QVERIFY(!autosaver.saveNow());  // unchanged since the last write
+        // This session is alive: its autosave is not an orphan.
+        QVERIFY(Autosaver::findOrphans(dir.path()).empty());
+        auto recovered = loadModel(autosaver.autosavePath().toStdString());
+        QVERIFY(recovered.ok());
+        QVERIFY(*recovered == doc.model());
+        // Undoing back to the saved state leaves nothing to recover.
+        doc.undoStack()->undo();
+        QVERIFY(!QFile::exists(autosaver.autosavePath()));
+    }
+    // A crashed session: its files stay and its lock names a process that no longer exists.
+    QVERIFY(doc.setMicroBatch(3).ok());
+    const QString base = dir.filePath("autosave-1-1");
+    {
+        QFile model(base + ".json");
+        QVERIFY(model.open(QIODevice::WriteOnly));
+        model.write(QByteArray::fromStdString(modelToJson(doc.model())));
+        QFile source(base + ".source");
+        QVERIFY(source.open(QIODevice::WriteOnly));
+        source.write("/tmp/my-model.json");
+        QFile lock(base + ".lock");
+        QVERIFY(lock.open(QIODevice::WriteOnly));
+        lock.write("2147483646\nremat-studio\n" + QSysInfo::machineHostName().toUtf8() + "\n");
+    }
+    const auto orphans = Autosaver::findOrphans(dir.path());
+    QCOMPARE(orphans.size(), std::size_t(1));
+    QCOMPARE(orphans[0].sourcePath, QString("/tmp/my-model.json"));
+    Document fresh;
+    auto m = loadModel(orphans[0].modelPath.toStdString());
+    QVERIFY(m.ok());
+    QVERIFY(fresh.recover(*m, orphans[0].sourcePath).ok());
+    QVERIFY(fresh.isModified());
+    QCOMPARE(fresh.model().training.microBatch, std::int64_t(3));
+    QCOMPARE(fresh.filePath(), QString("/tmp/my-model.json"));
+    Autosaver::removeOrphan(orphans[0]);
+    QVERIFY(Autosaver::findOrphans(dir.path()).empty());
+}
+
 void TstDocument::editUpdatesWithinOneFrame_data() {
     QTest::addColumn<QString>("preset");
     for (const auto& name : builtinModelNames())
         QTest::newRow(name.c_str()) << QString::fromStdString(name);
 }
 
+namespace {
+double threadCpuMs() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
+}
+}  // namespace
+
 // DESIGN §6: one edit updates the timeline and summary within 16 ms for every preset. The
-// document's part is the evaluation. The fastest of repeated toggles is what the code costs;
-// the median and worst also depend on what else the (shared, 2-core) machine runs, so they
-// are printed for the report rather than asserted.
+// document's part is the evaluation. Wall time on a shared 2-core machine mostly measures the
+// other processes, so the assertion is on the CPU time this thread spent (the plan edits reuse
+// the cached baseline, so no other thread works for them); wall times are printed for the
+// report.
 void TstDocument::editUpdatesWithinOneFrame() {
     QFETCH(QString, preset);
     Document doc;
     QVERIFY(doc.open(preset).ok());
     const std::int64_t chain = std::int64_t(doc.graph().layerModules.size());
-    std::vector<double> ms;
+    std::vector<double> wall, cpu;
     for (int i = 0; i < 15; ++i) {
         const std::int64_t layer = i % std::max<std::int64_t>(1, chain - 1);
         QElapsedTimer t;
+        const double cpu0 = threadCpuMs();
         t.start();
         QVERIFY(doc.toggleRegion(RegionSpec{false, layer, layer, ""}).ok());
-        ms.push_back(double(t.nsecsElapsed()) / 1e6);
+        wall.push_back(double(t.nsecsElapsed()) / 1e6);
+        cpu.push_back(threadCpuMs() - cpu0);
     }
-    std::sort(ms.begin(), ms.end());
-    const double median = ms[ms.size() / 2];
-    qInfo("%s: plan edit %.2f ms median, %.2f ms best, %.2f ms worst (%zu instructions)",
-          qPrintable(preset), median, ms.front(), ms.back(),
-          doc.evaluation().program.instructions.size());
-    QVERIFY2(ms.front() < 16.0, qPrintable(QString("fastest edit %1 ms").arg(ms.front())));
+    std::sort(wall.begin(), wall.end());
+    std::sort(cpu.begin(), cpu.end());
+    const double cpuMedian = cpu[cpu.size() / 2];
+    qInfo("%s: plan edit CPU %.2f ms median (%.2f..%.2f); wall %.2f ms median, %.2f best "
+          "(%zu instructions)",
+          qPrintable(preset), cpuMedian, cpu.front(), cpu.back(), wall[wall.size() / 2],
+          wall.front(), doc.evaluation().program.instructions.size());
+    QVERIFY2(cpuMedian < 16.0, qPrintable(QString("median CPU time %1 ms").arg(cpuMedian)));
 }
 
 QTEST_GUILESS_MAIN(TstDocument)

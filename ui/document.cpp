@@ -49,6 +49,8 @@ QString layerText(const Network& net, std::size_t entry) {
 }  // namespace
 
 Document::Document(QObject* parent) : QObject(parent) {
+    connect(&m_undo, &QUndoStack::indexChanged, this, &Document::historyChanged);
+    connect(&m_undo, &QUndoStack::cleanChanged, this, &Document::historyChanged);
     for (const char* name : {"gpt2-small", "mlp-3x1024"}) {
         auto m = loadModel(name);
         if (!m) continue;

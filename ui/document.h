@@ -56,6 +56,9 @@ public:
 
     // --- read access ---
     const DocumentState& state() const { return *m_state; }
+    // Shared ownership of the current state, for views that keep pointers into it (the
+    // timeline) without copying: a state never changes once built.
+    std::shared_ptr<const DocumentState> stateHandle() const { return m_state; }
     const ModelFile& model() const { return m_state->model; }
     const Network& network() const { return m_state->model.network; }
     const Graph& graph() const { return *m_state->graph; }
@@ -109,6 +112,9 @@ signals:
     // The layer list (kinds, order, repeats) may have changed, not only values or the plan.
     void networkReplaced();
     void editRejected(const QString& message);
+    // The undo history moved (push, undo, redo, clean point): isModified() may have changed.
+    // Comes after changed(), since QUndoStack updates its index after running the command.
+    void historyChanged();
     void filePathChanged(const QString& path);
 
 private:

@@ -5,7 +5,11 @@
 namespace remat::ui {
 
 namespace {
-QString tr(const char* text) { return QCoreApplication::translate("LayerCatalog", text); }
+// Translation context for the free functions of this file.
+class LayerCatalogText {
+    Q_DECLARE_TR_FUNCTIONS(LayerCatalog)
+};
+
 
 std::int64_t headsFor(std::int64_t width) {
     for (std::int64_t h : {16, 12, 8, 4, 2})
@@ -16,48 +20,48 @@ std::int64_t headsFor(std::int64_t width) {
 
 std::vector<CatalogGroup> layerCatalog() {
     return {
-        {tr("Dense"), {LayerKind::Linear, LayerKind::Dropout, LayerKind::Flatten}},
-        {tr("Activations"),
+        {LayerCatalogText::tr("Dense"), {LayerKind::Linear, LayerKind::Dropout, LayerKind::Flatten}},
+        {LayerCatalogText::tr("Activations"),
          {LayerKind::Relu, LayerKind::Gelu, LayerKind::Silu, LayerKind::Tanh, LayerKind::Sigmoid,
           LayerKind::Softmax}},
-        {tr("Normalisation"), {LayerKind::LayerNorm, LayerKind::RmsNorm, LayerKind::BatchNorm2d}},
-        {tr("Sequence models"),
+        {LayerCatalogText::tr("Normalisation"), {LayerKind::LayerNorm, LayerKind::RmsNorm, LayerKind::BatchNorm2d}},
+        {LayerCatalogText::tr("Sequence models"),
          {LayerKind::Embedding, LayerKind::Attention, LayerKind::Mlp, LayerKind::TransformerBlock}},
-        {tr("Vision"),
+        {LayerCatalogText::tr("Vision"),
          {LayerKind::Conv2d, LayerKind::MaxPool2d, LayerKind::GlobalAvgPool,
           LayerKind::ResidualBlock}},
-        {tr("Losses"), {LayerKind::CrossEntropy, LayerKind::Mse}},
+        {LayerCatalogText::tr("Losses"), {LayerKind::CrossEntropy, LayerKind::Mse}},
     };
 }
 
 QString layerDescription(LayerKind kind) {
     switch (kind) {
-        case LayerKind::Linear: return tr("Fully connected layer; saves its input.");
-        case LayerKind::Relu: return tr("ReLU; saves its output.");
-        case LayerKind::Gelu: return tr("GELU; saves its input.");
-        case LayerKind::Silu: return tr("SiLU (swish); saves its input.");
-        case LayerKind::Tanh: return tr("tanh; saves its output.");
-        case LayerKind::Sigmoid: return tr("Sigmoid; saves its output.");
-        case LayerKind::Softmax: return tr("Softmax over the last dimension; saves its output.");
-        case LayerKind::LayerNorm: return tr("Layer norm; saves input, mean and rstd.");
-        case LayerKind::RmsNorm: return tr("RMS norm; saves input and rstd.");
-        case LayerKind::Dropout: return tr("Dropout; saves a 1-byte mask per element.");
+        case LayerKind::Linear: return LayerCatalogText::tr("Fully connected layer; saves its input.");
+        case LayerKind::Relu: return LayerCatalogText::tr("ReLU; saves its output.");
+        case LayerKind::Gelu: return LayerCatalogText::tr("GELU; saves its input.");
+        case LayerKind::Silu: return LayerCatalogText::tr("SiLU (swish); saves its input.");
+        case LayerKind::Tanh: return LayerCatalogText::tr("tanh; saves its output.");
+        case LayerKind::Sigmoid: return LayerCatalogText::tr("Sigmoid; saves its output.");
+        case LayerKind::Softmax: return LayerCatalogText::tr("Softmax over the last dimension; saves its output.");
+        case LayerKind::LayerNorm: return LayerCatalogText::tr("Layer norm; saves input, mean and rstd.");
+        case LayerKind::RmsNorm: return LayerCatalogText::tr("RMS norm; saves input and rstd.");
+        case LayerKind::Dropout: return LayerCatalogText::tr("Dropout; saves a 1-byte mask per element.");
         case LayerKind::Embedding:
-            return tr("Token (and learned position) embedding; first layer of a token model.");
-        case LayerKind::Conv2d: return tr("2-D convolution; saves its input.");
-        case LayerKind::BatchNorm2d: return tr("Batch norm over channels; saves input and statistics.");
-        case LayerKind::MaxPool2d: return tr("Max pooling; saves input and indices.");
-        case LayerKind::GlobalAvgPool: return tr("Global average pooling to 1×1.");
-        case LayerKind::Flatten: return tr("Flattens to one dimension (a view: no memory).");
+            return LayerCatalogText::tr("Token (and learned position) embedding; first layer of a token model.");
+        case LayerKind::Conv2d: return LayerCatalogText::tr("2-D convolution; saves its input.");
+        case LayerKind::BatchNorm2d: return LayerCatalogText::tr("Batch norm over channels; saves input and statistics.");
+        case LayerKind::MaxPool2d: return LayerCatalogText::tr("Max pooling; saves input and indices.");
+        case LayerKind::GlobalAvgPool: return LayerCatalogText::tr("Global average pooling to 1×1.");
+        case LayerKind::Flatten: return LayerCatalogText::tr("Flattens to one dimension (a view: no memory).");
         case LayerKind::Attention:
-            return tr("Multi-head self-attention (qkv, attention core, projection).");
-        case LayerKind::Mlp: return tr("Two-layer MLP, optionally gated (SwiGLU).");
+            return LayerCatalogText::tr("Multi-head self-attention (qkv, attention core, projection).");
+        case LayerKind::Mlp: return LayerCatalogText::tr("Two-layer MLP, optionally gated (SwiGLU).");
         case LayerKind::TransformerBlock:
-            return tr("Pre-LN transformer block: attention and MLP with residuals; repeatable.");
+            return LayerCatalogText::tr("Pre-LN transformer block: attention and MLP with residuals; repeatable.");
         case LayerKind::ResidualBlock:
-            return tr("ResNet block (basic or bottleneck) with shortcut; repeatable.");
-        case LayerKind::CrossEntropy: return tr("Cross-entropy loss over the last dimension.");
-        case LayerKind::Mse: return tr("Mean squared error loss.");
+            return LayerCatalogText::tr("ResNet block (basic or bottleneck) with shortcut; repeatable.");
+        case LayerKind::CrossEntropy: return LayerCatalogText::tr("Cross-entropy loss over the last dimension.");
+        case LayerKind::Mse: return LayerCatalogText::tr("Mean squared error loss.");
     }
     return {};
 }

@@ -8,7 +8,11 @@ namespace remat::ui {
 
 namespace {
 
-QString tr(const char* text) { return QCoreApplication::translate("LayerFields", text); }
+// Translation context for the free functions of this file.
+class LayerFieldsText {
+    Q_DECLARE_TR_FUNCTIONS(LayerFields)
+};
+
 
 LayerField sizeField(const char* key, const QString& label, std::int64_t Layer::*member,
                      FieldType type = FieldType::Size) {
@@ -30,13 +34,13 @@ LayerField probabilityField(const char* key, const QString& label, double Layer:
 }
 
 LayerField nameField() {
-    return {QStringLiteral("name"), tr("Name"), FieldType::Text, {},
+    return {QStringLiteral("name"), LayerFieldsText::tr("Name"), FieldType::Text, {},
             [](const Layer& l) { return QVariant(toQString(l.name)); },
             [](Layer& l, const QVariant& v) { l.name = v.toString().trimmed().toStdString(); }};
 }
 
 LayerField activationField() {
-    return {QStringLiteral("activation"), tr("Activation"), FieldType::Choice,
+    return {QStringLiteral("activation"), LayerFieldsText::tr("Activation"), FieldType::Choice,
             {QStringLiteral("relu"), QStringLiteral("gelu"), QStringLiteral("silu")},
             [](const Layer& l) { return QVariant(toQString(activationName(l.activation))); },
             [](Layer& l, const QVariant& v) {
@@ -45,7 +49,7 @@ LayerField activationField() {
 }
 
 LayerField normField() {
-    return {QStringLiteral("norm"), tr("Norm"), FieldType::Choice,
+    return {QStringLiteral("norm"), LayerFieldsText::tr("Norm"), FieldType::Choice,
             {QStringLiteral("layernorm"), QStringLiteral("rmsnorm")},
             [](const Layer& l) {
                 return QVariant(l.norm == NormKind::LayerNorm ? QStringLiteral("layernorm")
@@ -57,7 +61,7 @@ LayerField normField() {
 }
 
 LayerField attentionImplField() {
-    return {QStringLiteral("attention"), tr("Attention core"), FieldType::Choice,
+    return {QStringLiteral("attention"), LayerFieldsText::tr("Attention core"), FieldType::Choice,
             {QStringLiteral("eager"), QStringLiteral("flash")},
             [](const Layer& l) {
                 return QVariant(l.attention == AttentionImpl::Eager ? QStringLiteral("eager")
@@ -70,7 +74,7 @@ LayerField attentionImplField() {
 }
 
 LayerField variantField() {
-    return {QStringLiteral("variant"), tr("Variant"), FieldType::Choice,
+    return {QStringLiteral("variant"), LayerFieldsText::tr("Variant"), FieldType::Choice,
             {QStringLiteral("basic"), QStringLiteral("bottleneck")},
             [](const Layer& l) {
                 return QVariant(l.variant == ResidualVariant::Basic ? QStringLiteral("basic")
@@ -86,72 +90,72 @@ LayerField variantField() {
 
 std::vector<LayerField> fieldsFor(LayerKind kind) {
     std::vector<LayerField> f{nameField()};
-    if (isBlock(kind)) f.push_back(sizeField("repeat", tr("Repeat"), &Layer::repeat, FieldType::Count));
+    if (isBlock(kind)) f.push_back(sizeField("repeat", LayerFieldsText::tr("Repeat"), &Layer::repeat, FieldType::Count));
     switch (kind) {
         case LayerKind::Linear:
-            f.push_back(sizeField("out", tr("Output features"), &Layer::out));
-            f.push_back(boolField("bias", tr("Bias"), &Layer::bias));
+            f.push_back(sizeField("out", LayerFieldsText::tr("Output features"), &Layer::out));
+            f.push_back(boolField("bias", LayerFieldsText::tr("Bias"), &Layer::bias));
             break;
         case LayerKind::Relu:
         case LayerKind::Gelu:
         case LayerKind::Silu:
         case LayerKind::Tanh:
         case LayerKind::Sigmoid:
-            f.push_back(boolField("inplace", tr("In place"), &Layer::inplace));
+            f.push_back(boolField("inplace", LayerFieldsText::tr("In place"), &Layer::inplace));
             break;
         case LayerKind::Dropout:
-            f.push_back(probabilityField("p", tr("Probability"), &Layer::p));
-            f.push_back(boolField("inplace", tr("In place"), &Layer::inplace));
+            f.push_back(probabilityField("p", LayerFieldsText::tr("Probability"), &Layer::p));
+            f.push_back(boolField("inplace", LayerFieldsText::tr("In place"), &Layer::inplace));
             break;
         case LayerKind::Embedding:
-            f.push_back(sizeField("dim", tr("Width"), &Layer::dim));
-            f.push_back(sizeField("positions", tr("Learned positions (0: none)"), &Layer::positions,
+            f.push_back(sizeField("dim", LayerFieldsText::tr("Width"), &Layer::dim));
+            f.push_back(sizeField("positions", LayerFieldsText::tr("Learned positions (0: none)"), &Layer::positions,
                                   FieldType::Count));
-            f.push_back(probabilityField("dropout", tr("Dropout"), &Layer::dropout));
+            f.push_back(probabilityField("dropout", LayerFieldsText::tr("Dropout"), &Layer::dropout));
             break;
         case LayerKind::Attention:
-            f.push_back(sizeField("heads", tr("Heads"), &Layer::heads));
-            f.push_back(sizeField("kv_heads", tr("KV heads (0: same)"), &Layer::kvHeads, FieldType::Count));
+            f.push_back(sizeField("heads", LayerFieldsText::tr("Heads"), &Layer::heads));
+            f.push_back(sizeField("kv_heads", LayerFieldsText::tr("KV heads (0: same)"), &Layer::kvHeads, FieldType::Count));
             f.push_back(attentionImplField());
-            f.push_back(boolField("causal", tr("Causal"), &Layer::causal));
-            f.push_back(probabilityField("dropout", tr("Dropout"), &Layer::dropout));
-            f.push_back(boolField("bias", tr("Bias"), &Layer::bias));
+            f.push_back(boolField("causal", LayerFieldsText::tr("Causal"), &Layer::causal));
+            f.push_back(probabilityField("dropout", LayerFieldsText::tr("Dropout"), &Layer::dropout));
+            f.push_back(boolField("bias", LayerFieldsText::tr("Bias"), &Layer::bias));
             break;
         case LayerKind::Mlp:
-            f.push_back(sizeField("mlp_hidden", tr("Hidden width"), &Layer::mlpHidden));
+            f.push_back(sizeField("mlp_hidden", LayerFieldsText::tr("Hidden width"), &Layer::mlpHidden));
             f.push_back(activationField());
-            f.push_back(boolField("gated", tr("Gated (SwiGLU)"), &Layer::gated));
-            f.push_back(probabilityField("dropout", tr("Dropout"), &Layer::dropout));
-            f.push_back(boolField("bias", tr("Bias"), &Layer::bias));
+            f.push_back(boolField("gated", LayerFieldsText::tr("Gated (SwiGLU)"), &Layer::gated));
+            f.push_back(probabilityField("dropout", LayerFieldsText::tr("Dropout"), &Layer::dropout));
+            f.push_back(boolField("bias", LayerFieldsText::tr("Bias"), &Layer::bias));
             break;
         case LayerKind::TransformerBlock:
-            f.push_back(sizeField("heads", tr("Heads"), &Layer::heads));
-            f.push_back(sizeField("kv_heads", tr("KV heads (0: same)"), &Layer::kvHeads, FieldType::Count));
-            f.push_back(sizeField("mlp_hidden", tr("MLP hidden width"), &Layer::mlpHidden));
+            f.push_back(sizeField("heads", LayerFieldsText::tr("Heads"), &Layer::heads));
+            f.push_back(sizeField("kv_heads", LayerFieldsText::tr("KV heads (0: same)"), &Layer::kvHeads, FieldType::Count));
+            f.push_back(sizeField("mlp_hidden", LayerFieldsText::tr("MLP hidden width"), &Layer::mlpHidden));
             f.push_back(activationField());
-            f.push_back(boolField("gated", tr("Gated MLP (SwiGLU)"), &Layer::gated));
+            f.push_back(boolField("gated", LayerFieldsText::tr("Gated MLP (SwiGLU)"), &Layer::gated));
             f.push_back(normField());
             f.push_back(attentionImplField());
-            f.push_back(boolField("causal", tr("Causal"), &Layer::causal));
-            f.push_back(probabilityField("dropout", tr("Dropout"), &Layer::dropout));
-            f.push_back(boolField("bias", tr("Bias"), &Layer::bias));
+            f.push_back(boolField("causal", LayerFieldsText::tr("Causal"), &Layer::causal));
+            f.push_back(probabilityField("dropout", LayerFieldsText::tr("Dropout"), &Layer::dropout));
+            f.push_back(boolField("bias", LayerFieldsText::tr("Bias"), &Layer::bias));
             break;
         case LayerKind::Conv2d:
-            f.push_back(sizeField("out_channels", tr("Output channels"), &Layer::outChannels));
-            f.push_back(sizeField("kernel", tr("Kernel"), &Layer::kernel));
-            f.push_back(sizeField("stride", tr("Stride"), &Layer::stride));
-            f.push_back(sizeField("padding", tr("Padding"), &Layer::padding, FieldType::Count));
-            f.push_back(boolField("bias", tr("Bias"), &Layer::bias));
+            f.push_back(sizeField("out_channels", LayerFieldsText::tr("Output channels"), &Layer::outChannels));
+            f.push_back(sizeField("kernel", LayerFieldsText::tr("Kernel"), &Layer::kernel));
+            f.push_back(sizeField("stride", LayerFieldsText::tr("Stride"), &Layer::stride));
+            f.push_back(sizeField("padding", LayerFieldsText::tr("Padding"), &Layer::padding, FieldType::Count));
+            f.push_back(boolField("bias", LayerFieldsText::tr("Bias"), &Layer::bias));
             break;
         case LayerKind::MaxPool2d:
-            f.push_back(sizeField("kernel", tr("Kernel"), &Layer::kernel));
-            f.push_back(sizeField("stride", tr("Stride"), &Layer::stride));
-            f.push_back(sizeField("padding", tr("Padding"), &Layer::padding, FieldType::Count));
+            f.push_back(sizeField("kernel", LayerFieldsText::tr("Kernel"), &Layer::kernel));
+            f.push_back(sizeField("stride", LayerFieldsText::tr("Stride"), &Layer::stride));
+            f.push_back(sizeField("padding", LayerFieldsText::tr("Padding"), &Layer::padding, FieldType::Count));
             break;
         case LayerKind::ResidualBlock:
             f.push_back(variantField());
-            f.push_back(sizeField("channels", tr("Channels"), &Layer::channels));
-            f.push_back(sizeField("stride", tr("Stride"), &Layer::stride));
+            f.push_back(sizeField("channels", LayerFieldsText::tr("Channels"), &Layer::channels));
+            f.push_back(sizeField("stride", LayerFieldsText::tr("Stride"), &Layer::stride));
             break;
         default: break;
     }

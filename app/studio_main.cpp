@@ -1,0 +1,121 @@
+// remat-studio: the desktop app. `remat-studio [MODEL] [--screenshot FILE.png]`. With a display
+// it opens the main window on MODEL (default: the gpt2-small preset); `--screenshot` renders
+// the window offscreen to FILE and quits; without any display it runs the headless job
+// (comparison on stdout, plots as PNG files) instead of failing to open a window.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QLibraryInfo>
+#include <QLocale>
+#include <QTimer>
+#include <QTranslator>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include "app_settings.h"
+#include "headless_job.h"
+#include "main_window.h"
+#include "theme.h"
+
+namespace {
+
+bool hasDisplay() {
+    return !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
+           !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
+}
+
+bool argvHas(int argc, char** argv, const char* flag) {
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], flag) == 0 || std::strncmp(argv[i], flag, std::strlen(flag)) == 0)
+            return true;
+    return false;
+}
+
+void installTranslations(QApplication& app) {
+    auto* ours = new QTranslator(&app);
+    if (ours->load(QLocale(), QStringLiteral("remat"), QStringLiteral("_"), QStringLiteral(":/i18n")))
+        app.installTranslator(ours);
+    auto* qt = new QTranslator(&app);
+    if (qt->load(QLocale(), QStringLiteral("qtbase"), QStringLiteral("_"),
+                 QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+        app.installTranslator(qt);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // The platform is chosen before QApplication exists: without a display Qt would abort.
+    const bool display = hasDisplay();
+    const bool screenshot = argvHas(argc, argv, "--screenshot");
+    if (!display) qputenv("QT_QPA_PLATFORM", "offscreen");
+    const bool headless = !display && !screenshot;
+
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("Remat Studio"));
+    QApplication::setApplicationName(QStringLiteral("remat-studio"));
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    installTranslations(app);
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QApplication::translate(
+        "main", "Remat Studio: see what activation checkpointing costs and saves."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("MODEL"),
+                                 QApplication::translate("main", "A model file or a preset name (default gpt2-small)."));
+    QCommandLineOption screenshotOption(
+        QStringLiteral("screenshot"),
+        QApplication::translate("main", "Render the main window offscreen to FILE.png and quit."),
+        QStringLiteral("FILE.png"));
+    QCommandLineOption outputOption(
+        QStringLiteral("output"),
+        QApplication::translate("main", "Folder for the plots written without a display (default ./remat-output)."),
+        QStringLiteral("DIR"), QStringLiteral("remat-output"));
+    QCommandLineOption darkOption(QStringLiteral("dark"),
+                                  QApplication::translate("main", "Use the dark palette."));
+    parser.addOption(screenshotOption);
+    parser.addOption(outputOption);
+    parser.addOption(darkOption);
+    parser.process(app);
+
+    const QStringList positional = parser.positionalArguments();
+    const QString model = positional.isEmpty() ? QStringLiteral("gpt2-small") : positional.front();
+
+    if (headless)
+        return remat::studio::runHeadlessJob({model, parser.value(outputOption)});
+
+    remat::ui::AppSettings settings;
+    const remat::ui::Theme theme = parser.isSet(darkOption) ? remat::ui::Theme::Dark : settings.theme();
+    remat::ui::applyTheme(theme);
+
+    remat::ui::MainWindow::Options options;
+    if (parser.isSet(screenshotOption)) {
+        options.interactive = false;
+        options.autosave = false;
+        options.restoreSettings = false;
+    }
+    remat::ui::MainWindow window(options);
+    if (!window.openModel(model)) {
+        std::cerr << "remat-studio: " << window.lastError().toStdString() << "\n";
+        if (parser.isSet(screenshotOption)) return 2;
+    }
+
+    if (parser.isSet(screenshotOption)) {
+        window.resize(1600, 1000);
+        window.show();
+        // Let layouts settle and the background comparison finish before grabbing.
+        QEventLoop settle;
+        QTimer::singleShot(1500, &settle, &QEventLoop::quit);
+        settle.exec();
+        const QString file = parser.value(screenshotOption);
+        if (!window.grab().save(file)) {
+            std::cerr << "remat-studio: cannot write " << file.toStdString() << "\n";
+            return 2;
+        }
+        return 0;
+    }
+    window.show();
+    QTimer::singleShot(0, &window, &remat::ui::MainWindow::offerRecovery);
+    return app.exec();
+}

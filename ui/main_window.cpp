@@ -1,0 +1,251 @@
+#include "main_window.h"
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QUrl>
+
+#include "app_settings.h"
+#include "autosave.h"
+#include "comparison_panel.h"
+#include "document.h"
+#include "inspector.h"
+#include "layer_catalog.h"
+#include "layer_stack_view.h"
+#include "palette.h"
+#include "qt_convert.h"
+#include "run_panel.h"
+#include "strategy_bar.h"
+#include "summary_panel.h"
+#include "timeline_plot.h"
+
+namespace remat::ui {
+
+MainWindow::MainWindow(QWidget* parent) : MainWindow(Options{}, parent) {}
+
+MainWindow::MainWindow(const Options& options, QWidget* parent)
+    : QMainWindow(parent), m_options(options), m_document(new Document(this)) {
+    setObjectName(QStringLiteral("mainWindow"));
+    setAcceptDrops(true);
+    setDockNestingEnabled(true);
+    AppSettings settings;
+    m_units = settings.units();
+    if (!settings.lastDevice().isEmpty()) m_document->setFallbackDeviceId(settings.lastDevice());
+
+    buildViews();
+    buildDocks();
+    buildActions();
+    buildMenus();
+    connectDocument();
+    if (m_options.autosave) m_autosaver = std::make_unique<Autosaver>(m_document);
+
+    resize(1600, 1000);
+    if (m_options.restoreSettings) {
+        restoreGeometry(settings.geometry());
+        restoreState(settings.windowState());
+    }
+    setUnits(m_units);
+    onDocumentChanged();
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildViews() {
+    m_timeline = new TimelinePlot(this);
+    m_timeline->setObjectName(QStringLiteral("timeline"));
+    m_timeline->setXAxis(AppSettings().timeAxis() ? TimelinePlot::XAxis::Time
+                                                  : TimelinePlot::XAxis::Instruction);
+    setCentralWidget(m_timeline);
+
+    m_layerStack = new LayerStackView(m_document, this);
+    m_palette = new Palette(this);
+    m_inspector = new Inspector(m_document, this);
+    m_summary = new SummaryPanel(this);
+    m_comparison = new ComparisonPanel(this);
+    m_runPanel = new RunPanel(this);
+
+    m_strategyBar = new StrategyBar(m_document, this);
+    auto* bar = new QToolBar(tr("Strategy and training"), this);
+    bar->setObjectName(QStringLiteral("strategyToolBar"));
+    bar->setMovable(false);
+    bar->addWidget(m_strategyBar);
+    addToolBar(Qt::TopToolBarArea, bar);
+
+    m_timingLabel = new QLabel(this);
+    m_timingLabel->setToolTip(tr("Time the last edit took to simulate and redraw"));
+    statusBar()->addPermanentWidget(m_timingLabel);
+}
+
+void MainWindow::buildDocks() {
+    auto dock = [this](const QString& title, const char* name, QWidget* w, Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(QString::fromLatin1(name));
+        d->setWidget(w);
+        addDockWidget(area, d);
+        return d;
+    };
+    m_stackDock = dock(tr("Layer stack"), "layerStackDock", m_layerStack, Qt::LeftDockWidgetArea);
+    m_inspectorDock = dock(tr("Inspector"), "inspectorDock", m_inspector, Qt::LeftDockWidgetArea);
+    m_paletteDock = dock(tr("Palette"), "paletteDock", m_palette, Qt::LeftDockWidgetArea);
+    tabifyDockWidget(m_inspectorDock, m_paletteDock);
+    m_inspectorDock->raise();
+    m_summaryDock = dock(tr("Summary"), "summaryDock", m_summary, Qt::RightDockWidgetArea);
+    m_comparisonDock = dock(tr("Comparison"), "comparisonDock", m_comparison, Qt::BottomDockWidgetArea);
+    m_runDock = dock(tr("Run"), "runDock", m_runPanel, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(m_comparisonDock, m_runDock);
+    m_comparisonDock->raise();
+    resizeDocks({m_stackDock, m_inspectorDock}, {640, 300}, Qt::Vertical);
+    resizeDocks({m_stackDock}, {620}, Qt::Horizontal);
+    resizeDocks({m_summaryDock}, {330}, Qt::Horizontal);
+    resizeDocks({m_comparisonDock}, {290}, Qt::Vertical);
+}
+
+void MainWindow::connectDocument() {
+    connect(m_document, &Document::changed, this, &MainWindow::onDocumentChanged);
+    connect(m_document, &Document::editRejected, this, [this](const QString& message) {
+        m_lastError = message;
+        showMessage(tr("Edit refused: %1").arg(message));
+    });
+    connect(m_document, &Document::filePathChanged, this, &MainWindow::updateTitle);
+    connect(m_document->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
+
+    // Selecting a layer highlights its instructions; clicking the plot selects the layer.
+    connect(m_layerStack, &LayerStackView::currentInstanceChanged, m_timeline,
+            &TimelinePlot::highlightLayer);
+    connect(m_timeline, &TimelinePlot::layerClicked, m_layerStack, &LayerStackView::selectInstance);
+    connect(m_layerStack, &LayerStackView::currentEntryChanged, m_inspector, [this](int entry) {
+        m_inspector->setEntry(entry);
+        if (entry >= -1) m_inspectorDock->raise();
+    });
+    connect(m_layerStack, &LayerStackView::message, this, &MainWindow::showMessage);
+    connect(m_palette, &Palette::addRequested, this,
+            [this](LayerKind kind) { addLayerFromPalette(int(kind)); });
+    connect(m_strategyBar, &StrategyBar::deviceChosen, this, [this](const QString& id) {
+        AppSettings().setLastDevice(id);
+        m_document->setFallbackDeviceId(id);
+    });
+    connect(m_comparison, &ComparisonPanel::strategyChosen, this, [this](const QString& spelling) {
+        (void)m_document->setStrategy(spelling);
+    });
+    connect(m_runPanel, &RunPanel::measuredReady, this,
+            [this](const std::vector<std::int64_t>& live, const QString& label) {
+                m_timeline->setMeasured(live, label);
+            });
+}
+
+void MainWindow::onDocumentChanged() {
+    QElapsedTimer timer;
+    timer.start();
+    const auto state = m_document->stateHandle();
+    m_timeline->setData(state, *state->graph, state->evaluation.program, state->evaluation.timeline,
+                        state->device);
+    m_timeline->highlightLayer(int(m_layerStack->currentInstance()));
+    m_summary->setEvaluation(state->evaluation, state->device);
+    m_lastUpdateMs = state->evaluateMs + double(timer.nsecsElapsed()) / 1e6;
+    // The comparison, the trade-off curve and the run panel's predictions follow in the
+    // background; a newer request cancels the one in flight.
+    m_comparison->request(state->model, state->model.training, state->device,
+                          m_document->strategySpelling());
+    m_runPanel->setState(state);
+    m_timingLabel->setText(tr("updated in %1 ms").arg(m_lastUpdateMs, 0, 'f', 1));
+    const bool hasLayer = m_layerStack->currentEntry() >= 0;
+    m_duplicateAction->setEnabled(hasLayer);
+    m_deleteAction->setEnabled(hasLayer);
+    m_moveUpAction->setEnabled(hasLayer);
+    m_moveDownAction->setEnabled(hasLayer);
+    updateTitle();
+}
+
+void MainWindow::updateTitle() {
+    setWindowTitle(tr("%1[*] — Remat Studio").arg(m_document->displayName()));
+    setWindowModified(m_document->isModified());
+}
+
+void MainWindow::showMessage(const QString& message) { statusBar()->showMessage(message, 8000); }
+
+void MainWindow::showError(const QString& title, const QString& message) {
+    m_lastError = message;
+    showMessage(message);
+    if (m_options.interactive) QMessageBox::warning(this, title, message);
+}
+
+void MainWindow::setUnits(ByteUnits units) {
+    m_units = units;
+    AppSettings().setUnits(units);
+    m_timeline->setUnits(units);
+    m_strategyBar->setUnits(units);
+    m_summary->setUnits(units);
+    m_comparison->setUnits(units);
+    if (m_gibUnits) m_gibUnits->setChecked(units == ByteUnits::Binary);
+    if (m_gbUnits) m_gbUnits->setChecked(units == ByteUnits::Decimal);
+}
+
+void MainWindow::setTheme(Theme theme) {
+    AppSettings().setTheme(theme);
+    applyTheme(theme);
+    if (m_lightTheme) m_lightTheme->setChecked(theme == Theme::Light);
+    if (m_darkTheme) m_darkTheme->setChecked(theme == Theme::Dark);
+}
+
+void MainWindow::addLayerFromPalette(int kindValue) {
+    const auto kind = LayerKind(kindValue);
+    const Network& net = m_document->network();
+    // After the current layer; with nothing selected, just before the loss.
+    int entry = m_layerStack->currentEntry();
+    std::size_t position = entry >= 0 ? std::size_t(entry) + 1 : (entry == -1 ? 0 : net.layers.size());
+    if (entry == -2 && !net.layers.empty() && isLoss(net.layers.back().kind)) position = net.layers.size() - 1;
+    const auto& shapes = m_document->state().shapes;
+    const std::int64_t before = m_document->firstInstanceOf(position);  // instances before it
+    const Shape input = std::size_t(before) < shapes.size() ? shapes[std::size_t(before)] : Shape{};
+    if (m_document->insertLayer(position, defaultLayer(kind, input)))
+        m_layerStack->selectEntry(int(position));
+}
+
+void MainWindow::moveSelected(int delta) {
+    const int entry = m_layerStack->currentEntry();
+    if (entry < 0) return;
+    const int to = entry + delta;
+    if (to < 0 || to >= int(m_document->network().layers.size())) return;
+    if (m_document->moveLayer(std::size_t(entry), std::size_t(to))) m_layerStack->selectEntry(to);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    if (m_options.restoreSettings) {
+        AppSettings settings;
+        settings.setGeometry(saveGeometry());
+        settings.setWindowState(saveState());
+    }
+    if (m_autosaver) m_autosaver->discard();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    const QMimeData* mime = event->mimeData();
+    if (mime->hasUrls() && mime->urls().size() == 1 && mime->urls().front().isLocalFile() &&
+        mime->urls().front().toLocalFile().endsWith(QLatin1String(".json"), Qt::CaseInsensitive))
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const QMimeData* mime = event->mimeData();
+    if (!mime->hasUrls() || mime->urls().isEmpty()) return;
+    event->acceptProposedAction();
+    const QString path = mime->urls().front().toLocalFile();
+    // Opening may show a dialog; not from inside the drop handler, where the drag source waits.
+    QMetaObject::invokeMethod(this, [this, path] {
+        if (maybeSave()) openModel(path);
+    }, Qt::QueuedConnection);
+}
+
+}  // namespace remat::ui

@@ -1,0 +1,144 @@
+// Remat Studio's one screen: the layer stack (with palette and inspector) on the left, the
+// memory timeline in the centre, the summary, comparison and run panels around it, and the
+// strategy bar on top. It wires the document to every view (each edit redraws the timeline and
+// summary synchronously; the comparison recomputes in the background), owns the menus and
+// shortcuts, and handles files: open, save, recent files, presets, drag-and-drop, exports,
+// autosave and crash recovery, and the settings kept between sessions.
+#pragma once
+
+#include <QMainWindow>
+#include <QPointer>
+#include <memory>
+
+#include "report.h"
+#include "theme.h"
+
+class QAction;
+class QActionGroup;
+class QDockWidget;
+class QLabel;
+class QMenu;
+
+namespace remat::ui {
+
+class Autosaver;
+class ComparisonPanel;
+class Document;
+class Inspector;
+class LayerStackView;
+class Palette;
+class RunPanel;
+class StrategyBar;
+class SummaryPanel;
+class TimelinePlot;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    struct Options {
+        // Dialogs (errors, save prompts, recovery) need a person; tests and the screenshot
+        // mode turn them off: errors then go to the status bar and lastError().
+        bool interactive = true;
+        bool autosave = true;
+        bool restoreSettings = true;
+    };
+
+    explicit MainWindow(QWidget* parent = nullptr);
+    explicit MainWindow(const Options& options, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    Document* document() const { return m_document; }
+    LayerStackView* layerStack() const { return m_layerStack; }
+    TimelinePlot* timeline() const { return m_timeline; }
+    StrategyBar* strategyBar() const { return m_strategyBar; }
+    Inspector* inspector() const { return m_inspector; }
+    SummaryPanel* summary() const { return m_summary; }
+    ComparisonPanel* comparison() const { return m_comparison; }
+    RunPanel* runPanel() const { return m_runPanel; }
+    Autosaver* autosaver() const { return m_autosaver.get(); }
+
+    // A file path or a preset name. On failure the current model stays and the error (naming
+    // the file and the JSON path) is shown; returns whether it opened.
+    bool openModel(const QString& pathOrPreset);
+    bool saveTo(const QString& path);
+    QString lastError() const { return m_lastError; }
+    // Milliseconds the last edit took end to end: evaluation plus redrawing the timeline and
+    // the summary.
+    double lastUpdateMs() const { return m_lastUpdateMs; }
+
+    // Exports (by extension for plots: .png, .svg, .pdf). Return false with lastError() set.
+    bool exportTimelinePlot(const QString& path);
+    bool exportTimelineCsv(const QString& path);
+    bool exportTradeOffPlot(const QString& path);
+    bool exportComparison(const QString& path, bool markdown);
+
+    void setUnits(ByteUnits units);
+    void setTheme(Theme theme);
+    // Offers to recover work an earlier session lost in a crash (asks the user).
+    void offerRecovery();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void buildViews();
+    void buildDocks();
+    void buildActions();
+    void buildMenus();
+    void connectDocument();
+    void onDocumentChanged();
+    void updateTitle();
+    void showError(const QString& title, const QString& message);
+    void showMessage(const QString& message);
+    bool maybeSave();
+    void newModel();
+    void openDialog();
+    bool save();
+    bool saveAsDialog();
+    void rebuildRecentMenu();
+    void addLayerFromPalette(int kind);
+    void moveSelected(int delta);
+    void exportDialog(const QString& what);
+    void about();
+
+    Options m_options;
+    Document* m_document = nullptr;
+    LayerStackView* m_layerStack = nullptr;
+    Palette* m_palette = nullptr;
+    Inspector* m_inspector = nullptr;
+    StrategyBar* m_strategyBar = nullptr;
+    TimelinePlot* m_timeline = nullptr;
+    SummaryPanel* m_summary = nullptr;
+    ComparisonPanel* m_comparison = nullptr;
+    RunPanel* m_runPanel = nullptr;
+    std::unique_ptr<Autosaver> m_autosaver;
+
+    QDockWidget* m_stackDock = nullptr;
+    QDockWidget* m_paletteDock = nullptr;
+    QDockWidget* m_inspectorDock = nullptr;
+    QDockWidget* m_summaryDock = nullptr;
+    QDockWidget* m_comparisonDock = nullptr;
+    QDockWidget* m_runDock = nullptr;
+    QLabel* m_timingLabel = nullptr;
+
+    QMenu* m_recentMenu = nullptr;
+    QAction* m_saveAction = nullptr;
+    QAction* m_duplicateAction = nullptr;
+    QAction* m_deleteAction = nullptr;
+    QAction* m_moveUpAction = nullptr;
+    QAction* m_moveDownAction = nullptr;
+    QAction* m_instructionAxis = nullptr;
+    QAction* m_timeAxis = nullptr;
+    QAction* m_gibUnits = nullptr;
+    QAction* m_gbUnits = nullptr;
+    QAction* m_lightTheme = nullptr;
+    QAction* m_darkTheme = nullptr;
+
+    ByteUnits m_units = ByteUnits::Binary;
+    QString m_lastError;
+    double m_lastUpdateMs = 0.0;
+};
+
+}  // namespace remat::ui

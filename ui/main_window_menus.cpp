@@ -1,0 +1,320 @@
+// MainWindow's menus, actions and file handling (open, save, recent files, presets, exports,
+// recovery). Kept apart from main_window.cpp, which builds the views and wires the document.
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QUndoStack>
+
+#include "app_settings.h"
+#include "autosave.h"
+#include "comparison_panel.h"
+#include "document.h"
+#include "layer_stack_view.h"
+#include "main_window.h"
+#include "model_file.h"
+#include "qt_convert.h"
+#include "timeline_plot.h"
+
+namespace remat::ui {
+
+void MainWindow::buildActions() {
+    m_duplicateAction = new QAction(tr("&Duplicate layer"), this);
+    m_duplicateAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+    connect(m_duplicateAction, &QAction::triggered, this, [this] {
+        const int e = m_layerStack->currentEntry();
+        if (e >= 0 && m_document->duplicateLayer(std::size_t(e))) m_layerStack->selectEntry(e + 1);
+    });
+    m_deleteAction = new QAction(tr("De&lete layer"), this);
+    m_deleteAction->setShortcut(QKeySequence::Delete);
+    connect(m_deleteAction, &QAction::triggered, this, [this] {
+        (void)m_document->removeLayers(m_layerStack->selectedEntries());
+    });
+    m_moveUpAction = new QAction(tr("Move layer &up"), this);
+    m_moveUpAction->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Up));
+    connect(m_moveUpAction, &QAction::triggered, this, [this] { moveSelected(-1); });
+    m_moveDownAction = new QAction(tr("Move layer do&wn"), this);
+    m_moveDownAction->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Down));
+    connect(m_moveDownAction, &QAction::triggered, this, [this] { moveSelected(+1); });
+    // The same actions on the stack's context menu.
+    for (QAction* a : {m_duplicateAction, m_deleteAction, m_moveUpAction, m_moveDownAction})
+        m_layerStack->tree()->addAction(a);
+}
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&New"), QKeySequence::New, this, &MainWindow::newModel);
+    file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    QMenu* presets = file->addMenu(tr("&Presets"));
+    for (const std::string& name : builtinModelNames()) {
+        const QString preset = toQString(name);
+        presets->addAction(preset, this, [this, preset] {
+            if (maybeSave()) openModel(preset);
+        });
+    }
+    file->addSeparator();
+    m_saveAction = file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
+    file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, &MainWindow::saveAsDialog);
+    file->addSeparator();
+    QMenu* exports = file->addMenu(tr("&Export"));
+    exports->addAction(tr("Timeline plot (PNG, SVG, PDF)…"), this,
+                       [this] { exportDialog(QStringLiteral("timeline")); });
+    exports->addAction(tr("Trade-off plot (PNG, SVG, PDF)…"), this,
+                       [this] { exportDialog(QStringLiteral("tradeoff")); });
+    exports->addAction(tr("Timeline as CSV…"), this, [this] { exportDialog(QStringLiteral("csv")); });
+    exports->addAction(tr("Comparison as CSV…"), this,
+                       [this] { exportDialog(QStringLiteral("comparison-csv")); });
+    exports->addAction(tr("Comparison as Markdown…"), this,
+                       [this] { exportDialog(QStringLiteral("comparison-md")); });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_document->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = m_document->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    edit->addAction(m_duplicateAction);
+    edit->addAction(m_deleteAction);
+    edit->addAction(m_moveUpAction);
+    edit->addAction(m_moveDownAction);
+    edit->addSeparator();
+    edit->addAction(m_layerStack->checkpointSelectionAction());
+    edit->addAction(tr("&Clear plan"), this, [this] { (void)m_document->clearPlan(); });
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QMenu* axis = view->addMenu(tr("Timeline &x axis"));
+    auto* axisGroup = new QActionGroup(this);
+    m_instructionAxis = axis->addAction(tr("&Instruction"));
+    m_timeAxis = axis->addAction(tr("Predicted &time"));
+    for (QAction* a : {m_instructionAxis, m_timeAxis}) {
+        a->setCheckable(true);
+        axisGroup->addAction(a);
+    }
+    m_instructionAxis->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+    m_timeAxis->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
+    (m_timeline->xAxis() == TimelinePlot::XAxis::Time ? m_timeAxis : m_instructionAxis)->setChecked(true);
+    connect(axisGroup, &QActionGroup::triggered, this, [this](QAction* a) {
+        const bool time = a == m_timeAxis;
+        AppSettings().setTimeAxis(time);
+        m_timeline->setXAxis(time ? TimelinePlot::XAxis::Time : TimelinePlot::XAxis::Instruction);
+    });
+    QMenu* units = view->addMenu(tr("&Units"));
+    auto* unitGroup = new QActionGroup(this);
+    m_gibUnits = units->addAction(tr("GiB (2^30 bytes)"));
+    m_gbUnits = units->addAction(tr("GB (10^9 bytes)"));
+    for (QAction* a : {m_gibUnits, m_gbUnits}) {
+        a->setCheckable(true);
+        unitGroup->addAction(a);
+    }
+    connect(unitGroup, &QActionGroup::triggered, this, [this](QAction* a) {
+        setUnits(a == m_gbUnits ? ByteUnits::Decimal : ByteUnits::Binary);
+    });
+    QMenu* palette = view->addMenu(tr("&Palette"));
+    auto* themeGroup = new QActionGroup(this);
+    m_lightTheme = palette->addAction(tr("&Light"));
+    m_darkTheme = palette->addAction(tr("&Dark"));
+    for (QAction* a : {m_lightTheme, m_darkTheme}) {
+        a->setCheckable(true);
+        themeGroup->addAction(a);
+    }
+    (AppSettings().theme() == Theme::Dark ? m_darkTheme : m_lightTheme)->setChecked(true);
+    connect(themeGroup, &QActionGroup::triggered, this, [this](QAction* a) {
+        setTheme(a == m_darkTheme ? Theme::Dark : Theme::Light);
+    });
+    view->addSeparator();
+    for (QDockWidget* d : {m_stackDock, m_inspectorDock, m_paletteDock, m_summaryDock,
+                           m_comparisonDock, m_runDock})
+        view->addAction(d->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Remat Studio"), this, &MainWindow::about);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    m_recentMenu->clear();
+    const QStringList files = AppSettings().recentFiles();
+    for (int i = 0; i < files.size(); ++i) {
+        const QString path = files[i];
+        QAction* a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()));
+        a->setToolTip(path);
+        connect(a, &QAction::triggered, this, [this, path] {
+            if (maybeSave()) openModel(path);
+        });
+    }
+    m_recentMenu->setEnabled(!files.isEmpty());
+}
+
+bool MainWindow::openModel(const QString& pathOrPreset) {
+    auto st = m_document->open(pathOrPreset);
+    if (!st) {
+        showError(tr("Cannot open model"),
+                  tr("The model was not opened; the current one is unchanged.\n\n%1")
+                      .arg(toQString(st.error().message)));
+        return false;
+    }
+    if (!m_document->filePath().isEmpty()) {
+        AppSettings().addRecentFile(m_document->filePath());
+        rebuildRecentMenu();
+    }
+    m_layerStack->selectEntry(-1);
+    showMessage(tr("Opened %1").arg(m_document->displayName()));
+    return true;
+}
+
+bool MainWindow::saveTo(const QString& path) {
+    auto st = m_document->save(path);
+    if (!st) {
+        showError(tr("Cannot save"), toQString(st.error().message));
+        return false;
+    }
+    AppSettings().addRecentFile(path);
+    rebuildRecentMenu();
+    showMessage(tr("Saved %1").arg(QFileInfo(path).fileName()));
+    return true;
+}
+
+void MainWindow::newModel() {
+    if (!maybeSave()) return;
+    // A small network to start from, not tied to any file.
+    auto m = loadModel("mlp-3x1024");
+    if (!m) return;
+    m->network.name = "untitled";
+    m->description.clear();
+    auto st = m_document->openModel(*m, QString());
+    if (!st) showError(tr("New model"), toQString(st.error().message));
+}
+
+void MainWindow::openDialog() {
+    if (!maybeSave()) return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), QString(),
+                                                      tr("Remat models (*.json);;All files (*)"));
+    if (!path.isEmpty()) openModel(path);
+}
+
+bool MainWindow::save() {
+    if (m_document->filePath().isEmpty()) return saveAsDialog();
+    return saveTo(m_document->filePath());
+}
+
+bool MainWindow::saveAsDialog() {
+    QString suggested = m_document->filePath();
+    if (suggested.isEmpty()) suggested = m_document->displayName() + QStringLiteral(".json");
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save model"), suggested,
+                                                      tr("Remat models (*.json)"));
+    return !path.isEmpty() && saveTo(path);
+}
+
+bool MainWindow::maybeSave() {
+    if (!m_document->isModified() || !m_options.interactive) return true;
+    const auto answer = QMessageBox::question(
+        this, tr("Unsaved changes"),
+        tr("%1 has unsaved changes. Save them first?").arg(m_document->displayName()),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Save) return save();
+    return answer == QMessageBox::Discard;
+}
+
+bool MainWindow::exportTimelinePlot(const QString& path) {
+    QString error;
+    if (m_timeline->exportTo(path, &error)) return true;
+    showError(tr("Export failed"), error);
+    return false;
+}
+
+bool MainWindow::exportTimelineCsv(const QString& path) {
+    QString error;
+    if (m_timeline->exportCsv(path, &error)) return true;
+    showError(tr("Export failed"), error);
+    return false;
+}
+
+bool MainWindow::exportTradeOffPlot(const QString& path) {
+    QString error;
+    if (m_comparison->exportPlot(path, &error)) return true;
+    showError(tr("Export failed"), error);
+    return false;
+}
+
+bool MainWindow::exportComparison(const QString& path, bool markdown) {
+    QString error;
+    const bool ok = markdown ? m_comparison->exportMarkdown(path, &error)
+                             : m_comparison->exportCsv(path, &error);
+    if (!ok) showError(tr("Export failed"), error);
+    return ok;
+}
+
+void MainWindow::exportDialog(const QString& what) {
+    const QString base = QFileInfo(m_document->displayName()).completeBaseName();
+    QString filter, suggested;
+    if (what == QLatin1String("timeline") || what == QLatin1String("tradeoff")) {
+        filter = tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)");
+        suggested = base + QLatin1Char('-') + what + QStringLiteral(".png");
+    } else if (what == QLatin1String("comparison-md")) {
+        filter = tr("Markdown (*.md)");
+        suggested = base + QStringLiteral("-comparison.md");
+    } else {
+        filter = tr("CSV (*.csv)");
+        suggested = base + (what == QLatin1String("csv") ? QStringLiteral("-timeline.csv")
+                                                         : QStringLiteral("-comparison.csv"));
+    }
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export"), suggested, filter);
+    if (path.isEmpty()) return;
+    bool ok = false;
+    if (what == QLatin1String("timeline")) ok = exportTimelinePlot(path);
+    else if (what == QLatin1String("tradeoff")) ok = exportTradeOffPlot(path);
+    else if (what == QLatin1String("csv")) ok = exportTimelineCsv(path);
+    else ok = exportComparison(path, what == QLatin1String("comparison-md"));
+    if (ok) showMessage(tr("Exported %1").arg(QFileInfo(path).fileName()));
+}
+
+void MainWindow::offerRecovery() {
+    const auto orphans = Autosaver::findOrphans(m_autosaver ? m_autosaver->directory() : QString());
+    for (const OrphanedAutosave& o : orphans) {
+        QFile f(o.modelPath);
+        if (!f.open(QIODevice::ReadOnly)) continue;
+        auto model = parseModel(f.readAll().toStdString(), toStdString(o.modelPath));
+        f.close();
+        if (!model) {
+            Autosaver::removeOrphan(o);
+            continue;
+        }
+        const QString what = o.sourcePath.isEmpty() ? toQString(model->network.name)
+                                                    : QFileInfo(o.sourcePath).fileName();
+        const auto answer = QMessageBox::question(
+            this, tr("Recover unsaved work"),
+            tr("Remat Studio closed unexpectedly. Recover the unsaved changes to %1 from %2?")
+                .arg(what, QLocale().toString(o.savedAt, QLocale::ShortFormat)),
+            QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+        if (answer == QMessageBox::Yes) {
+            auto st = m_document->recover(*model, o.sourcePath);
+            if (!st) showError(tr("Recovery failed"), toQString(st.error().message));
+        }
+        Autosaver::removeOrphan(o);
+        if (answer == QMessageBox::Yes) break;
+    }
+}
+
+void MainWindow::about() {
+    QMessageBox::about(
+        this, tr("About Remat Studio"),
+        tr("<h3>Remat Studio %1</h3>"
+           "<p>A lab for activation checkpointing: stack layers, choose what to recompute, and "
+           "see the memory and time it costs — predicted by the simulator, confirmed by running "
+           "the plan on the CPU or a GPU.</p>")
+            .arg(QApplication::applicationVersion()));
+}
+
+}  // namespace remat::ui
