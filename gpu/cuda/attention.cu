@@ -1,15 +1,9 @@
-// Eager attention on cuBLAS: scores S = Q K^T / sqrt(D) with the causal mask, context
-// Y = P V with heads merged, both directions, plus the grouped-KV expansion (repeat_interleave
-// of K and V per query head) and its reduction. Heads are never copied out of the qkv tensor:
-// a head is a column-major [D, T] matrix with leading dimension (H + 2 KV) D, so each product
-// is one cublasGemmStridedBatchedEx per sample, batched over heads, and the context's head
-// merge is the output's leading dimension H D.
-//
-// Without an expansion (kExp / vExp null) a kv head serves H / KV query heads; the heads of one
-// group then run as separate batches in order, so gradients summed into a shared kv head are
-// accumulated deterministically rather than raced.
-
-#include <cmath>
+// Eager attention: scores S = Q K^T / sqrt(D) with the causal mask, context Y = P V with heads
+// merged, both directions, as cuBLAS strided-batched GEMMs planned in gemm_plan.cpp (heads are
+// never copied out of the qkv tensor: a head is a column-major [D, T] matrix with leading
+// dimension (H + 2 KV) D, and the context's head merge is the output's leading dimension H D);
+// plus the kernels around them: the causal mask, and the grouped-KV expansion
+// (repeat_interleave of K and V per query head) with its deterministic reduction.
 
 #include "launchers.h"
 #include "storage.cuh"
@@ -81,62 +75,12 @@ __global__ void expandKvBackwardKernel(const T* dKExp, const T* dVExp, T* dQkv,
     }
 }
 
-// ---- layout of one sample's heads ------------------------------------------------------------
-
-// Where K (or V) of head-batch entry k lives for sample b, and how query heads map to it: the
-// expanded tensor has one [T, D] block per query head; the qkv tensor one column block per kv
-// head shared by `group` query heads.
-struct KvSource {
-    const char* base = nullptr;  // sample 0, kv entry 0
-    std::int64_t ld = 0;         // leading dimension (elements)
-    std::int64_t headStride = 0; // between kv entries (elements)
-    std::int64_t sampleStride = 0;
-    std::int64_t entries = 0;    // kv entries per sample
-    std::int64_t group = 1;      // query heads per kv entry
-};
-
-struct Layout {
-    std::int64_t es = 0;     // element bytes
-    std::int64_t width = 0;  // (H + 2 KV) D
-    std::int64_t t = 0, h = 0, kv = 0, d = 0, b = 0;
-};
-
-Layout layoutOf(DType t, const AttnShape& a) {
-    REMAT_REQUIRE(a.batch >= 0 && a.tokens > 0 && a.heads > 0 && a.kvHeads > 0 && a.headDim > 0,
-                  "attention: shape");
-    REMAT_REQUIRE(a.heads % a.kvHeads == 0, "attention: heads must be a multiple of kv heads");
-    return {dtypeBytes(t), (a.heads + 2 * a.kvHeads) * a.headDim, a.tokens, a.heads, a.kvHeads,
-            a.headDim, a.batch};
+void requireShape(const AttnShape& a) {
+    const char* problem = attnShapeProblem(a);
+    REMAT_REQUIRE(problem == nullptr, std::string("attention: ") + (problem ? problem : ""));
 }
 
-// `which` 0 = K, 1 = V.
-KvSource kvSource(const Layout& l, const void* qkv, const void* expanded, int which) {
-    KvSource s;
-    if (expanded) {
-        s.base = static_cast<const char*>(expanded);
-        s.ld = l.d;
-        s.headStride = l.t * l.d;
-        s.sampleStride = l.h * l.t * l.d;
-        s.entries = l.h;
-        s.group = 1;
-    } else {
-        s.base = static_cast<const char*>(qkv) + (l.h + which * l.kv) * l.d * l.es;
-        s.ld = l.width;
-        s.headStride = l.d;
-        s.sampleStride = l.t * l.width;
-        s.entries = l.kv;
-        s.group = l.h / l.kv;
-    }
-    return s;
-}
-
-// Calls f(sample b, group member r) for every batched product, samples and group members in
-// order; the query head of kv entry k and member r is k * group + r.
-template <typename F>
-void forEachBatch(const Layout& l, const KvSource& src, F&& f) {
-    for (std::int64_t b = 0; b < l.b; ++b)
-        for (std::int64_t r = 0; r < src.group; ++r) f(b, r);
-}
+void* mut(const void* p) { return const_cast<void*>(p); }
 
 }  // namespace
 
@@ -144,27 +88,20 @@ void forEachBatch(const Layout& l, const KvSource& src, F&& f) {
 
 void attnScoresForward(cublasHandle_t hd, DType t, const void* qkv, const void* kExp,
                        void* scores, const AttnShape& a, cudaStream_t s) {
-    const Layout l = layoutOf(t, a);
-    if (l.b == 0) return;
+    requireShape(a);
+    if (a.batch == 0) return;
     REMAT_REQUIRE(qkv && scores, "attnScoresForward operands");
-    const KvSource k = kvSource(l, qkv, kExp, 0);
-    const float scale = 1.0f / std::sqrt(float(l.d));
-    const char* q = static_cast<const char*>(qkv);
-    char* sc = static_cast<char*>(scores);
-    // Column-major: S^T[j, i] = sum_d K[j, d] Q[i, d]  (A = K^T stored [D, T], transposed).
-    forEachBatch(l, k, [&](std::int64_t b, std::int64_t r) {
-        gemmStridedBatched(hd, t, true, false, l.t, l.t, l.d, scale,
-                           k.base + (b * k.sampleStride) * l.es, k.ld, k.headStride,
-                           q + (b * l.t * l.width + r * l.d) * l.es, l.width, k.group * l.d, 0.0f,
-                           sc + ((b * l.h + r) * l.t * l.t) * l.es, l.t, k.group * l.t * l.t,
-                           k.entries);
-    });
+    GemmOperands ops{};
+    ops[std::size_t(GemmOperand::Qkv)] = mut(qkv);
+    ops[std::size_t(GemmOperand::KExp)] = mut(kExp);
+    ops[std::size_t(GemmOperand::Scores)] = scores;
+    runGemms(hd, t, attnScoresForwardGemms(a, kExp != nullptr), ops);
     if (a.causal) {
-        const std::int64_t n = l.b * l.h * l.t * l.t;
+        const std::int64_t n = a.batch * a.heads * a.tokens * a.tokens;
         dispatchFloat(t, "causalMask", [&](auto tag) {
             using T = decltype(tag);
             causalMaskKernel<T><<<gridFor(n, kBlock), kBlock, 0, s>>>(static_cast<T*>(scores), n,
-                                                                      l.t);
+                                                                      a.tokens);
         });
         REMAT_LAUNCH_CHECK("causalMaskKernel");
     }
@@ -173,119 +110,78 @@ void attnScoresForward(cublasHandle_t hd, DType t, const void* qkv, const void* 
 void attnScoresBackward(cublasHandle_t hd, DType t, const void* qkv, const void* kExp,
                         const void* dScores, void* dQkv, void* dKExp, const AttnShape& a,
                         cudaStream_t) {
-    const Layout l = layoutOf(t, a);
-    if (l.b == 0) return;
+    requireShape(a);
+    if (a.batch == 0) return;
     REMAT_REQUIRE(qkv && dScores, "attnScoresBackward operands");
-    const KvSource k = kvSource(l, qkv, kExp, 0);
-    const float scale = 1.0f / std::sqrt(float(l.d));
-    const char* q = static_cast<const char*>(qkv);
-    const char* ds = static_cast<const char*>(dScores);
-    // dQ^T[d, i] += scale sum_j K^T[d, j] dS^T[j, i]   (B = dS stored as [T(j), T(i)]).
-    if (dQkv) {
-        char* dq = static_cast<char*>(dQkv);
-        forEachBatch(l, k, [&](std::int64_t b, std::int64_t r) {
-            gemmStridedBatched(hd, t, false, false, l.d, l.t, l.t, scale,
-                               k.base + (b * k.sampleStride) * l.es, k.ld, k.headStride,
-                               ds + ((b * l.h + r) * l.t * l.t) * l.es, l.t, k.group * l.t * l.t,
-                               1.0f, dq + (b * l.t * l.width + r * l.d) * l.es, l.width,
-                               k.group * l.d, k.entries);
-        });
-    }
-    // dK^T[d, j] += scale sum_i Q^T[d, i] dS[i, j]   (B = dS^T stored, transposed on use).
-    void* dkTarget = kExp ? dKExp : dQkv;
-    if (dkTarget) {
-        const KvSource dk = kvSource(l, dkTarget, kExp ? dKExp : nullptr, 0);
-        char* dkBase = const_cast<char*>(dk.base);
-        forEachBatch(l, k, [&](std::int64_t b, std::int64_t r) {
-            gemmStridedBatched(hd, t, false, true, l.d, l.t, l.t, scale,
-                               q + (b * l.t * l.width + r * l.d) * l.es, l.width, k.group * l.d,
-                               ds + ((b * l.h + r) * l.t * l.t) * l.es, l.t, k.group * l.t * l.t,
-                               1.0f, dkBase + (b * dk.sampleStride) * l.es, dk.ld, dk.headStride,
-                               k.entries);
-        });
-    }
+    // Masked entries need no special case: softmax's backward gave them a zero gradient.
+    const bool expanded = kExp != nullptr;
+    const bool wantDk = expanded ? dKExp != nullptr : dQkv != nullptr;
+    GemmOperands ops{};
+    ops[std::size_t(GemmOperand::Qkv)] = mut(qkv);
+    ops[std::size_t(GemmOperand::KExp)] = mut(kExp);
+    ops[std::size_t(GemmOperand::DScores)] = mut(dScores);
+    ops[std::size_t(GemmOperand::DQkv)] = dQkv;
+    ops[std::size_t(GemmOperand::DKExp)] = dKExp;
+    runGemms(hd, t, attnScoresBackwardGemms(a, expanded, dQkv != nullptr, wantDk), ops);
 }
 
 void attnContextForward(cublasHandle_t hd, DType t, const void* probs, const void* qkv,
                         const void* vExp, void* y, const AttnShape& a, cudaStream_t) {
-    const Layout l = layoutOf(t, a);
-    if (l.b == 0) return;
+    requireShape(a);
+    if (a.batch == 0) return;
     REMAT_REQUIRE(probs && (qkv || vExp) && y, "attnContextForward operands");
-    const KvSource v = kvSource(l, qkv, vExp, 1);
-    const char* p = static_cast<const char*>(probs);
-    char* out = static_cast<char*>(y);
-    const std::int64_t outWidth = l.h * l.d;
-    // Y^T[d, i] = sum_j V^T[d, j] P^T[j, i]   (P stored [T(j), T(i)] column-major).
-    forEachBatch(l, v, [&](std::int64_t b, std::int64_t r) {
-        gemmStridedBatched(hd, t, false, false, l.d, l.t, l.t, 1.0f,
-                           v.base + (b * v.sampleStride) * l.es, v.ld, v.headStride,
-                           p + ((b * l.h + r) * l.t * l.t) * l.es, l.t, v.group * l.t * l.t, 0.0f,
-                           out + (b * l.t * outWidth + r * l.d) * l.es, outWidth, v.group * l.d,
-                           v.entries);
-    });
+    GemmOperands ops{};
+    ops[std::size_t(GemmOperand::Probs)] = mut(probs);
+    ops[std::size_t(GemmOperand::Qkv)] = mut(qkv);
+    ops[std::size_t(GemmOperand::VExp)] = mut(vExp);
+    ops[std::size_t(GemmOperand::Context)] = y;
+    runGemms(hd, t, attnContextForwardGemms(a, vExp != nullptr), ops);
 }
 
 void attnContextBackward(cublasHandle_t hd, DType t, const void* probs, const void* qkv,
                          const void* vExp, const void* dy, void* dProbs, void* dQkv,
                          void* dVExp, const AttnShape& a, cudaStream_t) {
-    const Layout l = layoutOf(t, a);
-    if (l.b == 0) return;
+    requireShape(a);
+    if (a.batch == 0) return;
     REMAT_REQUIRE(probs && (qkv || vExp) && dy, "attnContextBackward operands");
-    const KvSource v = kvSource(l, qkv, vExp, 1);
-    const char* p = static_cast<const char*>(probs);
-    const char* g = static_cast<const char*>(dy);
-    const std::int64_t outWidth = l.h * l.d;
-    // dP^T[j, i] += sum_d V[j, d] dY^T[d, i]   (A = V^T stored [D, T], transposed).
-    if (dProbs) {
-        char* dp = static_cast<char*>(dProbs);
-        forEachBatch(l, v, [&](std::int64_t b, std::int64_t r) {
-            gemmStridedBatched(hd, t, true, false, l.t, l.t, l.d, 1.0f,
-                               v.base + (b * v.sampleStride) * l.es, v.ld, v.headStride,
-                               g + (b * l.t * outWidth + r * l.d) * l.es, outWidth, v.group * l.d,
-                               1.0f, dp + ((b * l.h + r) * l.t * l.t) * l.es, l.t,
-                               v.group * l.t * l.t, v.entries);
-        });
-    }
-    // dV^T[d, j] += sum_i dY^T[d, i] P[i, j]   (B = P^T stored, transposed on use).
-    void* dvTarget = vExp ? dVExp : dQkv;
-    if (dvTarget) {
-        const KvSource dv = kvSource(l, dvTarget, vExp ? dVExp : nullptr, 1);
-        char* dvBase = const_cast<char*>(dv.base);
-        forEachBatch(l, v, [&](std::int64_t b, std::int64_t r) {
-            gemmStridedBatched(hd, t, false, true, l.d, l.t, l.t, 1.0f,
-                               g + (b * l.t * outWidth + r * l.d) * l.es, outWidth, v.group * l.d,
-                               p + ((b * l.h + r) * l.t * l.t) * l.es, l.t, v.group * l.t * l.t,
-                               1.0f, dvBase + (b * dv.sampleStride) * l.es, dv.ld, dv.headStride,
-                               v.entries);
-        });
-    }
+    const bool expanded = vExp != nullptr;
+    const bool wantDv = expanded ? dVExp != nullptr : dQkv != nullptr;
+    GemmOperands ops{};
+    ops[std::size_t(GemmOperand::Probs)] = mut(probs);
+    ops[std::size_t(GemmOperand::Qkv)] = mut(qkv);
+    ops[std::size_t(GemmOperand::VExp)] = mut(vExp);
+    ops[std::size_t(GemmOperand::DContext)] = mut(dy);
+    ops[std::size_t(GemmOperand::DProbs)] = dProbs;
+    ops[std::size_t(GemmOperand::DQkv)] = dQkv;
+    ops[std::size_t(GemmOperand::DVExp)] = dVExp;
+    runGemms(hd, t, attnContextBackwardGemms(a, expanded, dProbs != nullptr, wantDv), ops);
 }
 
 void expandKvForward(DType t, const void* qkv, void* kExp, void* vExp, const AttnShape& a,
                      cudaStream_t s) {
-    const Layout l = layoutOf(t, a);
-    if (l.b == 0) return;
+    requireShape(a);
+    if (a.batch == 0) return;
     REMAT_REQUIRE(qkv && kExp && vExp, "expandKvForward operands");
-    const std::int64_t n = l.b * l.h * l.t * l.d;
+    const std::int64_t n = a.batch * a.heads * a.tokens * a.headDim;
     dispatchFloat(t, "expandKvForward", [&](auto tag) {
         using T = decltype(tag);
         expandKvForwardKernel<T><<<gridFor(n, kBlock), kBlock, 0, s>>>(
-            static_cast<const T*>(qkv), static_cast<T*>(kExp), static_cast<T*>(vExp), l.b, l.t,
-            l.h, l.kv, l.d);
+            static_cast<const T*>(qkv), static_cast<T*>(kExp), static_cast<T*>(vExp), a.batch,
+            a.tokens, a.heads, a.kvHeads, a.headDim);
     });
     REMAT_LAUNCH_CHECK("expandKvForwardKernel");
 }
 
 void expandKvBackward(DType t, const void* dKExp, const void* dVExp, void* dQkv,
                       const AttnShape& a, cudaStream_t s) {
-    const Layout l = layoutOf(t, a);
-    if (l.b == 0 || !dQkv || (!dKExp && !dVExp)) return;
-    const std::int64_t n = l.b * l.t * l.kv * l.d;
+    requireShape(a);
+    if (a.batch == 0 || !dQkv || (!dKExp && !dVExp)) return;
+    const std::int64_t n = a.batch * a.tokens * a.kvHeads * a.headDim;
     dispatchFloat(t, "expandKvBackward", [&](auto tag) {
         using T = decltype(tag);
         expandKvBackwardKernel<T><<<gridFor(n, kBlock), kBlock, 0, s>>>(
             static_cast<const T*>(dKExp), static_cast<const T*>(dVExp), static_cast<T*>(dQkv),
-            l.b, l.t, l.h, l.kv, l.d);
+            a.batch, a.tokens, a.heads, a.kvHeads, a.headDim);
     });
     REMAT_LAUNCH_CHECK("expandKvBackwardKernel");
 }

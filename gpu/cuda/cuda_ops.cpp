@@ -518,7 +518,7 @@ Status CudaBackend::attnScoresBackward(const OpCall& c) {
 }
 
 // The context's second input is the qkv tensor ([B, T, (H + 2 KV) D]) or, with grouped KV
-// heads, the expanded V ([B, H, T, D]); the lowering chooses by kv heads != heads.
+// heads, the expanded V ([B, H, T, D]): told apart by rank, as the CPU reference does.
 Status CudaBackend::attnContextForward(const OpCall& c) {
     return m_state->guard(c.op->name, [&]() -> Status {
         Check k(c);
@@ -526,7 +526,7 @@ Status CudaBackend::attnContextForward(const OpCall& c) {
         if (!k.ok()) return k.status();
         const TensorRef &p = c.inputs[0], &src = c.inputs[1], &y = c.outputs[0];
         const OpAttrs& at = c.op->attrs;
-        const bool expanded = at.kvHeads > 0 && at.kvHeads != at.heads;
+        const bool expanded = src.shape.size() == 4;
         cu::AttnShape a;
         a.tokens = at.tokens;
         a.heads = at.heads;
@@ -556,7 +556,7 @@ Status CudaBackend::attnContextBackward(const OpCall& c) {
         const TensorRef &p = c.saved[0], &src = c.saved[1], &dy = c.gradOutputs[0];
         if (!dy.bound()) return Ok{};
         const OpAttrs& at = c.op->attrs;
-        const bool expanded = at.kvHeads > 0 && at.kvHeads != at.heads;
+        const bool expanded = src.shape.size() == 4;
         cu::AttnShape a;
         a.tokens = at.tokens;
         a.heads = at.heads;

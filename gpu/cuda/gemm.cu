@@ -2,8 +2,8 @@
 // cublasGemmStridedBatchedEx) and the linear layer built on them. Storage may be fp32, bf16 or
 // fp16; accumulation is always fp32 (CUBLAS_COMPUTE_32F), which for fp32 storage means plain
 // fp32 arithmetic — TF32 is never requested, matching the device profiles' "plain" default.
-// The program's layouts are row-major; a row-major [r, c] matrix is a column-major [c, r] one,
-// so each product is written transposed (y^T = W x^T) and no data is moved.
+// The products themselves are planned in gemm_plan.cpp (row-major layouts seen column-major,
+// so no data is moved); this file runs the plans.
 
 #include <climits>
 
@@ -63,40 +63,56 @@ void gemmStridedBatched(cublasHandle_t h, DType t, bool transA, bool transB, std
         strideC, int(batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
-// y^T [out, rows] = W [out, in] . x^T [in, rows]; in column-major terms A = W^T stored [in, out]
-// (transposed on use), B = x^T stored [in, rows].
+void runGemms(cublasHandle_t h, DType t, const std::vector<GemmCall>& calls,
+              const GemmOperands& operands) {
+    const std::int64_t es = dtypeBytes(t);
+    auto at = [&](const GemmMatrix& m) {
+        void* base = operands[std::size_t(m.operand)];
+        REMAT_REQUIRE(base, "runGemms: an operand the plan uses is not bound");
+        return static_cast<char*>(base) + m.offset * es;
+    };
+    for (const GemmCall& g : calls) {
+        if (g.batch == 1)
+            gemm(h, t, g.transA, g.transB, g.m, g.n, g.k, g.alpha, at(g.a), g.a.ld, at(g.b), g.b.ld,
+                 g.beta, at(g.c), g.c.ld);
+        else
+            gemmStridedBatched(h, t, g.transA, g.transB, g.m, g.n, g.k, g.alpha, at(g.a), g.a.ld,
+                               g.a.stride, at(g.b), g.b.ld, g.b.stride, g.beta, at(g.c), g.c.ld,
+                               g.c.stride, g.batch);
+    }
+}
+
 void linearForward(cublasHandle_t h, DType t, const void* x, const void* w, const void* b,
                    void* y, std::int64_t rows, std::int64_t in, std::int64_t out,
                    cudaStream_t s) {
     REMAT_REQUIRE(rows >= 0 && in > 0 && out > 0, "linearForward");
     if (rows == 0) return;
     REMAT_REQUIRE(x && w && y, "linearForward operands");
-    if (b) {
-        // y = bias broadcast, then y += x W^T: the bias rides on the GEMM's beta.
-        // Rounded once, as the reference rounds x W^T + b, rather than once per addition.
-        rowBroadcast(t, b, y, rows, out, s);
-        gemm(h, t, true, false, out, rows, in, 1.0f, w, in, x, in, 1.0f, y, out);
-    } else {
-        gemm(h, t, true, false, out, rows, in, 1.0f, w, in, x, in, 0.0f, y, out);
-    }
+    // With a bias, y starts as the bias rows and the GEMM accumulates onto it (beta = 1), so
+    // x W^T + b is rounded once, as the reference rounds it, not once per addition.
+    if (b) rowBroadcast(t, b, y, rows, out, s);
+    GemmOperands ops{};
+    ops[std::size_t(GemmOperand::X)] = const_cast<void*>(x);
+    ops[std::size_t(GemmOperand::W)] = const_cast<void*>(w);
+    ops[std::size_t(GemmOperand::Y)] = y;
+    runGemms(h, t, linearForwardGemms(rows, in, out, b != nullptr), ops);
 }
 
-// dx^T [in, rows] += W^T [in, out] . dy^T [out, rows];
-// dW^T [in, out] += x^T [in, rows] . dy [rows, out]; db[o] += sum over rows of dy[:, o].
 void linearBackward(cublasHandle_t h, DType t, const void* x, const void* w, const void* dy,
                     void* dx, void* dw, void* db, std::int64_t rows, std::int64_t in,
                     std::int64_t out, cudaStream_t s) {
     REMAT_REQUIRE(rows >= 0 && in > 0 && out > 0, "linearBackward");
     if (rows == 0) return;
     REMAT_REQUIRE(dy, "linearBackward: output gradient");
-    if (dx) {
-        REMAT_REQUIRE(w, "linearBackward: weight");
-        gemm(h, t, false, false, in, rows, out, 1.0f, w, in, dy, out, 1.0f, dx, in);
-    }
-    if (dw) {
-        REMAT_REQUIRE(x, "linearBackward: saved input");
-        gemm(h, t, false, true, in, out, rows, 1.0f, x, in, dy, out, 1.0f, dw, in);
-    }
+    REMAT_REQUIRE(!dx || w, "linearBackward: weight");
+    REMAT_REQUIRE(!dw || x, "linearBackward: saved input");
+    GemmOperands ops{};
+    ops[std::size_t(GemmOperand::X)] = const_cast<void*>(x);
+    ops[std::size_t(GemmOperand::W)] = const_cast<void*>(w);
+    ops[std::size_t(GemmOperand::DY)] = const_cast<void*>(dy);
+    ops[std::size_t(GemmOperand::DX)] = dx;
+    ops[std::size_t(GemmOperand::DW)] = dw;
+    runGemms(h, t, linearBackwardGemms(rows, in, out, dx != nullptr, dw != nullptr), ops);
     if (db) columnSum(t, dy, db, rows, out, s);
 }
 

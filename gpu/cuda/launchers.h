@@ -13,9 +13,12 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cstdint>
+#include <vector>
 
 #include "backend.h"
+#include "gemm_plan.h"
 #include "graph.h"
 #include "types.h"
 
@@ -103,7 +106,12 @@ void linearForward(cublasHandle_t h, DType t, const void* x, const void* w, cons
 void linearBackward(cublasHandle_t h, DType t, const void* x, const void* w, const void* dy,
                     void* dx, void* dw, void* db, std::int64_t rows, std::int64_t in,
                     std::int64_t out, cudaStream_t s);
-// Column-major building blocks (cuBLAS's native order), used by linear and attention.
+// Executes a plan of gemm_plan.h; `operands` holds each role's device pointer (null when the
+// plan does not use it).
+using GemmOperands = std::array<void*, kGemmOperandCount>;
+void runGemms(cublasHandle_t h, DType t, const std::vector<GemmCall>& calls,
+              const GemmOperands& operands);
+// Column-major building blocks (cuBLAS's native order).
 void gemm(cublasHandle_t h, DType t, bool transA, bool transB, std::int64_t m, std::int64_t n,
           std::int64_t k, float alpha, const void* a, std::int64_t lda, const void* b,
           std::int64_t ldb, float beta, void* c, std::int64_t ldc);
@@ -114,14 +122,7 @@ void gemmStridedBatched(cublasHandle_t h, DType t, bool transA, bool transB, std
                         std::int64_t strideC, std::int64_t batch);
 
 // ---- attention.cu --------------------------------------------------------------------------
-// Per sample, qkv is [tokens, (heads + 2 kvHeads) headDim]: Q columns first (head h at
-// h*headDim), then K, then V. kExp / vExp are the grouped-KV expansions [heads, tokens,
-// headDim] (null when kvHeads == heads); scores and probabilities are [heads, tokens, tokens];
-// the context output is [tokens, heads headDim] with heads merged.
-struct AttnShape {
-    std::int64_t batch = 1, tokens = 0, heads = 0, kvHeads = 0, headDim = 0;
-    bool causal = false;
-};
+// Layouts of gemm_plan.h (AttnShape). kExp / vExp are null when kvHeads == heads.
 void attnScoresForward(cublasHandle_t h, DType t, const void* qkv, const void* kExp,
                        void* scores, const AttnShape& a, cudaStream_t s);
 void attnScoresBackward(cublasHandle_t h, DType t, const void* qkv, const void* kExp,
