@@ -1,0 +1,821 @@
+#include "plot_adapter.h"
+
+#include <QElapsedTimer>
+#include <QEvent>
+#include <QFileInfo>
+#include <QFontMetrics>
+#include <QMouseEvent>
+#include <QSvgGenerator>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <qcustomplot.h>
+
+namespace remat::ui {
+namespace {
+
+// Ticks chosen and labelled in display units (GiB, ms) while the data stay in base units, so
+// that what a test or an export reads back is exact.
+class ScaledTicker : public QCPAxisTicker {
+public:
+    explicit ScaledTicker(double scale) : m_scale(scale > 0 ? scale : 1.0) {}
+
+protected:
+    double getTickStep(const QCPRange& range) override {
+        return QCPAxisTicker::getTickStep(QCPRange(range.lower / m_scale, range.upper / m_scale)) *
+               m_scale;
+    }
+    int getSubTickCount(double tickStep) override {
+        return QCPAxisTicker::getSubTickCount(tickStep / m_scale);
+    }
+    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar,
+                         int precision) override {
+        double v = tick / m_scale;
+        if (std::fabs(v) < 1e-12) v = 0.0;  // -0 and rounding noise at the origin
+        return QCPAxisTicker::getTickLabel(v, locale, formatChar, precision);
+    }
+
+private:
+    double m_scale;
+};
+
+}  // namespace
+
+// Stacked areas drawn per pixel column: for each column the point with the largest total
+// among those the column covers is drawn as one rectangle per layer. The cost follows the
+// plot's width, not the data or its shape (the library's own filled graphs fill one polygon per
+// layer and outline it, which took tens of milliseconds for a transformer's jagged timeline).
+// Vector exports (PDF, SVG) get exact step polygons instead.
+class StackedColumns : public QCPAbstractPlottable {
+public:
+    StackedColumns(QCPAxis* keyAxis, QCPAxis* valueAxis) : QCPAbstractPlottable(keyAxis, valueAxis) {
+        setSelectable(QCP::stNone);
+        setAntialiased(false);
+        setAntialiasedFill(false);
+    }
+
+    void setColors(std::vector<QColor> colors) { m_colors = std::move(colors); }
+    void setData(const QVector<double>& x, const std::vector<QVector<double>>& tops) {
+        m_x = x;
+        m_tops = tops;
+        m_tops.resize(m_colors.size(), QVector<double>(x.size(), 0.0));
+    }
+    const QVector<double>& x() const { return m_x; }
+    const std::vector<QVector<double>>& tops() const { return m_tops; }
+
+    double selectTest(const QPointF&, bool, QVariant*) const override { return -1.0; }
+    QCPRange getKeyRange(bool& found, QCP::SignDomain) const override {
+        found = !m_x.isEmpty();
+        return found ? QCPRange(m_x.front(), m_x.back()) : QCPRange();
+    }
+    QCPRange getValueRange(bool& found, QCP::SignDomain, const QCPRange&) const override {
+        found = !m_x.isEmpty() && !m_tops.empty();
+        if (!found) return QCPRange();
+        return QCPRange(0.0, *std::max_element(m_tops.back().cbegin(), m_tops.back().cend()));
+    }
+
+protected:
+    void draw(QCPPainter* painter) override {
+        if (m_x.size() < 2 || m_tops.empty()) return;
+        const int device = painter->device()->devType();
+        if (painter->modes().testFlag(QCPPainter::pmVectorized) ||
+            (device != QInternal::Image && device != QInternal::Pixmap))
+            drawPolygons(painter);
+        else
+            drawColumns(painter);
+    }
+    void drawLegendIcon(QCPPainter*, const QRectF&) const override {}
+
+private:
+    int firstVisible() const {
+        const double lower = keyAxis()->range().lower;
+        const auto it = std::upper_bound(m_x.cbegin(), m_x.cend(), lower);
+        return std::max(0, int(it - m_x.cbegin()) - 1);
+    }
+
+    // Writes the columns into an image at the painter's device resolution and draws it once:
+    // a few pixel writes per column instead of a fill call per layer and column.
+    void drawColumns(QCPPainter* painter) const {
+        const QRect clip = clipRect();
+        const double scale = painter->device()->devicePixelRatioF() * painter->transform().m11();
+        const int width = int(std::ceil(clip.width() * scale));
+        const int height = int(std::ceil(clip.height() * scale));
+        if (width <= 0 || height <= 0) return;
+        QCPAxis* kx = keyAxis();
+        QCPAxis* vy = valueAxis();
+        auto column = [&](double key) { return (kx->coordToPixel(key) - clip.left()) * scale; };
+        auto row = [&](double value) {
+            return int(std::lround((vy->coordToPixel(value) - clip.top()) * scale));
+        };
+        const QVector<double>& total = m_tops.back();
+        std::vector<int> rep(std::size_t(width), -1);
+        const int n = int(m_x.size());
+        for (int k = firstVisible(); k + 1 < n; ++k) {
+            const double p0 = column(m_x[k]);
+            const double p1 = column(m_x[k + 1]);
+            if (p0 >= width) break;
+            const int c0 = std::max(0, int(std::floor(p0)));
+            const int c1 = std::min(width - 1, std::max(int(std::floor(p0)), int(std::ceil(p1)) - 1));
+            for (int c = c0; c <= c1; ++c) {
+                int& r = rep[std::size_t(c)];
+                if (r < 0 || total[k] > total[r]) r = k;
+            }
+        }
+        QImage image(width, height, QImage::Format_ARGB32_Premultiplied);
+        image.fill(Qt::transparent);
+        std::vector<QRgb> colors;
+        for (const QColor& c : m_colors) colors.push_back(qPremultiply(c.rgba()));
+        auto* bits = reinterpret_cast<QRgb*>(image.bits());
+        const qsizetype stride = image.bytesPerLine() / qsizetype(sizeof(QRgb));
+        const int zero = std::clamp(row(0.0), 0, height);
+        for (int c = 0; c < width; ++c) {
+            const int r = rep[std::size_t(c)];
+            if (r < 0) continue;
+            int bottom = zero;
+            for (std::size_t layer = 0; layer < m_tops.size(); ++layer) {
+                const int top = std::clamp(row(m_tops[layer][r]), 0, height);
+                for (int y = top; y < bottom; ++y) bits[y * stride + c] = colors[layer];
+                bottom = std::min(bottom, top);
+            }
+        }
+        image.setDevicePixelRatio(scale);
+        painter->drawImage(QPointF(clip.topLeft()), image);
+    }
+
+    void drawPolygons(QCPPainter* painter) const {
+        QCPAxis* kx = keyAxis();
+        QCPAxis* vy = valueAxis();
+        const int n = int(m_x.size());
+        const double zero = vy->coordToPixel(0.0);
+        painter->setPen(Qt::NoPen);
+        // Top layer first, each filled down to zero, the next one over it.
+        for (std::size_t layer = m_tops.size(); layer-- > 0;) {
+            const QVector<double>& top = m_tops[layer];
+            QPolygonF poly;
+            poly.reserve(2 * n + 2);
+            poly << QPointF(kx->coordToPixel(m_x.front()), zero);
+            for (int k = 0; k + 1 < n; ++k) {
+                const double y = vy->coordToPixel(top[k]);
+                poly << QPointF(kx->coordToPixel(m_x[k]), y) << QPointF(kx->coordToPixel(m_x[k + 1]), y);
+            }
+            poly << QPointF(kx->coordToPixel(m_x.back()), zero);
+            painter->setBrush(m_colors[layer]);
+            painter->drawPolygon(poly);
+        }
+    }
+
+    QVector<double> m_x;
+    std::vector<QVector<double>> m_tops;
+    std::vector<QColor> m_colors;
+};
+
+// Shaded vertical spans (phases, a selected layer) drawn by one plottable per group and layer:
+// cheaper to build and draw than one library item per span, and spans run into the hundreds.
+class SpanSet : public QCPAbstractPlottable {
+public:
+    struct Span {
+        double x0, x1;
+        double topRatio, bottomRatio;  // of the plot area's height, 0 = top
+        QColor fill, border;
+    };
+
+    SpanSet(QCPAxis* keyAxis, QCPAxis* valueAxis) : QCPAbstractPlottable(keyAxis, valueAxis) {
+        setSelectable(QCP::stNone);
+        setAntialiased(false);
+        removeFromLegend();
+    }
+    void add(const Span& s) { m_spans.push_back(s); }
+    int size() const { return int(m_spans.size()); }
+
+    double selectTest(const QPointF&, bool, QVariant*) const override { return -1.0; }
+    QCPRange getKeyRange(bool& found, QCP::SignDomain) const override {
+        found = false;
+        return QCPRange();
+    }
+    QCPRange getValueRange(bool& found, QCP::SignDomain, const QCPRange&) const override {
+        found = false;
+        return QCPRange();
+    }
+
+protected:
+    void draw(QCPPainter* painter) override {
+        const QRect area = clipRect();
+        QCPAxis* kx = keyAxis();
+        for (const Span& s : m_spans) {
+            double a = kx->coordToPixel(s.x0), b = kx->coordToPixel(s.x1);
+            if (a > b) std::swap(a, b);
+            if (b < area.left() || a > area.right() + 1) continue;
+            // At least one pixel wide, so a single instruction stays visible when zoomed out.
+            if (b - a < 1.0) b = a + 1.0;
+            const QRectF r(QPointF(a, area.top() + s.topRatio * area.height()),
+                           QPointF(b, area.top() + s.bottomRatio * area.height()));
+            painter->fillRect(r, s.fill);
+            if (s.border.isValid()) {
+                painter->setPen(QPen(s.border, 1.0));
+                painter->setBrush(Qt::NoBrush);
+                painter->drawRect(r);
+            }
+        }
+    }
+    void drawLegendIcon(QCPPainter*, const QRectF&) const override {}
+
+private:
+    std::vector<Span> m_spans;
+};
+
+namespace {
+
+// A legend entry that is a plain colour swatch (a category, a phase); it draws nothing.
+class Swatch : public QCPAbstractPlottable {
+public:
+    Swatch(QCPAxis* keyAxis, QCPAxis* valueAxis, const QColor& color)
+        : QCPAbstractPlottable(keyAxis, valueAxis), m_color(color) {
+        setSelectable(QCP::stNone);
+    }
+    double selectTest(const QPointF&, bool, QVariant*) const override { return -1.0; }
+    QCPRange getKeyRange(bool& found, QCP::SignDomain) const override {
+        found = false;
+        return QCPRange();
+    }
+    QCPRange getValueRange(bool& found, QCP::SignDomain, const QCPRange&) const override {
+        found = false;
+        return QCPRange();
+    }
+
+protected:
+    void draw(QCPPainter*) override {}
+    void drawLegendIcon(QCPPainter* painter, const QRectF& rect) const override {
+        painter->setPen(QPen(m_color.darker(130), 1.0));
+        painter->setBrush(m_color);
+        painter->drawRect(rect.adjusted(1, 1, -1, -1));
+    }
+
+private:
+    QColor m_color;
+};
+
+QCPScatterStyle::ScatterShape toScatter(MarkerShape s) {
+    switch (s) {
+        case MarkerShape::None: return QCPScatterStyle::ssNone;
+        case MarkerShape::Circle: return QCPScatterStyle::ssCircle;
+        case MarkerShape::Disc: return QCPScatterStyle::ssDisc;
+        case MarkerShape::Square: return QCPScatterStyle::ssSquare;
+        case MarkerShape::Diamond: return QCPScatterStyle::ssDiamond;
+        case MarkerShape::Triangle: return QCPScatterStyle::ssTriangle;
+    }
+    return QCPScatterStyle::ssNone;
+}
+
+constexpr const char* kLayerBehind = "behind";
+constexpr const char* kLayerOver = "over";
+constexpr const char* kLayerLabels = "labels";
+constexpr int kClickSlopPx = 4;
+
+}  // namespace
+
+PlotAdapter::PlotAdapter(QWidget* parent) : QWidget(parent) {
+    m_plot = new QCustomPlot(this);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    m_plot->setMouseTracking(true);
+    m_plot->installEventFilter(this);
+    m_plot->setNoAntialiasingOnDrag(true);
+
+    // Phases sit under the grid; a selection is drawn over the data; texts above everything.
+    m_plot->addLayer(kLayerBehind, m_plot->layer("grid"), QCustomPlot::limBelow);
+    m_plot->addLayer(kLayerOver, m_plot->layer("main"), QCustomPlot::limAbove);
+    m_plot->addLayer(kLayerLabels, m_plot->layer(kLayerOver), QCustomPlot::limAbove);
+
+    // The legend gets its own row under the plot, entries flowing in columns, so it never hides
+    // data and leaves the plot its full width.
+    m_plot->plotLayout()->addElement(1, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_plot->legend->setWrap(4);
+    m_plot->legend->setMargins(QMargins(6, 2, 6, 4));
+    m_plot->legend->setRowSpacing(0);
+    m_plot->legend->setColumnSpacing(14);
+    m_plot->legend->setVisible(true);
+    m_plot->legend->setIconSize(18, 10);
+
+    setAxis(PlotAxis::X, QString());
+    setAxis(PlotAxis::Y, QString());
+
+    connect(m_plot, &QCustomPlot::mouseMove, this, &PlotAdapter::onMouseMove);
+    connect(m_plot, &QCustomPlot::mousePress, this, &PlotAdapter::onMousePress);
+    connect(m_plot, &QCustomPlot::mouseRelease, this, &PlotAdapter::onMouseRelease);
+    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) {
+        if (m_homeX.x() < m_homeX.y()) {
+            m_plot->xAxis->setRange(m_homeX.x(), m_homeX.y());
+            m_plot->replot(QCustomPlot::rpQueuedReplot);
+        }
+    });
+    connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+            [this](const QCPRange& r) { emit xRangeChanged(r.lower, r.upper); });
+    applyPalette();
+}
+
+PlotAdapter::~PlotAdapter() = default;
+
+bool PlotAdapter::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_plot && event->type() == QEvent::Leave) emit left();
+    return QWidget::eventFilter(watched, event);
+}
+
+void PlotAdapter::clearAll() {
+    m_plot->clearPlottables();
+    m_plot->clearItems();
+    m_stack = nullptr;
+    m_stackSwatches.clear();
+    m_spanSets.clear();
+    m_lines.clear();
+    m_linePaletteColored.clear();
+    m_groups.clear();
+    m_paletteTexts.clear();
+    m_pointLabels.clear();
+}
+
+void PlotAdapter::replot() {
+    QElapsedTimer timer;
+    timer.start();
+    m_plot->replot(QCustomPlot::rpRefreshHint);
+    m_lastReplotMs = double(timer.nsecsElapsed()) / 1e6;
+}
+
+double PlotAdapter::lastReplotMs() const { return m_lastReplotMs; }
+
+void PlotAdapter::setAxis(PlotAxis axis, const QString& title, double unitScale) {
+    QCPAxis* a = axis == PlotAxis::X ? m_plot->xAxis : m_plot->yAxis;
+    a->setLabel(title);
+    a->setTicker(QSharedPointer<QCPAxisTicker>(new ScaledTicker(unitScale)));
+}
+
+void PlotAdapter::setRange(PlotAxis axis, double lower, double upper) {
+    if (!(upper > lower)) upper = lower + 1.0;
+    if (axis == PlotAxis::X) {
+        m_homeX = QPointF(lower, upper);
+        m_plot->xAxis->setRange(lower, upper);
+    } else {
+        m_plot->yAxis->setRange(lower, upper);
+    }
+}
+
+QPointF PlotAdapter::range(PlotAxis axis) const {
+    const QCPRange r = (axis == PlotAxis::X ? m_plot->xAxis : m_plot->yAxis)->range();
+    return QPointF(r.lower, r.upper);
+}
+
+void PlotAdapter::setHorizontalZoom(bool enabled) {
+    m_plot->setInteractions(enabled ? QCP::iRangeDrag | QCP::iRangeZoom : QCP::Interactions());
+    m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
+    m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
+}
+
+void PlotAdapter::setStackedAreas(const std::vector<AreaStyle>& styles) {
+    if (m_stack) m_plot->removePlottable(m_stack);
+    for (QCPAbstractPlottable* s : m_stackSwatches) m_plot->removePlottable(s);
+    m_stackSwatches.clear();
+    m_stack = new StackedColumns(m_plot->xAxis, m_plot->yAxis);
+    m_stack->removeFromLegend();
+    std::vector<QColor> colors;
+    for (const AreaStyle& s : styles) {
+        colors.push_back(s.color);
+        if (!s.inLegend) continue;
+        auto* swatch = new Swatch(m_plot->xAxis, m_plot->yAxis, s.color);
+        swatch->setName(s.name);
+        m_stackSwatches.push_back(swatch);
+    }
+    m_stack->setColors(std::move(colors));
+}
+
+void PlotAdapter::setStackedData(const QVector<double>& x,
+                                 const std::vector<QVector<double>>& tops) {
+    if (m_stack) m_stack->setData(x, tops);
+}
+
+int PlotAdapter::stackedLayerCount() const { return m_stack ? int(m_stack->tops().size()) : 0; }
+
+QVector<QPointF> PlotAdapter::stackedData(int layer) const {
+    QVector<QPointF> out;
+    if (!m_stack || layer < 0 || layer >= int(m_stack->tops().size())) return out;
+    const QVector<double>& x = m_stack->x();
+    const QVector<double>& y = m_stack->tops()[std::size_t(layer)];
+    out.reserve(x.size());
+    for (qsizetype i = 0; i < x.size() && i < y.size(); ++i) out.push_back(QPointF(x[i], y[i]));
+    return out;
+}
+
+void PlotAdapter::setLine(const QString& id, const QString& legendName, const QVector<double>& x,
+                          const QVector<double>& y, const LineStyle& style) {
+    QCPGraph* g = m_lines.value(id, nullptr);
+    if (!g) {
+        g = m_plot->addGraph();
+        m_lines.insert(id, g);
+    }
+    const bool fromPalette = !style.color.isValid();
+    m_linePaletteColored.insert(id, fromPalette);
+    const QColor color = fromPalette ? textColor() : style.color;
+    g->setPen(QPen(color, style.widthPx, style.pen));
+    g->setBrush(Qt::NoBrush);
+    g->setLineStyle(style.steps ? QCPGraph::lsStepLeft : QCPGraph::lsLine);
+    g->setAdaptiveSampling(false);
+    QCPScatterStyle scatter(toScatter(style.marker), style.markerSizePx);
+    scatter.setPen(QPen(color, 1.5));
+    scatter.setBrush(style.marker == MarkerShape::Disc ? QBrush(color) : QBrush(Qt::NoBrush));
+    g->setScatterStyle(scatter);
+    g->setName(legendName);
+    g->setData(x, y, true);
+    if (legendName.isEmpty()) g->removeFromLegend();
+    else if (!m_plot->legend->hasItemWithPlottable(g)) g->addToLegend();
+}
+
+void PlotAdapter::removeLine(const QString& id) {
+    if (QCPGraph* g = m_lines.value(id, nullptr)) m_plot->removeGraph(g);
+    m_lines.remove(id);
+    m_linePaletteColored.remove(id);
+}
+
+bool PlotAdapter::hasLine(const QString& id) const { return m_lines.contains(id); }
+
+QVector<QPointF> PlotAdapter::lineData(const QString& id) const {
+    QVector<QPointF> out;
+    QCPGraph* g = m_lines.value(id, nullptr);
+    if (!g) return out;
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+        out.push_back(QPointF(it->key, it->value));
+    return out;
+}
+
+void PlotAdapter::addLegendSwatch(const QString& name, const QColor& color) {
+    auto* swatch = new Swatch(m_plot->xAxis, m_plot->yAxis, color);
+    swatch->setName(name);
+}
+
+void PlotAdapter::setLegendVisible(bool visible) {
+    // A hidden legend must not keep its row, so it leaves the layout.
+    QCPLayoutGrid* layout = m_plot->plotLayout();
+    const bool placed = layout->hasElement(1, 0) && layout->element(1, 0) == m_plot->legend;
+    if (visible && !placed) {
+        layout->addElement(1, 0, m_plot->legend);
+        layout->setRowStretchFactor(1, 0.001);
+    } else if (!visible && placed) {
+        layout->take(m_plot->legend);
+        layout->simplify();
+    }
+    m_plot->legend->setVisible(visible);
+}
+
+void PlotAdapter::addToGroup(const QString& group, QCPAbstractItem* item) {
+    item->setSelectable(false);
+    m_groups[group].push_back(item);
+}
+
+SpanSet* PlotAdapter::spanSet(const QString& group, const char* layer) {
+    const QString key = group + QLatin1Char('@') + QLatin1String(layer);
+    SpanSet* set = m_spanSets.value(key, nullptr);
+    if (!set) {
+        set = new SpanSet(m_plot->xAxis, m_plot->yAxis);
+        set->setLayer(QLatin1String(layer));
+        m_spanSets.insert(key, set);
+    }
+    return set;
+}
+
+void PlotAdapter::addSpan(const QString& group, SpanLayer layer, double x0, double x1,
+                          const QColor& fill, const QColor& border) {
+    spanSet(group, layer == SpanLayer::Behind ? kLayerBehind : kLayerOver)
+        ->add(SpanSet::Span{x0, x1, 0.0, 1.0, fill, border});
+}
+
+void PlotAdapter::addTopBand(const QString& group, double x0, double x1, double heightFraction,
+                             const QColor& fill) {
+    spanSet(group, kLayerOver)->add(SpanSet::Span{x0, x1, 0.0, heightFraction, fill, QColor()});
+}
+
+void PlotAdapter::addHorizontalLine(const QString& group, double y, const QColor& color,
+                                    const QString& label, Qt::PenStyle pen) {
+    auto* line = new QCPItemStraightLine(m_plot);
+    line->setLayer(kLayerLabels);
+    line->point1->setCoords(0.0, y);
+    line->point2->setCoords(1.0, y);
+    line->setPen(QPen(color, 2.0, pen));
+    addToGroup(group, line);
+    if (label.isEmpty()) return;
+    auto* text = new QCPItemText(m_plot);
+    text->setLayer(kLayerLabels);
+    text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    text->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    text->position->setCoords(0.995, y);
+    text->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    text->setText(label);
+    text->setColor(color);
+    text->setPadding(QMargins(4, 2, 4, 2));
+    addToGroup(group, text);
+}
+
+void PlotAdapter::addMarker(const QString& group, double x, double y, const QString& label,
+                            const QColor& color) {
+    auto* tracer = new QCPItemTracer(m_plot);
+    tracer->setLayer(kLayerLabels);
+    tracer->position->setCoords(x, y);
+    tracer->setStyle(QCPItemTracer::tsCircle);
+    tracer->setSize(9);
+    tracer->setPen(QPen(color, 2.0));
+    tracer->setBrush(Qt::NoBrush);
+    addToGroup(group, tracer);
+    if (label.isEmpty()) return;
+
+    // Put the label on the side of the point with more room, slightly above it.
+    const QCPRange xr = m_plot->xAxis->range();
+    const bool leftHalf = x < xr.center();
+    auto* text = new QCPItemText(m_plot);
+    text->setLayer(kLayerLabels);
+    text->position->setParentAnchor(tracer->position);
+    text->position->setCoords(leftHalf ? 28.0 : -28.0, -14.0);
+    text->setPositionAlignment((leftHalf ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
+    text->setText(label);
+    text->setTextAlignment(Qt::AlignLeft);
+    text->setColor(textColor());
+    text->setPen(QPen(color, 1.0));
+    text->setPadding(QMargins(5, 3, 5, 3));
+    QColor back = palette().color(QPalette::Base);
+    back.setAlpha(230);
+    text->setBrush(back);
+    m_paletteTexts.push_back(text);
+    addToGroup(group, text);
+
+    auto* arrow = new QCPItemLine(m_plot);
+    arrow->setLayer(kLayerLabels);
+    arrow->start->setParentAnchor(leftHalf ? text->left : text->right);
+    arrow->end->setParentAnchor(tracer->position);
+    arrow->setHead(QCPLineEnding(QCPLineEnding::esSpikeArrow, 7, 9));
+    arrow->setPen(QPen(color, 1.5));
+    addToGroup(group, arrow);
+}
+
+void PlotAdapter::addPointLabels(const QString& group, const std::vector<PointLabel>& labels) {
+    auto& list = m_pointLabels[group];
+    for (const PointLabel& l : labels) {
+        LabelItem item;
+        item.anchor = new QCPItemTracer(m_plot);
+        item.anchor->setStyle(QCPItemTracer::tsNone);
+        item.anchor->position->setCoords(l.x, l.y);
+        item.anchor->setLayer(kLayerLabels);
+        addToGroup(group, item.anchor);
+        item.text = new QCPItemText(m_plot);
+        item.text->setLayer(kLayerLabels);
+        item.text->position->setParentAnchor(item.anchor->position);
+        item.text->setText(l.text);
+        item.text->setPadding(QMargins(3, 1, 3, 1));
+        item.paletteColored = !l.color.isValid();
+        item.text->setColor(item.paletteColored ? textColor() : l.color);
+        item.emphasised = l.emphasised;
+        if (l.emphasised) {
+            QFont f = item.text->font();
+            f.setBold(true);
+            item.text->setFont(f);
+            item.text->setPen(QPen(item.paletteColored ? textColor() : l.color, 1.0));
+        }
+        if (item.paletteColored) m_paletteTexts.push_back(item.text);
+        addToGroup(group, item.text);
+        list.push_back(item);
+    }
+}
+
+void PlotAdapter::layoutPointLabels() {
+    if (m_pointLabels.isEmpty()) return;
+    // Axis geometry is only known after a layout pass.
+    m_plot->replot(QCustomPlot::rpImmediateRefresh);
+    const QRect area = m_plot->axisRect()->rect();
+    std::vector<QRectF> taken;
+    // Every labelled point is an obstacle for every label.
+    for (auto it = m_pointLabels.cbegin(); it != m_pointLabels.cend(); ++it)
+        for (const LabelItem& l : it.value()) {
+            const QPointF p = l.anchor->position->pixelPosition();
+            taken.push_back(QRectF(p.x() - 4, p.y() - 4, 8, 8));
+        }
+    struct Candidate {
+        double dx, dy;
+        Qt::Alignment align;
+    };
+    static const Candidate kCandidates[] = {
+        {8, -6, Qt::AlignLeft | Qt::AlignBottom},   {8, 6, Qt::AlignLeft | Qt::AlignTop},
+        {-8, -6, Qt::AlignRight | Qt::AlignBottom}, {-8, 6, Qt::AlignRight | Qt::AlignTop},
+        {0, -10, Qt::AlignHCenter | Qt::AlignBottom}, {0, 10, Qt::AlignHCenter | Qt::AlignTop},
+        {12, -22, Qt::AlignLeft | Qt::AlignBottom}, {12, 22, Qt::AlignLeft | Qt::AlignTop},
+        {-12, -22, Qt::AlignRight | Qt::AlignBottom}, {-12, 22, Qt::AlignRight | Qt::AlignTop},
+        {16, -38, Qt::AlignLeft | Qt::AlignBottom}, {16, 38, Qt::AlignLeft | Qt::AlignTop},
+        {-16, -38, Qt::AlignRight | Qt::AlignBottom}, {-16, 38, Qt::AlignRight | Qt::AlignTop},
+    };
+    auto rectFor = [](const QPointF& p, const Candidate& c, const QSizeF& s) {
+        double left = p.x() + c.dx;
+        if (c.align & Qt::AlignRight) left -= s.width();
+        else if (c.align & Qt::AlignHCenter) left -= s.width() / 2;
+        double top = p.y() + c.dy;
+        if (c.align & Qt::AlignBottom) top -= s.height();
+        return QRectF(left, top, s.width(), s.height());
+    };
+    // Emphasised labels (the current plan) choose first.
+    std::vector<LabelItem*> order;
+    for (auto it = m_pointLabels.begin(); it != m_pointLabels.end(); ++it)
+        for (LabelItem& l : it.value()) order.push_back(&l);
+    std::stable_sort(order.begin(), order.end(), [](const LabelItem* a, const LabelItem* b) {
+        return a->emphasised && !b->emphasised;
+    });
+    for (LabelItem* l : order) {
+        const QFontMetrics fm(l->text->font());
+        const QSizeF size = QSizeF(fm.boundingRect(l->text->text()).size()) + QSizeF(8, 4);
+        const QPointF p = l->anchor->position->pixelPosition();
+        double bestCost = 1e300;
+        const Candidate* best = &kCandidates[0];
+        QRectF bestRect;
+        for (const Candidate& c : kCandidates) {
+            const QRectF r = rectFor(p, c, size);
+            double cost = 0;
+            for (const QRectF& t : taken) {
+                const QRectF o = r.intersected(t);
+                if (!o.isEmpty()) cost += o.width() * o.height();
+            }
+            const QRectF inside = r.intersected(QRectF(area));
+            cost += 4.0 * (r.width() * r.height() - inside.width() * inside.height());
+            if (cost < bestCost - 1e-9) {
+                bestCost = cost;
+                best = &c;
+                bestRect = r;
+            }
+            if (cost == 0) break;
+        }
+        l->text->position->setCoords(best->dx, best->dy);
+        l->text->setPositionAlignment(best->align);
+        taken.push_back(bestRect);
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlotAdapter::clearGroup(const QString& group) {
+    for (const char* layer : {kLayerBehind, kLayerOver}) {
+        const QString key = group + QLatin1Char('@') + QLatin1String(layer);
+        if (SpanSet* set = m_spanSets.value(key, nullptr)) m_plot->removePlottable(set);
+        m_spanSets.remove(key);
+    }
+    auto it = m_groups.find(group);
+    if (it == m_groups.end()) return;
+    for (QCPAbstractItem* item : it.value()) {
+        if (auto* t = qobject_cast<QCPItemText*>(item))
+            m_paletteTexts.erase(std::remove(m_paletteTexts.begin(), m_paletteTexts.end(), t),
+                                 m_paletteTexts.end());
+        m_plot->removeItem(item);
+    }
+    m_groups.erase(it);
+    m_pointLabels.remove(group);
+}
+
+int PlotAdapter::groupSize(const QString& group) const {
+    int n = 0;
+    for (const char* layer : {kLayerBehind, kLayerOver})
+        if (const SpanSet* set = m_spanSets.value(group + QLatin1Char('@') + QLatin1String(layer), nullptr))
+            n += set->size();
+    auto it = m_groups.constFind(group);
+    return n + (it == m_groups.cend() ? 0 : int(it.value().size()));
+}
+
+QPointF PlotAdapter::pixelToData(const QPoint& pixel) const {
+    const QPoint local = m_plot->mapFrom(this, pixel);
+    return QPointF(m_plot->xAxis->pixelToCoord(local.x()), m_plot->yAxis->pixelToCoord(local.y()));
+}
+
+QPointF PlotAdapter::dataToPixel(double x, double y) const {
+    const QPointF inPlot(m_plot->xAxis->coordToPixel(x), m_plot->yAxis->coordToPixel(y));
+    return inPlot + QPointF(m_plot->mapTo(this, QPoint(0, 0)));
+}
+
+int PlotAdapter::plotAreaWidth() const { return m_plot->axisRect()->width(); }
+
+bool PlotAdapter::insidePlotArea(const QPoint& pixel) const {
+    return m_plot->axisRect()->rect().contains(m_plot->mapFrom(this, pixel));
+}
+
+void PlotAdapter::onMouseMove(QMouseEvent* event) {
+    const QPoint pos = event->pos();
+    if (!m_plot->axisRect()->rect().contains(pos)) {
+        emit left();
+        return;
+    }
+    emit hovered(QPointF(m_plot->xAxis->pixelToCoord(pos.x()), m_plot->yAxis->pixelToCoord(pos.y())),
+                 event->globalPosition().toPoint());
+}
+
+void PlotAdapter::onMousePress(QMouseEvent* event) {
+    m_pressPixel = event->pos();
+    m_pressed = event->button() == Qt::LeftButton;
+}
+
+void PlotAdapter::onMouseRelease(QMouseEvent* event) {
+    if (!m_pressed || event->button() != Qt::LeftButton) return;
+    m_pressed = false;
+    const QPoint pos = event->pos();
+    if ((pos - m_pressPixel).manhattanLength() > kClickSlopPx) return;  // a drag, not a click
+    if (!m_plot->axisRect()->rect().contains(pos)) return;
+    emit clicked(QPointF(m_plot->xAxis->pixelToCoord(pos.x()), m_plot->yAxis->pixelToCoord(pos.y())),
+                 m_plot->mapTo(this, pos));
+}
+
+QColor PlotAdapter::textColor() const { return palette().color(QPalette::Text); }
+
+void PlotAdapter::applyPalette() {
+    const QPalette pal = palette();
+    const QColor base = pal.color(QPalette::Base);
+    const QColor text = pal.color(QPalette::Text);
+    QColor grid = text;
+    grid.setAlpha(45);
+    QColor subtle = text;
+    subtle.setAlpha(110);
+    m_plot->setBackground(base);
+    for (QCPAxis* a : {m_plot->xAxis, m_plot->yAxis, m_plot->xAxis2, m_plot->yAxis2}) {
+        a->setBasePen(QPen(subtle, 1));
+        a->setTickPen(QPen(subtle, 1));
+        a->setSubTickPen(QPen(subtle, 1));
+        a->setTickLabelColor(text);
+        a->setLabelColor(text);
+        a->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+        a->grid()->setZeroLinePen(QPen(subtle, 1));
+    }
+    m_plot->legend->setBrush(base);
+    m_plot->legend->setBorderPen(QPen(grid, 1));
+    m_plot->legend->setTextColor(text);
+    QColor back = base;
+    back.setAlpha(230);
+    for (QCPItemText* t : m_paletteTexts) {
+        t->setColor(text);
+        if (t->brush().style() != Qt::NoBrush) t->setBrush(back);
+    }
+    for (auto it = m_lines.begin(); it != m_lines.end(); ++it) {
+        if (!m_linePaletteColored.value(it.key())) continue;
+        QPen pen = it.value()->pen();
+        pen.setColor(text);
+        it.value()->setPen(pen);
+        QCPScatterStyle s = it.value()->scatterStyle();
+        s.setPen(QPen(text, 1.5));
+        if (s.brush().style() != Qt::NoBrush) s.setBrush(text);
+        it.value()->setScatterStyle(s);
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlotAdapter::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::PaletteChange) applyPalette();
+    QWidget::changeEvent(event);
+}
+
+void PlotAdapter::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    // As many legend columns as fit comfortably.
+    const int columns = std::clamp(width() / 240, 1, 6);
+    if (m_plot->legend->wrap() != columns) {
+        m_plot->legend->setWrap(columns);
+        m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
+    if (!m_pointLabels.isEmpty())
+        QTimer::singleShot(0, this, [this] { layoutPointLabels(); });
+}
+
+bool PlotAdapter::exportTo(const QString& path, QSize size, QString* error) {
+    auto fail = [&](const QString& message) {
+        if (error) *error = message;
+        return false;
+    };
+    if (size.isEmpty()) {
+        size = m_plot->size();
+        if (size.width() < 200 || size.height() < 150 || !m_plot->isVisible())
+            size = QSize(1200, 700);
+    }
+    const QString ext = QFileInfo(path).suffix().toLower();
+    bool ok = false;
+    if (ext == QLatin1String("png")) {
+        ok = m_plot->savePng(path, size.width(), size.height(), 1.0);
+    } else if (ext == QLatin1String("pdf")) {
+        ok = m_plot->savePdf(path, size.width(), size.height());
+    } else if (ext == QLatin1String("svg")) {
+        QSvgGenerator generator;
+        generator.setFileName(path);
+        generator.setSize(size);
+        generator.setViewBox(QRect(QPoint(0, 0), size));
+        generator.setTitle(tr("Remat Studio plot"));
+        QCPPainter painter;
+        if (painter.begin(&generator)) {
+            m_plot->toPainter(&painter, size.width(), size.height());
+            ok = painter.end();
+        }
+    } else {
+        return fail(tr("Cannot export to \"%1\": choose a .png, .svg or .pdf file name.")
+                        .arg(QFileInfo(path).fileName()));
+    }
+    if (!ok || !QFileInfo(path).exists() || QFileInfo(path).size() == 0)
+        return fail(tr("Could not write \"%1\". Check that the folder exists and is writable.")
+                        .arg(path));
+    return true;
+}
+
+}  // namespace remat::ui

@@ -1,0 +1,175 @@
+// The one adapter between Remat Studio's plots and the plotting library (QCustomPlot). The
+// timeline and the trade-off plot speak only in the terms they need — stacked areas, lines,
+// labelled points, shaded vertical spans, horizontal reference lines, annotations, axes whose
+// tick labels are scaled into units (GiB, ms) while the data stay exact (bytes, seconds) — and
+// this class turns them into QCustomPlot objects, follows the widget palette (light and dark),
+// reports the mouse in data coordinates, and exports to PNG, SVG or PDF. No other file includes
+// <qcustomplot.h>, so the plotting library can be replaced here alone.
+#pragma once
+
+#include <QColor>
+#include <QHash>
+#include <QPointF>
+#include <QSize>
+#include <QString>
+#include <QVector>
+#include <QWidget>
+#include <vector>
+
+class QCustomPlot;
+class QCPGraph;
+class QCPAbstractItem;
+class QCPAbstractPlottable;
+class QCPItemText;
+class QCPItemTracer;
+class QCPLayoutGrid;
+class QMouseEvent;
+
+namespace remat::ui {
+
+// Plottables private to plot_adapter.cpp.
+class StackedColumns;
+class SpanSet;
+
+enum class PlotAxis { X, Y };
+
+enum class MarkerShape { None, Circle, Disc, Square, Diamond, Triangle };
+
+struct LineStyle {
+    QColor color;             // invalid: the palette's text colour
+    Qt::PenStyle pen = Qt::SolidLine;
+    double widthPx = 1.5;
+    bool steps = false;       // each point's value holds until the next point's x
+    MarkerShape marker = MarkerShape::None;
+    double markerSizePx = 6.0;
+};
+
+struct AreaStyle {
+    QString name;
+    QColor color;
+    bool inLegend = true;
+};
+
+// Where a shaded vertical span sits: behind the data (phases) or over it (a selection).
+enum class SpanLayer { Behind, Over };
+
+// A labelled point whose label the adapter places so that labels do not overlap each other.
+struct PointLabel {
+    double x = 0, y = 0;
+    QString text;
+    QColor color;  // invalid: the palette's text colour
+    bool emphasised = false;
+};
+
+class PlotAdapter : public QWidget {
+    Q_OBJECT
+public:
+    explicit PlotAdapter(QWidget* parent = nullptr);
+    ~PlotAdapter() override;
+
+    // Removes every series, span, line and annotation (axes and their scaling are kept).
+    void clearAll();
+    void replot();
+
+    // Axis title and the factor data are divided by for tick labels: data in bytes with
+    // unitScale 2^30 shows GiB ticks while the stored values stay exact.
+    void setAxis(PlotAxis axis, const QString& title, double unitScale = 1.0);
+    void setRange(PlotAxis axis, double lower, double upper);
+    QPointF range(PlotAxis axis) const;  // (lower, upper)
+    // Mouse dragging and wheel zooming along x only (the timeline); off by default.
+    void setHorizontalZoom(bool enabled);
+
+    // Stacked areas: `tops[k]` is the cumulative top of layer k (layer 0 at the bottom); each
+    // layer is filled down to the one below it. Replaces any earlier stack.
+    void setStackedAreas(const std::vector<AreaStyle>& styles);
+    void setStackedData(const QVector<double>& x, const std::vector<QVector<double>>& tops);
+    int stackedLayerCount() const;
+    // The data the plot holds for a layer's top, as (x, y) pairs — what is drawn.
+    QVector<QPointF> stackedData(int layer) const;
+
+    // A named line (replaced if the id exists). Shown in the legend when `legendName` is set.
+    void setLine(const QString& id, const QString& legendName, const QVector<double>& x,
+                 const QVector<double>& y, const LineStyle& style);
+    void removeLine(const QString& id);
+    bool hasLine(const QString& id) const;
+    QVector<QPointF> lineData(const QString& id) const;
+
+    // A legend entry with no data: a colour swatch naming something drawn as spans.
+    void addLegendSwatch(const QString& name, const QColor& color);
+    void setLegendVisible(bool visible);
+
+    // Vertical span from x0 to x1 over the full plot height; `group` lets one kind be cleared.
+    void addSpan(const QString& group, SpanLayer layer, double x0, double x1, const QColor& fill,
+                 const QColor& border = QColor());
+    // A band at the top of the plot (a fraction of its height), e.g. the phase strip.
+    void addTopBand(const QString& group, double x0, double x1, double heightFraction,
+                    const QColor& fill);
+    void addHorizontalLine(const QString& group, double y, const QColor& color,
+                           const QString& label, Qt::PenStyle pen = Qt::DashLine);
+    // A marker at (x, y) with an arrowed label; the label goes where the plot has room.
+    void addMarker(const QString& group, double x, double y, const QString& label,
+                   const QColor& color);
+    // Labelled points; labels are placed around their points avoiding each other.
+    void addPointLabels(const QString& group, const std::vector<PointLabel>& labels);
+    // Re-runs label placement (after a resize or a range change).
+    void layoutPointLabels();
+    void clearGroup(const QString& group);
+    int groupSize(const QString& group) const;
+
+    // Data <-> widget pixels, for hit-testing by the owner.
+    QPointF pixelToData(const QPoint& pixel) const;
+    QPointF dataToPixel(double x, double y) const;
+    bool insidePlotArea(const QPoint& pixel) const;
+    // Width of the plot area (inside the axes) in logical pixels; 0 before the first layout.
+    int plotAreaWidth() const;
+
+    // Export by extension: .png, .svg or .pdf. `size` empty: the widget's size (or 1200x700
+    // when it has never been laid out).
+    bool exportTo(const QString& path, QSize size = QSize(), QString* error = nullptr);
+    // Milliseconds the last replot() took to lay out and draw (for the timing report).
+    double lastReplotMs() const;
+
+signals:
+    void hovered(QPointF data, QPoint globalPos);
+    void left();
+    // A press and release at one spot (not a drag) inside the plot area.
+    void clicked(QPointF data, QPoint pixel);
+    void xRangeChanged(double lower, double upper);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+    void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    void applyPalette();
+    void onMouseMove(QMouseEvent* event);
+    void onMousePress(QMouseEvent* event);
+    void onMouseRelease(QMouseEvent* event);
+    void addToGroup(const QString& group, QCPAbstractItem* item);
+    SpanSet* spanSet(const QString& group, const char* layer);
+    QColor textColor() const;
+
+    struct LabelItem {
+        QCPItemTracer* anchor = nullptr;
+        QCPItemText* text = nullptr;
+        bool emphasised = false;
+        bool paletteColored = false;
+    };
+
+    QCustomPlot* m_plot = nullptr;
+    StackedColumns* m_stack = nullptr;
+    std::vector<QCPAbstractPlottable*> m_stackSwatches;
+    QHash<QString, SpanSet*> m_spanSets;  // by group and layer
+    QHash<QString, QCPGraph*> m_lines;
+    QHash<QString, bool> m_linePaletteColored;
+    QHash<QString, std::vector<QCPAbstractItem*>> m_groups;
+    std::vector<QCPItemText*> m_paletteTexts;  // texts that follow the palette
+    QHash<QString, std::vector<LabelItem>> m_pointLabels;
+    QPointF m_homeX;  // the x range setRange gave; a double-click returns to it
+    QPoint m_pressPixel;
+    bool m_pressed = false;
+    double m_lastReplotMs = 0.0;
+};
+
+}  // namespace remat::ui

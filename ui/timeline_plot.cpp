@@ -1,0 +1,511 @@
+#include "timeline_plot.h"
+
+#include <QElapsedTimer>
+#include <QEvent>
+#include <QFile>
+#include <QSaveFile>
+#include <QTextStream>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "plot_adapter.h"
+#include "qt_convert.h"
+
+namespace remat::ui {
+namespace {
+
+constexpr const char* kGroupPhases = "phases";
+constexpr const char* kGroupHighlight = "highlight";
+constexpr const char* kGroupReference = "reference";
+constexpr const char* kLineMeasured = "measured";
+constexpr const char* kLineCapacity = "capacity";
+// The phase strip along the top of the plot, as a fraction of its height.
+constexpr double kPhaseStripFraction = 0.035;
+// Headroom above the peak so its label has room.
+constexpr double kHeadroom = 1.15;
+// A capacity line further above the peak than this would flatten the data; it is then named in
+// a note instead of drawn.
+constexpr double kCapacityShownUpTo = 1.6;
+
+QColor phaseColor(Phase p) {
+    switch (p) {
+        case Phase::Forward: return QColor(0x3b, 0x82, 0xf6);
+        case Phase::Recompute: return QColor(0xf5, 0x9e, 0x0b);
+        case Phase::Backward: return QColor(0xa8, 0x55, 0xf7);
+        case Phase::Optimizer: return QColor(0x10, 0xb9, 0x81);
+        case Phase::Setup:
+        case Phase::Teardown: break;
+    }
+    return QColor();
+}
+
+QString phaseDisplayName(Phase p) {
+    switch (p) {
+        case Phase::Setup: return TimelinePlot::tr("setup");
+        case Phase::Forward: return TimelinePlot::tr("forward");
+        case Phase::Recompute: return TimelinePlot::tr("recompute");
+        case Phase::Backward: return TimelinePlot::tr("backward");
+        case Phase::Optimizer: return TimelinePlot::tr("optimizer");
+        case Phase::Teardown: return TimelinePlot::tr("teardown");
+    }
+    return {};
+}
+
+const QColor kCapacityColor(0xdc, 0x26, 0x26);
+
+struct Unit {
+    double scale;
+    QString name;
+};
+
+Unit byteUnitFor(double bytes, ByteUnits units) {
+    const double base = units == ByteUnits::Binary ? 1024.0 : 1000.0;
+    static const char* binary[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    static const char* decimal[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+    int i = 0;
+    double scale = 1.0;
+    while (i < 5 && bytes >= base * scale) {
+        scale *= base;
+        ++i;
+    }
+    return {scale, QString::fromLatin1(units == ByteUnits::Binary ? binary[i] : decimal[i])};
+}
+
+Unit timeUnitFor(double seconds) {
+    if (seconds >= 1.0) return {1.0, QStringLiteral("s")};
+    if (seconds >= 1e-3) return {1e-3, QStringLiteral("ms")};
+    return {1e-6, QStringLiteral("µs")};
+}
+
+QString csvField(const std::string& s) {
+    QString q = toQString(s);
+    if (q.contains(QLatin1Char(',')) || q.contains(QLatin1Char('"')) || q.contains(QLatin1Char('\n')))
+        return QLatin1Char('"') + q.replace(QLatin1String("\""), QLatin1String("\"\"")) +
+               QLatin1Char('"');
+    return q;
+}
+
+}  // namespace
+
+TimelinePlot::TimelinePlot(QWidget* parent) : QWidget(parent) {
+    m_plot = new PlotAdapter(this);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    m_plot->setHorizontalZoom(true);
+    setMouseTracking(true);
+    setMinimumSize(320, 200);
+    connect(m_plot, &PlotAdapter::hovered, this, &TimelinePlot::onHover);
+    connect(m_plot, &PlotAdapter::left, this, [this] {
+        QToolTip::hideText();
+        emit instructionHovered(-1);
+    });
+    connect(m_plot, &PlotAdapter::clicked, this,
+            [this](QPointF data, QPoint) { onClick(data); });
+    connect(m_plot, &PlotAdapter::xRangeChanged, this, [this](double, double) {
+        // Zooming or panning re-decimates for the new visible range.
+        if (!m_redrawing && hasData()) redrawSeries();
+    });
+    clear();
+}
+
+TimelinePlot::~TimelinePlot() = default;
+
+void TimelinePlot::clear() {
+    m_owner.reset();
+    m_graph = nullptr;
+    m_program = nullptr;
+    m_timeline = nullptr;
+    m_count = 0;
+    m_totals.clear();
+    m_displayed.clear();
+    m_measured.clear();
+    m_phaseRuns.clear();
+    m_layers.clear();
+    m_plot->clearAll();
+    m_plot->setAxis(PlotAxis::X, tr("instruction"));
+    m_plot->setAxis(PlotAxis::Y, tr("live memory"));
+    m_plot->replot();
+}
+
+namespace {
+struct OwnedData {
+    Graph graph;
+    Program program;
+    Timeline timeline;
+};
+}  // namespace
+
+void TimelinePlot::setData(const Graph& g, const Program& p, const Timeline& t,
+                           const DeviceSpec& device) {
+    auto copy = std::make_shared<const OwnedData>(OwnedData{g, p, t});
+    setData(copy, copy->graph, copy->program, copy->timeline, device);
+}
+
+void TimelinePlot::setData(std::shared_ptr<const void> owner, const Graph& g, const Program& p,
+                           const Timeline& t, const DeviceSpec& device) {
+    QElapsedTimer timer;
+    timer.start();
+    m_owner = std::move(owner);
+    m_graph = &g;
+    m_program = &p;
+    m_timeline = &t;
+    m_count = std::min({p.instructions.size(), t.live.size(), t.endS.size(), t.durationS.size()});
+    m_totals.resize(m_count);
+    for (std::size_t i = 0; i < m_count; ++i) m_totals[i] = totalBytes(t.live[i]);
+    m_layers = instructionLayers(g, p);
+    m_phaseRuns = phaseRuns(p);
+    m_peakInstruction = std::min(t.peakInstruction, m_count ? m_count - 1 : 0);
+    m_peakBytes = t.peakBytes;
+    m_usableBytes = device.usableBytes();
+    m_deviceName = toQString(device.name);
+    m_measured.clear();
+    if (m_highlightLayer >= int(g.layerModules.size())) m_highlightLayer = -1;
+    if (m_count == 0) {
+        clear();
+        return;
+    }
+    rebuild();
+    m_lastSetDataMs = double(timer.nsecsElapsed()) / 1e6;
+}
+
+void TimelinePlot::setXAxis(XAxis axis) {
+    if (axis == m_axis) return;
+    m_axis = axis;
+    if (hasData()) rebuild();
+}
+
+void TimelinePlot::setUnits(ByteUnits units) {
+    if (units == m_units) return;
+    m_units = units;
+    if (hasData()) rebuild();
+}
+
+int TimelinePlot::bucketCount() const {
+    // One bucket per device pixel column of the plot area; a plot not laid out yet gets a
+    // generous default.
+    const int px = m_plot->plotAreaWidth();
+    return std::max(600, int(double(px) * devicePixelRatioF()));
+}
+
+void TimelinePlot::applyAxes() {
+    double top = double(m_peakBytes);
+    if (!m_measured.empty())
+        top = std::max(top, double(*std::max_element(m_measured.begin(), m_measured.end())));
+    top *= kHeadroom;
+    const bool capacityShown =
+        m_usableBytes > 0 && double(m_usableBytes) <= kCapacityShownUpTo * double(m_peakBytes);
+    if (capacityShown) top = std::max(top, double(m_usableBytes) * 1.05);
+    if (top <= 0) top = 1.0;
+    const Unit bytes = byteUnitFor(top / kHeadroom, m_units);
+    m_plot->setAxis(PlotAxis::Y, tr("live memory (%1)").arg(bytes.name), bytes.scale);
+    m_plot->setRange(PlotAxis::Y, 0.0, top);
+    if (m_axis == XAxis::Instruction) {
+        m_plot->setAxis(PlotAxis::X, tr("instruction"));
+    } else {
+        const Unit time = timeUnitFor(m_extents.upper());
+        m_plot->setAxis(PlotAxis::X, tr("predicted time (%1)").arg(time.name), time.scale);
+    }
+    m_plot->setRange(PlotAxis::X, m_extents.lower(), m_extents.upper());
+}
+
+void TimelinePlot::rebuild() {
+    m_redrawing = true;
+    m_extents = instructionExtents(m_timeline->endS, m_timeline->durationS, m_axis);
+    m_extents.start.resize(m_count);
+    m_extents.end.resize(m_count);
+    m_plot->clearAll();
+    std::vector<AreaStyle> styles;
+    for (Category c : kAllCategories) {
+        bool used = false;
+        for (std::size_t i = 0; i < m_count; ++i)
+            if (m_timeline->live[i][std::size_t(c)] != 0) {
+                used = true;
+                break;
+            }
+        styles.push_back(AreaStyle{categoryDisplayName(c), categoryColor(c), used});
+    }
+    m_plot->setStackedAreas(styles);
+    applyAxes();
+    redrawSeries();
+    drawPhases();
+    drawReferenceLines();
+    drawHighlight();
+    m_redrawing = false;
+    m_plot->replot();
+}
+
+void TimelinePlot::redrawSeries() {
+    const QPointF xr = m_plot->range(PlotAxis::X);
+    m_displayed = decimate(m_extents, m_totals, xr.x(), xr.y(), bucketCount(), m_peakInstruction);
+    const int count = int(m_displayed.size());
+    QVector<double> x(count + 1);
+    std::vector<QVector<double>> tops(kCategoryCount, QVector<double>(count + 1));
+    for (int k = 0; k < count; ++k) {
+        const std::size_t i = m_displayed[std::size_t(k)];
+        x[k] = m_extents.start[i];
+        std::int64_t sum = 0;
+        for (std::size_t c = 0; c < kCategoryCount; ++c) {
+            sum += m_timeline->live[i][c];
+            tops[c][k] = double(sum);
+        }
+    }
+    // A closing point so the last instruction's step has its width.
+    if (count > 0) {
+        x[count] = m_extents.end[m_displayed.back()];
+        for (std::size_t c = 0; c < kCategoryCount; ++c) tops[c][count] = tops[c][count - 1];
+    }
+    if (count == 0) {
+        x.clear();
+        for (auto& t : tops) t.clear();
+    }
+    m_plot->setStackedData(x, tops);
+    drawMeasured();
+}
+
+void TimelinePlot::drawMeasured() {
+    if (m_measured.empty()) {
+        m_plot->removeLine(kLineMeasured);
+        return;
+    }
+    const QPointF xr = m_plot->range(PlotAxis::X);
+    const auto peakIt = std::max_element(m_measured.begin(), m_measured.end());
+    const auto shown = decimate(m_extents, m_measured, xr.x(), xr.y(), bucketCount(),
+                                std::size_t(peakIt - m_measured.begin()));
+    QVector<double> x, y;
+    x.reserve(int(shown.size()) + 1);
+    y.reserve(int(shown.size()) + 1);
+    for (std::size_t i : shown) {
+        x.push_back(m_extents.start[i]);
+        y.push_back(double(m_measured[i]));
+    }
+    if (!shown.empty()) {
+        x.push_back(m_extents.end[shown.back()]);
+        y.push_back(y.back());
+    }
+    LineStyle style;
+    style.pen = Qt::DashLine;
+    style.widthPx = 2.0;
+    style.steps = true;
+    m_plot->setLine(kLineMeasured, m_measuredLabel, x, y, style);
+}
+
+void TimelinePlot::drawPhases() {
+    m_plot->clearGroup(kGroupPhases);
+    bool present[6] = {};
+    for (const PhaseRun& r : m_phaseRuns) {
+        QColor c = phaseColor(r.phase);
+        if (!c.isValid()) continue;
+        present[int(r.phase)] = true;
+        const double x0 = m_extents.start[r.span.first];
+        const double x1 = m_extents.end[r.span.last];
+        // Alternate micro-batches slightly so their boundaries show.
+        QColor wash = c;
+        wash.setAlpha(r.microStep % 2 ? 16 : 30);
+        m_plot->addSpan(kGroupPhases, SpanLayer::Behind, x0, x1, wash);
+        QColor strip = c;
+        strip.setAlpha(r.microStep % 2 ? 150 : 220);
+        m_plot->addTopBand(kGroupPhases, x0, x1, kPhaseStripFraction, strip);
+    }
+    for (Phase p : {Phase::Forward, Phase::Recompute, Phase::Backward, Phase::Optimizer})
+        if (present[int(p)])
+            m_plot->addLegendSwatch(tr("phase: %1").arg(phaseDisplayName(p)), phaseColor(p));
+}
+
+void TimelinePlot::drawReferenceLines() {
+    m_plot->clearGroup(kGroupReference);
+    if (!hasData()) return;
+    LineStyle capacityStyle;
+    capacityStyle.color = kCapacityColor;
+    capacityStyle.pen = Qt::DashLine;
+    capacityStyle.widthPx = 2.0;
+    if (m_usableBytes > 0) {
+        const bool onScale = double(m_usableBytes) <= m_plot->range(PlotAxis::Y).y();
+        const QString capacity = bytesText(m_usableBytes, m_units);
+        // The legend always names the capacity; the line is drawn when it is on the scale.
+        const QString legend = onScale ? tr("usable capacity of %1").arg(m_deviceName)
+                                       : tr("usable capacity of %1: %2, above this scale")
+                                             .arg(m_deviceName, capacity);
+        m_plot->setLine(kLineCapacity, legend, {}, {}, capacityStyle);
+        if (onScale)
+            m_plot->addHorizontalLine(kGroupReference, double(m_usableBytes), kCapacityColor,
+                                      tr("usable capacity %1").arg(capacity));
+    }
+    const QString label = tr("peak %1\nat %2")
+                              .arg(bytesText(m_peakBytes, m_units), shortCaption(m_peakInstruction));
+    m_plot->addMarker(kGroupReference, m_extents.start[m_peakInstruction], double(m_peakBytes),
+                      label,
+                      m_peakBytes > m_usableBytes ? kCapacityColor : palette().color(QPalette::Text));
+}
+
+void TimelinePlot::drawHighlight() {
+    m_plot->clearGroup(kGroupHighlight);
+    if (m_highlightLayer < 0) return;
+    QColor fill = palette().color(QPalette::Highlight);
+    QColor border = fill;
+    fill.setAlpha(70);
+    border.setAlpha(200);
+    for (const InstructionSpan& s : highlightedSpans())
+        m_plot->addSpan(kGroupHighlight, SpanLayer::Over, m_extents.start[s.first],
+                        m_extents.end[s.last], fill, border);
+}
+
+void TimelinePlot::highlightLayer(int layerIndex) {
+    if (layerIndex < -1) layerIndex = -1;
+    m_highlightLayer = layerIndex;
+    if (!hasData()) return;
+    drawHighlight();
+    m_plot->replot();
+}
+
+std::vector<InstructionSpan> TimelinePlot::highlightedSpans() const {
+    return layerSpans(m_layers, m_highlightLayer);
+}
+
+bool TimelinePlot::setMeasured(std::vector<std::int64_t> liveBytes, const QString& label) {
+    if (liveBytes.size() != m_count || liveBytes.empty()) return false;
+    m_measured = std::move(liveBytes);
+    m_measuredLabel = label.isEmpty() ? tr("measured") : label;
+    rebuild();
+    return true;
+}
+
+void TimelinePlot::clearMeasured() {
+    if (m_measured.empty()) return;
+    m_measured.clear();
+    if (hasData()) rebuild();
+}
+
+int TimelinePlot::layerOfInstruction(std::size_t index) const {
+    return index < m_layers.size() ? m_layers[index] : -1;
+}
+
+QString TimelinePlot::captionOf(std::size_t index) const {
+    return index < m_count ? toQString(describeInstruction(*m_graph, *m_program, index)) : QString();
+}
+
+QString TimelinePlot::shortCaption(std::size_t index) const {
+    QString c = captionOf(index);
+    // Alloc/free captions end in "(size, category)"; the label already states the size.
+    const InstrKind kind = index < m_count ? m_program->instructions[index].kind : InstrKind::Forward;
+    if (kind == InstrKind::Alloc || kind == InstrKind::Free) {
+        const int paren = c.lastIndexOf(QLatin1String(" ("));
+        if (paren > 0) c.truncate(paren);
+    }
+    return c;
+}
+
+std::size_t TimelinePlot::instructionAtX(double x) const { return instructionAt(m_extents, x); }
+
+double TimelinePlot::lastReplotMs() const { return m_plot->lastReplotMs(); }
+
+QString TimelinePlot::tooltipFor(std::size_t i) const {
+    if (i >= m_count) return {};
+    const Instruction& ins = m_program->instructions[i];
+    const CategoryBytes& live = m_timeline->live[i];
+    QString html = QStringLiteral("<b>#%1</b> %2<br>").arg(i).arg(captionOf(i).toHtmlEscaped());
+    html += tr("phase: %1, micro-batch %2 of %3")
+                .arg(phaseDisplayName(ins.phase))
+                .arg(ins.microStep + 1)
+                .arg(std::max<std::int64_t>(1, m_program->accumulationSteps));
+    const int layer = m_layers[i];
+    if (layer >= 0 && std::size_t(layer) < m_graph->layerModules.size()) {
+        const Module& m = m_graph->module(m_graph->layerModules[std::size_t(layer)]);
+        html += QStringLiteral("<br>") +
+                tr("layer: %1 (%2)").arg(toQString(m.path).toHtmlEscaped(), toQString(m.kind));
+    }
+    const double endS = m_timeline->endS[i], durationS = m_timeline->durationS[i];
+    html += QStringLiteral("<br>") +
+            tr("predicted time: starts at %1, takes %2")
+                .arg(formatSeconds(endS - durationS), formatSeconds(durationS));
+    html += QStringLiteral("<table cellspacing=0 cellpadding=1>");
+    for (Category c : kAllCategories) {
+        const std::int64_t v = live[std::size_t(c)];
+        if (v == 0) continue;
+        html += QStringLiteral("<tr><td><span style='color:%1'>&#9632;</span> %2</td>"
+                               "<td align=right>&nbsp;%3</td></tr>")
+                    .arg(categoryColor(c).name(), categoryDisplayName(c).toHtmlEscaped(),
+                         bytesText(v, m_units));
+    }
+    html += QStringLiteral("<tr><td><b>%1</b></td><td align=right>&nbsp;<b>%2</b></td></tr>")
+                .arg(tr("live in total"), bytesText(m_totals[i], m_units));
+    if (!m_measured.empty())
+        html += QStringLiteral("<tr><td>%1</td><td align=right>&nbsp;%2</td></tr>")
+                    .arg(m_measuredLabel.toHtmlEscaped(), bytesText(m_measured[i], m_units));
+    html += QStringLiteral("</table>");
+    if (i == m_peakInstruction)
+        html += QStringLiteral("<b>") + tr("This is the peak.") + QStringLiteral("</b>");
+    return html;
+}
+
+void TimelinePlot::onHover(QPointF data, QPoint globalPos) {
+    const std::size_t i = instructionAtX(data.x());
+    if (i >= m_count) {
+        QToolTip::hideText();
+        emit instructionHovered(-1);
+        return;
+    }
+    QToolTip::showText(globalPos, tooltipFor(i), this);
+    emit instructionHovered(int(i));
+}
+
+void TimelinePlot::onClick(QPointF data) {
+    const std::size_t i = instructionAtX(data.x());
+    if (i >= m_layers.size()) return;
+    if (m_layers[i] >= 0) emit layerClicked(m_layers[i]);
+}
+
+bool TimelinePlot::exportTo(const QString& path, QString* error) {
+    if (!hasData()) {
+        if (error) *error = tr("There is no timeline to export yet.");
+        return false;
+    }
+    return m_plot->exportTo(path, QSize(), error);
+}
+
+bool TimelinePlot::exportCsv(const QString& path, QString* error) const {
+    if (!hasData()) {
+        if (error) *error = tr("There is no timeline to export yet.");
+        return false;
+    }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
+        if (error) *error = tr("Could not write \"%1\": %2").arg(path, file.errorString());
+        return false;
+    }
+    QTextStream out(&file);
+    out << "instruction,micro_batch,phase,kind,layer,caption,start_s,duration_s,end_s";
+    for (Category c : kAllCategories) out << ',' << toQString(categoryKey(c)) << "_bytes";
+    out << ",total_bytes";
+    if (!m_measured.empty()) out << ",measured_bytes";
+    out << '\n';
+    out.setRealNumberPrecision(9);
+    for (std::size_t i = 0; i < m_count; ++i) {
+        const Instruction& ins = m_program->instructions[i];
+        const double endS = m_timeline->endS[i], durationS = m_timeline->durationS[i];
+        out << i << ',' << (ins.microStep + 1) << ',' << toQString(phaseName(ins.phase)) << ','
+            << toQString(instrKindName(ins.kind)) << ',' << m_layers[i] << ','
+            << csvField(describeInstruction(*m_graph, *m_program, i)) << ',' << (endS - durationS)
+            << ',' << durationS << ',' << endS;
+        for (std::size_t c = 0; c < kCategoryCount; ++c) out << ',' << qint64(m_timeline->live[i][c]);
+        out << ',' << qint64(m_totals[i]);
+        if (!m_measured.empty()) out << ',' << qint64(m_measured[i]);
+        out << '\n';
+    }
+    out.flush();
+    if (!file.commit()) {
+        if (error) *error = tr("Could not write \"%1\": %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+void TimelinePlot::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    // Spans and labels take their colours from the palette when drawn.
+    if (event->type() == QEvent::PaletteChange && hasData()) rebuild();
+}
+
+}  // namespace remat::ui

@@ -1,0 +1,126 @@
+// The memory timeline: live bytes per category across one training step, stacked, with the
+// forward / recompute / backward / optimizer phases of each micro-batch shaded, the device's
+// usable capacity as a line, the peak marked and labelled exactly, a hover tooltip saying which
+// instruction it is and what is live, and a click that selects the layer under the cursor.
+// A measured run can be laid over the prediction. It draws through PlotAdapter only. Captions
+// are made when needed (hover, export) from the graph and program, so the plot holds them:
+// either an owner the caller passes keeps them alive (no copy: the interactive path), or the
+// plot copies them. Large programs (GPT-3 175B, ~20k instructions) are decimated per pixel
+// column for display; the peak and every column's maximum stay exact.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device.h"
+#include "graph.h"
+#include "program.h"
+#include "report.h"
+#include "simulator.h"
+#include "timeline_series.h"
+
+namespace remat::ui {
+
+class PlotAdapter;
+
+class TimelinePlot : public QWidget {
+    Q_OBJECT
+public:
+    using XAxis = remat::ui::XAxis;
+
+    explicit TimelinePlot(QWidget* parent = nullptr);
+    ~TimelinePlot() override;
+
+    // Plots `t`. The plot copies `g`, `p` and `t`, so the caller's may go away afterwards.
+    void setData(const Graph& g, const Program& p, const Timeline& t, const DeviceSpec& device);
+    // The same without copying: `owner` keeps `g`, `p` and `t` alive and unchanged for as long
+    // as the plot shows them (e.g. the document's immutable state).
+    void setData(std::shared_ptr<const void> owner, const Graph& g, const Program& p,
+                 const Timeline& t, const DeviceSpec& device);
+    void clear();
+    bool hasData() const { return m_count > 0; }
+
+    void setXAxis(XAxis axis);
+    XAxis xAxis() const { return m_axis; }
+    void setUnits(ByteUnits units);
+    ByteUnits units() const { return m_units; }
+
+    // Shades every run of instructions belonging to expanded layer `layerIndex` (-1: none).
+    void highlightLayer(int layerIndex);
+    int highlightedLayer() const { return m_highlightLayer; }
+    std::vector<InstructionSpan> highlightedSpans() const;
+
+    // Measured live bytes after each instruction (an executor's run), drawn as a line over the
+    // predicted stack. A vector whose length differs from the program's is refused (false).
+    bool setMeasured(std::vector<std::int64_t> liveBytes, const QString& label);
+    void clearMeasured();
+    bool hasMeasured() const { return !m_measured.empty(); }
+
+    // Plot to .png, .svg or .pdf (by extension); the timeline's numbers to CSV: one row per
+    // instruction with its phase, kind, caption, predicted times and bytes per category.
+    bool exportTo(const QString& path, QString* error = nullptr);
+    bool exportCsv(const QString& path, QString* error = nullptr) const;
+
+    // What is drawn, for tests and the timing report.
+    const std::vector<std::size_t>& displayedInstructions() const { return m_displayed; }
+    std::size_t peakInstruction() const { return m_peakInstruction; }
+    int layerOfInstruction(std::size_t index) const;
+    QString captionOf(std::size_t index) const;
+    QString tooltipFor(std::size_t index) const;
+    std::size_t instructionAtX(double x) const;
+    PlotAdapter* plotAdapter() const { return m_plot; }
+    double lastSetDataMs() const { return m_lastSetDataMs; }
+    double lastReplotMs() const;
+
+signals:
+    void layerClicked(int layerIndex);
+    void instructionHovered(int instructionIndex);  // -1 when the mouse leaves
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void rebuild();
+    void redrawSeries();
+    void drawPhases();
+    void drawHighlight();
+    void drawMeasured();
+    void drawReferenceLines();
+    void applyAxes();
+    void onHover(QPointF data, QPoint globalPos);
+    void onClick(QPointF data);
+    int bucketCount() const;
+    QString shortCaption(std::size_t index) const;
+
+    PlotAdapter* m_plot = nullptr;
+    XAxis m_axis = XAxis::Instruction;
+    ByteUnits m_units = ByteUnits::Binary;
+
+    // What the last setData() showed; m_owner keeps the three pointees alive.
+    std::shared_ptr<const void> m_owner;
+    const Graph* m_graph = nullptr;
+    const Program* m_program = nullptr;
+    const Timeline* m_timeline = nullptr;
+    std::size_t m_count = 0;  // instructions shown
+    std::vector<std::int64_t> m_totals;
+    std::vector<int> m_layers;
+    std::vector<PhaseRun> m_phaseRuns;
+    std::size_t m_peakInstruction = 0;
+    std::int64_t m_peakBytes = 0;
+    std::int64_t m_usableBytes = 0;
+    QString m_deviceName;
+
+    XExtents m_extents;
+    std::vector<std::size_t> m_displayed;
+    int m_highlightLayer = -1;
+    std::vector<std::int64_t> m_measured;
+    QString m_measuredLabel;
+    double m_lastSetDataMs = 0.0;
+    bool m_redrawing = false;
+};
+
+}  // namespace remat::ui
