@@ -17,10 +17,20 @@ int main(int argc, char** argv) {
     remat::cli::addRun(app, exitCode);
     remat::cli::addSelftest(app, exitCode);
     remat::cli::addCalibrate(app, exitCode);
+    remat::cli::addPareto(app, exitCode);
+    remat::cli::addMaxBatch(app, exitCode);
     try {
         app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
+    } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        // Argument mistakes are user errors like any other: one "remat:" line, exit code 2.
+        std::cerr << "remat: " << e.what() << "\n(run 'remat --help' or 'remat COMMAND --help')\n";
+        return 2;
     } catch (const std::exception& e) {
         std::cerr << "remat: internal error: " << e.what() << "\n";
         return 3;

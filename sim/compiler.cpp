@@ -42,6 +42,7 @@ public:
         setupResident();
         for (std::uint32_t m = 0; m < std::uint32_t(m_cfg.accumulationSteps); ++m) microStep(m);
         optimizerSteps();
+        if (auto st = checkSizes(); !st) return st.error();
         assemble();
         if (auto st = validateProgram(m_g, m_p); !st) return st.error();
         return std::move(m_p);
@@ -425,6 +426,23 @@ private:
             ins.state = m_stateBufs[p.index()];
             emit(std::move(ins));
         }
+    }
+
+    // Every byte count must stay far inside int64 once scaled by the micro-batch, or sums
+    // would wrap around and a huge model could look as if it fits.
+    Status checkSizes() const {
+        constexpr __int128 kMaxTotal = __int128(1) << 62;
+        __int128 total = 0;
+        for (const Buffer& b : m_p.buffers) {
+            const __int128 bytes = __int128(b.bytes.perSample) * m_cfg.microBatch + b.bytes.fixed;
+            total += bytes;
+            if (total > kMaxTotal)
+                return makeError("'" + b.label + "' and the other tensors of one step take more "
+                                 "than 2^62 bytes at micro-batch " +
+                                 std::to_string(m_cfg.microBatch) +
+                                 ": far beyond any device; use a smaller micro-batch or model");
+        }
+        return Ok{};
     }
 
     // ---- categories and final instruction list ---------------------------------------------

@@ -37,6 +37,8 @@ public:
             m_g.layerModules.push_back(mod);
             auto r = lowerLayer(layer, x, shapeIn, static_cast<int>(inst));
             if (!r) return r.error();
+            if (!m_error.empty())
+                return makeError("layer " + layerLabel(m_net, sources[inst]) + ": " + m_error);
             x = *r;
             pop();
         }
@@ -93,6 +95,17 @@ private:
 
     // ---- tensors ---------------------------------------------------------------------------
     TensorId addTensor(Tensor t) {
+        // Internal tensors (attention scores are tokens^2 per head) can be far larger than any
+        // layer output that shape inference checked: refuse sizes past 2^40 elements, checked
+        // without overflow.
+        __int128 elements = 1;
+        for (auto d : t.shape) {
+            elements *= d;
+            if (elements > kMaxTensorElements) break;
+        }
+        if (elements > kMaxTensorElements && m_error.empty())
+            m_error = "tensor '" + t.name + "' " + shapeToString(t.shape) +
+                      " has more than 2^40 elements per sample";
         TensorId id(static_cast<std::uint32_t>(m_g.tensors.size()));
         if (!t.storage.valid()) t.storage = id;
         m_g.tensors.push_back(std::move(t));
@@ -639,8 +652,11 @@ private:
         return makeError("unknown layer kind");
     }
 
+    static constexpr __int128 kMaxTensorElements = __int128(1) << 40;
+
     const Network& m_net;
     DType m_act;
+    std::string m_error;
     Graph m_g;
     std::vector<ModuleId> m_stack;
     TensorId m_tokenEmbedding;

@@ -207,6 +207,22 @@ private slots:
                  qPrintable(msg));
     }
 
+    // Layer outputs are bounded by shape inference, but attention scores grow with tokens^2:
+    // a sequence of 2^21 tokens gives 2^42 scores per head, which lowering refuses by name.
+    void internalTensorsBounded() {
+        auto m = parseModel(R"({"format":"remat-model/1","input":{"tokens":2097152,"vocab":64},
+            "layers":[{"kind":"embedding","dim":8},
+                      {"kind":"transformer_block","heads":1,"mlp_hidden":8},
+                      {"kind":"linear","out":64},{"kind":"cross_entropy"}]})", "long.json");
+        QVERIFY(m.ok());
+        auto g = lower(m->network, Precision::Fp32);
+        QVERIFY(!g.ok());
+        const QString msg = QString::fromStdString(g.error().message);
+        QVERIFY2(msg.contains("1 (transformer_block)") && msg.contains("scores") &&
+                     msg.contains("2^40"),
+                 qPrintable(msg));
+    }
+
     void tiedEmbeddingShared() {
         Graph g = lowerPreset("gpt2-small");
         const Op* embed = findOp(g, "0/embed");
