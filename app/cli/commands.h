@@ -12,5 +12,7 @@ void addProgram(CLI::App& app, int& exitCode);
 void addRun(CLI::App& app, int& exitCode);
 void addSelftest(CLI::App& app, int& exitCode);
 void addCalibrate(CLI::App& app, int& exitCode);
+void addPareto(CLI::App& app, int& exitCode);
+void addMaxBatch(CLI::App& app, int& exitCode);
 
 }  // namespace remat::cli
