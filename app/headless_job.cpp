@@ -69,7 +69,7 @@ int runHeadlessJob(const HeadlessJob& job) {
     ui::ComparisonPanel comparison;
     comparison.resize(1400, 800);
     QEventLoop loop;
-    QObject::connect(&comparison, &ui::ComparisonPanel::finished, &loop, &QEventLoop::quit);
+    QObject::connect(&comparison, &ui::ComparisonPanel::computed, &loop, &QEventLoop::quit);
     QTimer::singleShot(120000, &loop, &QEventLoop::quit);
     comparison.request(state->model, state->model.training, state->device,
                        document.strategySpelling());

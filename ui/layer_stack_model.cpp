@@ -385,14 +385,15 @@ QVariant LayerStackModel::headerData(int section, Qt::Orientation orientation, i
         switch (section) {
             case NameColumn: return tr("Layer");
             case KindColumn: return tr("Kind");
-            case ShapeColumn: return tr("Output (per sample)");
-            case BytesColumn: return tr("Kept for backward");
+            case ShapeColumn: return tr("Output");
+            case BytesColumn: return tr("Kept");
             case CheckpointColumn: return tr("Checkpoint");
             default: break;
         }
     }
     if (role == Qt::ToolTipRole) {
         switch (section) {
+            case ShapeColumn: return tr("Output shape of one sample");
             case BytesColumn:
                 return tr("Activation bytes this row keeps until backward under the current "
                           "plan (at the micro-batch set in the strategy bar)");

@@ -39,11 +39,12 @@ LayerStackView::LayerStackView(Document* document, QWidget* parent)
     header->setStretchLastSection(false);
     header->setSectionResizeMode(LayerStackModel::NameColumn, QHeaderView::Stretch);
     const QFontMetrics fm(font());
-    header->resizeSection(LayerStackModel::KindColumn, fm.horizontalAdvance(QStringLiteral("transformer_block")) + 16);
-    header->resizeSection(LayerStackModel::ShapeColumn, fm.horizontalAdvance(QStringLiteral("[1024, 50257]")) + 16);
-    header->resizeSection(LayerStackModel::BytesColumn, fm.horizontalAdvance(QStringLiteral("Kept for backward")) + 20);
-    header->resizeSection(LayerStackModel::CheckpointColumn, fm.horizontalAdvance(QStringLiteral("recompute")) + 44);
-    m_tree->setMinimumWidth(fm.horizontalAdvance(QLatin1Char('x')) * 70);
+    // Fixed columns sized for their typical content; the name takes the rest.
+    header->resizeSection(LayerStackModel::KindColumn, fm.horizontalAdvance(QStringLiteral("transformer_blo")) + 12);
+    header->resizeSection(LayerStackModel::ShapeColumn, fm.horizontalAdvance(QStringLiteral("[1024, 50257]")) + 12);
+    header->resizeSection(LayerStackModel::BytesColumn, fm.horizontalAdvance(QStringLiteral("000.00 MiB")) + 24);
+    header->resizeSection(LayerStackModel::CheckpointColumn, fm.horizontalAdvance(QStringLiteral("recompute")) + 40);
+    m_tree->setMinimumWidth(fm.horizontalAdvance(QLatin1Char('x')) * 60);
 
     m_checkpointSelection = new QAction(tr("Checkpoint selection"), this);
     m_checkpointSelection->setToolTip(

@@ -14,15 +14,20 @@
 #include "app_settings.h"
 #include "autosave.h"
 #include "comparison_panel.h"
+#include "summary_panel.h"
+#if __has_include("run_panel.h")
+#define REMAT_TMP_RUN_PANEL 1
+#include "run_panel.h"
+#else
+#define REMAT_TMP_RUN_PANEL 0
+#endif
 #include "document.h"
 #include "inspector.h"
 #include "layer_catalog.h"
 #include "layer_stack_view.h"
 #include "palette.h"
 #include "qt_convert.h"
-#include "run_panel.h"
 #include "strategy_bar.h"
-#include "summary_panel.h"
 #include "timeline_plot.h"
 
 namespace remat::ui {
@@ -69,7 +74,9 @@ void MainWindow::buildViews() {
     m_inspector = new Inspector(m_document, this);
     m_summary = new SummaryPanel(this);
     m_comparison = new ComparisonPanel(this);
+#if REMAT_TMP_RUN_PANEL
     m_runPanel = new RunPanel(this);
+#endif
 
     m_strategyBar = new StrategyBar(m_document, this);
     auto* bar = new QToolBar(tr("Strategy and training"), this);
@@ -96,15 +103,24 @@ void MainWindow::buildDocks() {
     m_paletteDock = dock(tr("Palette"), "paletteDock", m_palette, Qt::LeftDockWidgetArea);
     tabifyDockWidget(m_inspectorDock, m_paletteDock);
     m_inspectorDock->raise();
+#if REMAT_TMP_RUN_PANEL
+    QWidget* runW = m_runPanel;
+#else
+    QWidget* runW = new QLabel(QStringLiteral("run panel (plots engineer)"));
+#endif
     m_summaryDock = dock(tr("Summary"), "summaryDock", m_summary, Qt::RightDockWidgetArea);
     m_comparisonDock = dock(tr("Comparison"), "comparisonDock", m_comparison, Qt::BottomDockWidgetArea);
-    m_runDock = dock(tr("Run"), "runDock", m_runPanel, Qt::BottomDockWidgetArea);
+    m_runDock = dock(tr("Run"), "runDock", runW, Qt::BottomDockWidgetArea);
     tabifyDockWidget(m_comparisonDock, m_runDock);
     m_comparisonDock->raise();
+    // The stack runs the full height on the left; the comparison sits under the plot and the
+    // summary, where its table has the width it needs.
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
     resizeDocks({m_stackDock, m_inspectorDock}, {640, 300}, Qt::Vertical);
-    resizeDocks({m_stackDock}, {620}, Qt::Horizontal);
-    resizeDocks({m_summaryDock}, {330}, Qt::Horizontal);
-    resizeDocks({m_comparisonDock}, {290}, Qt::Vertical);
+    resizeDocks({m_stackDock}, {580}, Qt::Horizontal);
+    resizeDocks({m_summaryDock}, {340}, Qt::Horizontal);
+    resizeDocks({m_comparisonDock}, {320}, Qt::Vertical);
 }
 
 void MainWindow::connectDocument() {
@@ -134,10 +150,12 @@ void MainWindow::connectDocument() {
     connect(m_comparison, &ComparisonPanel::strategyChosen, this, [this](const QString& spelling) {
         (void)m_document->setStrategy(spelling);
     });
+#if REMAT_TMP_RUN_PANEL
     connect(m_runPanel, &RunPanel::measuredReady, this,
             [this](const std::vector<std::int64_t>& live, const QString& label) {
                 m_timeline->setMeasured(live, label);
             });
+#endif
 }
 
 void MainWindow::onDocumentChanged() {
@@ -147,13 +165,15 @@ void MainWindow::onDocumentChanged() {
     m_timeline->setData(state, *state->graph, state->evaluation.program, state->evaluation.timeline,
                         state->device);
     m_timeline->highlightLayer(int(m_layerStack->currentInstance()));
-    m_summary->setEvaluation(state->evaluation, state->device);
+    m_summary->setEvaluation(state->evaluation, state->device, state->graph.get());
     m_lastUpdateMs = state->evaluateMs + double(timer.nsecsElapsed()) / 1e6;
     // The comparison, the trade-off curve and the run panel's predictions follow in the
     // background; a newer request cancels the one in flight.
     m_comparison->request(state->model, state->model.training, state->device,
                           m_document->strategySpelling());
+#if REMAT_TMP_RUN_PANEL
     m_runPanel->setState(state);
+#endif
     m_timingLabel->setText(tr("updated in %1 ms").arg(m_lastUpdateMs, 0, 'f', 1));
     const bool hasLayer = m_layerStack->currentEntry() >= 0;
     m_duplicateAction->setEnabled(hasLayer);

@@ -9,6 +9,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QTreeView>
 #include <QUndoStack>
 
 #include "app_settings.h"
