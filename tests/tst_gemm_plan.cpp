@@ -55,7 +55,9 @@ std::vector<float> randomValues(std::int64_t n, std::uint64_t stream) {
     return v;
 }
 
-TensorRef ref(std::vector<float>& v, Shape shape) { return TensorRef{v.data(), DType::F32, shape}; }
+TensorRef ref(std::vector<float>& v, Shape shape) {
+    return TensorRef{v.data(), DType::F32, shape};
+}
 
 double maxDiff(const std::vector<float>& a, const std::vector<float>& b) {
     double m = 0.0;
@@ -113,9 +115,11 @@ private slots:
         b.gradInputs = {ref(dxRef, {rows, in})};
         b.paramGrads = {ref(dwRef, {out, in})};
         QVERIFY((*cpu)->linearBackward(b));
-        run(linearBackwardGemms(rows, in, out, true, true),
-            {{GemmOperand::X, &x}, {GemmOperand::W, &w}, {GemmOperand::DY, &dy},
-             {GemmOperand::DX, &dxPlan}, {GemmOperand::DW, &dwPlan}});
+        run(linearBackwardGemms(rows, in, out, true, true), {{GemmOperand::X, &x},
+                                                             {GemmOperand::W, &w},
+                                                             {GemmOperand::DY, &dy},
+                                                             {GemmOperand::DX, &dxPlan},
+                                                             {GemmOperand::DW, &dwPlan}});
         QVERIFY2(maxDiff(dxRef, dxPlan) < kTolerance, "linear input gradient");
         QVERIFY2(maxDiff(dwRef, dwPlan) < kTolerance, "linear weight gradient");
     }
@@ -156,7 +160,8 @@ private slots:
         const Shape qkvShape{B, T, W}, expShape{B, H, T, D}, sqShape{B, H, T, T},
             ctxShape{B, T, H * D};
         std::vector<float> qkv = randomValues(B * T * W, 11);
-        std::vector<float> kx = randomValues(B * H * T * D, 12), vx = randomValues(B * H * T * D, 13);
+        std::vector<float> kx = randomValues(B * H * T * D, 12),
+                           vx = randomValues(B * H * T * D, 13);
 
         // ---- scores forward ----
         op.kind = OpKind::AttnScores;
@@ -188,9 +193,11 @@ private slots:
         b.gradInputs = {ref(dQkvRef, qkvShape)};
         if (expanded) b.gradInputs.push_back(ref(dKRef, expShape));
         QVERIFY((*cpu)->attnScoresBackward(b));
-        run(attnScoresBackwardGemms(s, expanded, true, true),
-            {{GemmOperand::Qkv, &qkv}, {GemmOperand::KExp, &kx}, {GemmOperand::DScores, &dS},
-             {GemmOperand::DQkv, &dQkvPlan}, {GemmOperand::DKExp, &dKPlan}});
+        run(attnScoresBackwardGemms(s, expanded, true, true), {{GemmOperand::Qkv, &qkv},
+                                                               {GemmOperand::KExp, &kx},
+                                                               {GemmOperand::DScores, &dS},
+                                                               {GemmOperand::DQkv, &dQkvPlan},
+                                                               {GemmOperand::DKExp, &dKPlan}});
         QVERIFY2(maxDiff(dQkvRef, dQkvPlan) < kTolerance, "scores backward, qkv gradient");
         QVERIFY2(maxDiff(dKRef, dKPlan) < kTolerance, "scores backward, expanded K gradient");
 
@@ -205,16 +212,17 @@ private slots:
         cf.inputs = {ref(p, sqShape), expanded ? ref(vx, expShape) : ref(qkv, qkvShape)};
         cf.outputs = {ref(yRef, ctxShape)};
         QVERIFY((*cpu)->attnContextForward(cf));
-        run(attnContextForwardGemms(s, expanded),
-            {{GemmOperand::Probs, &p}, {GemmOperand::Qkv, &qkv}, {GemmOperand::VExp, &vx},
-             {GemmOperand::Context, &yPlan}});
+        run(attnContextForwardGemms(s, expanded), {{GemmOperand::Probs, &p},
+                                                   {GemmOperand::Qkv, &qkv},
+                                                   {GemmOperand::VExp, &vx},
+                                                   {GemmOperand::Context, &yPlan}});
         QVERIFY2(maxDiff(yRef, yPlan) < kTolerance, "context forward");
 
         // ---- context backward ----
         std::vector<float> dY = randomValues(B * T * H * D, 18);
         std::vector<float> dPRef = randomValues(B * H * T * T, 19), dPPlan = dPRef;
-        std::vector<float> dVRef = expanded ? randomValues(B * H * T * D, 20)
-                                            : randomValues(B * T * W, 21);
+        std::vector<float> dVRef =
+            expanded ? randomValues(B * H * T * D, 20) : randomValues(B * T * W, 21);
         std::vector<float> dVPlan = dVRef;
         OpCall cb;
         cb.op = &op;
@@ -223,8 +231,10 @@ private slots:
         cb.gradOutputs = {ref(dY, ctxShape)};
         cb.gradInputs = {ref(dPRef, sqShape), ref(dVRef, expanded ? expShape : qkvShape)};
         QVERIFY((*cpu)->attnContextBackward(cb));
-        Buffers buffers{{GemmOperand::Probs, &p}, {GemmOperand::Qkv, &qkv},
-                        {GemmOperand::VExp, &vx}, {GemmOperand::DContext, &dY},
+        Buffers buffers{{GemmOperand::Probs, &p},
+                        {GemmOperand::Qkv, &qkv},
+                        {GemmOperand::VExp, &vx},
+                        {GemmOperand::DContext, &dY},
                         {GemmOperand::DProbs, &dPPlan}};
         buffers[expanded ? GemmOperand::DVExp : GemmOperand::DQkv] = &dVPlan;
         run(attnContextBackwardGemms(s, expanded, true, true), buffers);

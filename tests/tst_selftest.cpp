@@ -54,17 +54,30 @@ RunResult runRemat(const QStringList& args) {
 }
 
 QByteArray describe(const QStringList& args, const RunResult& r) {
-    return ("remat " + args.join(' ') + " -> exit " + QString::number(r.exitCode) +
-            "\nstdout:\n" + r.out.left(3000) + "\nstderr:\n" + r.err.left(3000))
+    return ("remat " + args.join(' ') + " -> exit " + QString::number(r.exitCode) + "\nstdout:\n" +
+            r.out.left(3000) + "\nstderr:\n" + r.err.left(3000))
         .toUtf8();
 }
 
 // Op kinds the CUDA backend implements (everything in scope but flatten, which runs nothing).
-const std::set<std::string> kOpKinds = {
-    "linear",  "relu",     "gelu",      "silu",      "tanh",
-    "sigmoid", "softmax",  "layernorm", "rmsnorm",   "dropout",
-    "mul",     "add",      "embedding", "attention_scores", "attention_context",
-    "expand_kv", "cross_entropy", "mse"};
+const std::set<std::string> kOpKinds = {"linear",
+                                        "relu",
+                                        "gelu",
+                                        "silu",
+                                        "tanh",
+                                        "sigmoid",
+                                        "softmax",
+                                        "layernorm",
+                                        "rmsnorm",
+                                        "dropout",
+                                        "mul",
+                                        "add",
+                                        "embedding",
+                                        "attention_scores",
+                                        "attention_context",
+                                        "expand_kv",
+                                        "cross_entropy",
+                                        "mse"};
 const std::set<std::string> kDtypes = {"fp32", "bf16", "fp16"};
 
 // Why there is no CUDA device here, or empty when there is one.
@@ -112,8 +125,8 @@ private slots:
     }
 
     void harnessCatchesACorruptedOp() {
-        const QStringList args{"selftest", "--backend", "cpu", "--dtype", "bf16", "--json",
-                               "--selfcheck-perturb", "layernorm"};
+        const QStringList args{"selftest", "--backend",           "cpu",      "--dtype", "bf16",
+                               "--json",   "--selfcheck-perturb", "layernorm"};
         const RunResult r = runRemat(args);
         QVERIFY2(r.finished && r.status == QProcess::NormalExit, describe(args, r).constData());
         QVERIFY2(r.exitCode == 1, describe(args, r).constData());
@@ -157,7 +170,7 @@ private slots:
         QVERIFY(dir.isValid());
         const QString out = dir.filePath("cpu-calibrated.json");
         const QStringList args{"calibrate", "mlp-3x1024", "--backend", "cpu", "--out", out,
-                               "--steps", "2", "--warmup", "0", "--json"};
+                               "--steps",   "2",          "--warmup",  "0",   "--json"};
         const RunResult r = runRemat(args);
         QVERIFY2(r.finished && r.status == QProcess::NormalExit, describe(args, r).constData());
         QVERIFY2(r.exitCode == 0, describe(args, r).constData());
@@ -210,10 +223,11 @@ private slots:
             QVERIFY2(r.finished && r.status == QProcess::NormalExit, describe(args, r).constData());
             QVERIFY2(r.exitCode != 0, describe(args, r).constData());
         }
-        if (cudaUnavailable().empty()) QSKIP("a CUDA device exists: the no-GPU answer is not tested");
+        if (cudaUnavailable().empty())
+            QSKIP("a CUDA device exists: the no-GPU answer is not tested");
         QTemporaryDir dir;
-        const QStringList args{"calibrate", "mlp-3x1024", "--backend", "cuda", "--out",
-                               dir.filePath("x.json")};
+        const QStringList args{"calibrate", "mlp-3x1024", "--backend",
+                               "cuda",      "--out",      dir.filePath("x.json")};
         const RunResult r = runRemat(args);
         QVERIFY2(r.finished && r.status == QProcess::NormalExit, describe(args, r).constData());
         QVERIFY2(r.exitCode == 2 && r.err.contains("no GPU: "), describe(args, r).constData());
@@ -225,8 +239,8 @@ private slots:
         if (!why.empty()) QSKIP(("no CUDA device: " + why).c_str());
         QTemporaryDir dir;
         const QString out = dir.filePath("cuda-calibrated.json");
-        const QStringList args{"calibrate", "gpt2-tiny", "--backend", "cuda", "--out", out,
-                               "--json"};
+        const QStringList args{"calibrate", "gpt2-tiny", "--backend", "cuda",
+                               "--out",     out,         "--json"};
         const RunResult r = runRemat(args);
         QVERIFY2(r.finished && r.exitCode == 0, describe(args, r).constData());
         std::ifstream in(out.toStdString());

@@ -103,8 +103,8 @@ int runCalibrate(CalibrateOptions o) {
     const std::string modelName =
         c->model.network.name.empty() ? o.common.model : c->model.network.name;
     profile.source = "remat calibrate --backend " + o.backend + " on " + deviceName + ": model " +
-                     modelName + ", micro-batch " + std::to_string(c->training.microBatch) +
-                     ", " + std::string(precisionName(c->training.precision)) + ", median of " +
+                     modelName + ", micro-batch " + std::to_string(c->training.microBatch) + ", " +
+                     std::string(precisionName(c->training.precision)) + ", median of " +
                      std::to_string(o.steps) + " steps after " + std::to_string(o.warmup) +
                      " warm-up; base profile " + c->device.id;
     profile.calibrationMicroBatch = c->training.microBatch;
@@ -163,13 +163,14 @@ int runCalibrate(CalibrateOptions o) {
               << ", median of " << o.steps << " steps after " << o.warmup << " warm-up\n";
     std::cout << "wrote " << o.out << " (profile '" << profile.id << "')\n\n";
     TextTable table({"phase", "measured", "predicted (calibrated)"});
-    table.addRow({"forward", formatSeconds(measured.forward),
-                  formatSeconds(predicted.timeS.forward)});
-    table.addRow({"backward", formatSeconds(measured.backward),
-                  formatSeconds(predicted.timeS.backward)});
+    table.addRow(
+        {"forward", formatSeconds(measured.forward), formatSeconds(predicted.timeS.forward)});
+    table.addRow(
+        {"backward", formatSeconds(measured.backward), formatSeconds(predicted.timeS.backward)});
     table.addRow({"optimizer", formatSeconds(measured.optimizer),
                   formatSeconds(predicted.timeS.optimizer) + " (roofline)"});
-    table.addRow({"total", formatSeconds(measured.total()), formatSeconds(predicted.timeS.total())});
+    table.addRow(
+        {"total", formatSeconds(measured.total()), formatSeconds(predicted.timeS.total())});
     std::cout << table.render();
     std::cout << "\nGEMMs (linear, attention scores and context): " << formatSeconds(median(gemmS))
               << ", " << formatPercent(gemmShare) << " of the measured step\n";
@@ -182,8 +183,9 @@ int runCalibrate(CalibrateOptions o) {
 
 void addCalibrate(CLI::App& app, int& exitCode) {
     auto* cmd = app.add_subcommand(
-        "calibrate", "measure per-op times on a real no-checkpoint run and write a calibrated "
-                     "device profile");
+        "calibrate",
+        "measure per-op times on a real no-checkpoint run and write a calibrated "
+        "device profile");
     auto o = std::make_shared<CalibrateOptions>();
     o->common.model = "gpt2-tiny";
     cmd->add_option("MODEL", o->common.model, "model file (.json) or preset name")
@@ -192,8 +194,7 @@ void addCalibrate(CLI::App& app, int& exitCode) {
     cmd->add_option("--out", o->out, "the calibrated profile to write (JSON)")->required();
     cmd->add_option("--steps", o->steps, "measured steps (the median is kept)")
         ->capture_default_str();
-    cmd->add_option("--warmup", o->warmup, "warm-up steps before measuring")
-        ->capture_default_str();
+    cmd->add_option("--warmup", o->warmup, "warm-up steps before measuring")->capture_default_str();
     cmd->add_option("--seed", o->seed, "seed of weights and data")->capture_default_str();
     cmd->add_option("-b,--micro-batch", o->common.microBatch, "samples per micro-batch");
     cmd->add_option("-a,--accum", o->common.accum, "gradient accumulation steps");

@@ -53,9 +53,9 @@ double tolerance(std::string_view kind, DType t) {
     if (t == DType::U8) return 0.0;       // dropout masks: identical
     // fp32: reductions and GEMMs sum in a different order (cuBLAS tiles, warp trees, double
     // accumulation on the CPU); elementwise ops differ only in libm/intrinsic rounding.
-    static const char* const kReducing[] = {"linear",    "softmax", "layernorm", "rmsnorm",
-                                            "attention_scores", "attention_context",
-                                            "cross_entropy", "mse", "embedding"};
+    static const char* const kReducing[] = {
+        "linear",        "softmax", "layernorm", "rmsnorm", "attention_scores", "attention_context",
+        "cross_entropy", "mse",     "embedding"};
     for (const char* k : kReducing)
         if (kind == k) return 1e-4;
     return 2e-5;
@@ -79,8 +79,8 @@ struct TensorError {
     std::string failure;
 };
 
-TensorError compareBytes(const std::vector<std::uint8_t>& ref,
-                         const std::vector<std::uint8_t>& sub, DType t) {
+TensorError compareBytes(const std::vector<std::uint8_t>& ref, const std::vector<std::uint8_t>& sub,
+                         DType t) {
     TensorError e;
     if (ref.size() != sub.size()) {
         e.failure = "sizes differ";
@@ -124,13 +124,12 @@ std::vector<float> randomFloats(std::uint64_t seed, const std::string& label, st
                                 float lo, float hi) {
     const std::uint64_t stream = rng::mix64(seed ^ rng::hashName(label));
     std::vector<float> v(std::size_t(std::max<std::int64_t>(n, 0)));
-    for (std::size_t i = 0; i < v.size(); ++i)
-        v[i] = lo + (hi - lo) * rng::uniform01(stream, i);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = lo + (hi - lo) * rng::uniform01(stream, i);
     return v;
 }
 
-std::vector<std::uint8_t> randomInts(std::uint64_t seed, const std::string& label,
-                                     std::int64_t n, std::int64_t classes) {
+std::vector<std::uint8_t> randomInts(std::uint64_t seed, const std::string& label, std::int64_t n,
+                                     std::int64_t classes) {
     const std::uint64_t stream = rng::mix64(seed ^ rng::hashName(label));
     std::vector<std::int64_t> v(std::size_t(std::max<std::int64_t>(n, 0)));
     for (std::size_t i = 0; i < v.size(); ++i)
@@ -209,34 +208,54 @@ private:
 
 Status dispatch(Backend& b, const OpCall& c, bool forward) {
     switch (c.op->kind) {
-        case OpKind::Linear: return forward ? b.linearForward(c) : b.linearBackward(c);
-        case OpKind::Relu: return forward ? b.reluForward(c) : b.reluBackward(c);
-        case OpKind::Gelu: return forward ? b.geluForward(c) : b.geluBackward(c);
-        case OpKind::Silu: return forward ? b.siluForward(c) : b.siluBackward(c);
-        case OpKind::Tanh: return forward ? b.tanhForward(c) : b.tanhBackward(c);
-        case OpKind::Sigmoid: return forward ? b.sigmoidForward(c) : b.sigmoidBackward(c);
-        case OpKind::Softmax: return forward ? b.softmaxForward(c) : b.softmaxBackward(c);
-        case OpKind::LayerNorm: return forward ? b.layerNormForward(c) : b.layerNormBackward(c);
-        case OpKind::RmsNorm: return forward ? b.rmsNormForward(c) : b.rmsNormBackward(c);
-        case OpKind::Dropout: return forward ? b.dropoutForward(c) : b.dropoutBackward(c);
-        case OpKind::Mul: return forward ? b.mulForward(c) : b.mulBackward(c);
-        case OpKind::Add: return forward ? b.addForward(c) : b.addBackward(c);
-        case OpKind::Embedding: return forward ? b.embeddingForward(c) : b.embeddingBackward(c);
+        case OpKind::Linear:
+            return forward ? b.linearForward(c) : b.linearBackward(c);
+        case OpKind::Relu:
+            return forward ? b.reluForward(c) : b.reluBackward(c);
+        case OpKind::Gelu:
+            return forward ? b.geluForward(c) : b.geluBackward(c);
+        case OpKind::Silu:
+            return forward ? b.siluForward(c) : b.siluBackward(c);
+        case OpKind::Tanh:
+            return forward ? b.tanhForward(c) : b.tanhBackward(c);
+        case OpKind::Sigmoid:
+            return forward ? b.sigmoidForward(c) : b.sigmoidBackward(c);
+        case OpKind::Softmax:
+            return forward ? b.softmaxForward(c) : b.softmaxBackward(c);
+        case OpKind::LayerNorm:
+            return forward ? b.layerNormForward(c) : b.layerNormBackward(c);
+        case OpKind::RmsNorm:
+            return forward ? b.rmsNormForward(c) : b.rmsNormBackward(c);
+        case OpKind::Dropout:
+            return forward ? b.dropoutForward(c) : b.dropoutBackward(c);
+        case OpKind::Mul:
+            return forward ? b.mulForward(c) : b.mulBackward(c);
+        case OpKind::Add:
+            return forward ? b.addForward(c) : b.addBackward(c);
+        case OpKind::Embedding:
+            return forward ? b.embeddingForward(c) : b.embeddingBackward(c);
         case OpKind::AttnScores:
             return forward ? b.attnScoresForward(c) : b.attnScoresBackward(c);
         case OpKind::AttnContext:
             return forward ? b.attnContextForward(c) : b.attnContextBackward(c);
-        case OpKind::ExpandKv: return forward ? b.expandKvForward(c) : b.expandKvBackward(c);
+        case OpKind::ExpandKv:
+            return forward ? b.expandKvForward(c) : b.expandKvBackward(c);
         case OpKind::CrossEntropy:
             return forward ? b.crossEntropyForward(c) : b.crossEntropyBackward(c);
-        case OpKind::Mse: return forward ? b.mseForward(c) : b.mseBackward(c);
-        default: break;
+        case OpKind::Mse:
+            return forward ? b.mseForward(c) : b.mseBackward(c);
+        default:
+            break;
     }
     return makeError("the harness has no entry for " + std::string(opKindName(c.op->kind)));
 }
 
-bool isFloatType(DType t) { return t == DType::F32 || t == DType::BF16 || t == DType::F16; }
-bool isLossKind(OpKind k) { return k == OpKind::CrossEntropy || k == OpKind::Mse; }
+bool isFloatType(DType t) {
+    return t == DType::F32 || t == DType::BF16 || t == DType::F16;
+}
+bool isLossKind(OpKind k) {
+    return k == OpKind::CrossEntropy || k == OpKind::Mse;
+}
 
 // The three small networks whose ops are checked.
 std::vector<Network> testNetworks() {
@@ -257,11 +276,19 @@ std::vector<Network> testNetworks() {
             l.kind = k;
             return l;
         };
-        n.layers = {lin(40, true), simple(LayerKind::Relu), lin(36, true),
-                    simple(LayerKind::Gelu), lin(32, true), simple(LayerKind::Silu),
-                    lin(28, false), simple(LayerKind::Tanh), lin(24, true),
-                    simple(LayerKind::Sigmoid), simple(LayerKind::LayerNorm),
-                    simple(LayerKind::RmsNorm), simple(LayerKind::Softmax)};
+        n.layers = {lin(40, true),
+                    simple(LayerKind::Relu),
+                    lin(36, true),
+                    simple(LayerKind::Gelu),
+                    lin(32, true),
+                    simple(LayerKind::Silu),
+                    lin(28, false),
+                    simple(LayerKind::Tanh),
+                    lin(24, true),
+                    simple(LayerKind::Sigmoid),
+                    simple(LayerKind::LayerNorm),
+                    simple(LayerKind::RmsNorm),
+                    simple(LayerKind::Softmax)};
         Layer drop;
         drop.kind = LayerKind::Dropout;
         drop.p = 0.25;
@@ -309,7 +336,8 @@ std::vector<Network> testNetworks() {
 
 class Harness {
 public:
-    Harness(Backend& ref, Backend& sub, const SelftestOptions& o) : m_ref(ref), m_sub(sub), m_o(o) {}
+    Harness(Backend& ref, Backend& sub, const SelftestOptions& o)
+        : m_ref(ref), m_sub(sub), m_o(o) {}
 
     std::vector<Row> rows;
 
@@ -380,13 +408,12 @@ private:
         }
         if (!isFloatType(tw.dtype))
             return twins.upload(tw, std::vector<std::uint8_t>(std::size_t(tw.bytes()), 1));
-        return twins.upload(tw, encodeFloats(randomFloats(m_o.seed, label, n, -1.0f, 1.0f),
-                                             tw.dtype));
+        return twins.upload(tw,
+                            encodeFloats(randomFloats(m_o.seed, label, n, -1.0f, 1.0f), tw.dtype));
     }
 
     void perturbIfAsked(const std::string& kind, std::vector<std::uint8_t>& bytes, DType t) {
-        if (m_o.perturb.empty() || m_o.perturb != kind || !isFloatType(t) || bytes.empty())
-            return;
+        if (m_o.perturb.empty() || m_o.perturb != kind || !isFloatType(t) || bytes.empty()) return;
         std::vector<float> v = decodeFloats(bytes, t);
         v[0] += 1.0f;
         bytes = encodeFloats(v, t);
@@ -498,8 +525,9 @@ private:
             auto it = byTensor.find(t.value);
             if (it == byTensor.end()) it = byTensor.find(g.storageOf(t).value);
             if (it == byTensor.end())
-                return fail(base, "backward", "saved tensor '" + g.tensor(t).name +
-                                                  "' is neither an input nor an output");
+                return fail(
+                    base, "backward",
+                    "saved tensor '" + g.tensor(t).name + "' is neither an input nor an output");
             rb.saved.push_back(it->second->refView());
             sb.saved.push_back(it->second->subView());
         }
@@ -580,10 +608,12 @@ private:
             return Ok{};
         };
         Status st = add("parameter", dt, weights, &OptimizerCall::param);
-        if (st) st = add("gradient", dt,
-                         randomFloats(m_o.seed, prefix + "/g", kOptimizerElements, -1.0f, 1.0f),
-                         &OptimizerCall::grad);
-        if (st && dt != DType::F32) st = add("master weight", DType::F32, weights, &OptimizerCall::master);
+        if (st)
+            st = add("gradient", dt,
+                     randomFloats(m_o.seed, prefix + "/g", kOptimizerElements, -1.0f, 1.0f),
+                     &OptimizerCall::grad);
+        if (st && dt != DType::F32)
+            st = add("master weight", DType::F32, weights, &OptimizerCall::master);
         if (st && optimizerStateCount(opt) >= 1)
             st = add("state 1", DType::F32,
                      randomFloats(m_o.seed, prefix + "/m", kOptimizerElements, -0.1f, 0.1f),
@@ -636,8 +666,8 @@ int runSelftest(const SelftestOptions& o) {
                 h.checkOp(net.name, *g, OpId(std::uint32_t(i)));
             }
         }
-        for (Optimizer opt : {Optimizer::Sgd, Optimizer::Momentum, Optimizer::Adam,
-                              Optimizer::AdamW})
+        for (Optimizer opt :
+             {Optimizer::Sgd, Optimizer::Momentum, Optimizer::Adam, Optimizer::AdamW})
             h.checkOptimizer(opt, computeDType(p));
     }
 
@@ -647,24 +677,24 @@ int runSelftest(const SelftestOptions& o) {
     if (o.json) {
         nlohmann::json cases = nlohmann::json::array();
         for (const Row& r : h.rows) {
-            nlohmann::json j = {{"network", r.network}, {"op", r.op},
-                                {"kind", r.kind},       {"direction", r.direction},
-                                {"dtype", r.dtype},     {"tensor", r.tensor},
+            nlohmann::json j = {{"network", r.network},     {"op", r.op},
+                                {"kind", r.kind},           {"direction", r.direction},
+                                {"dtype", r.dtype},         {"tensor", r.tensor},
                                 {"tolerance", r.tolerance}, {"pass", r.pass}};
             j["error"] = std::isinf(r.error) ? nlohmann::json(nullptr) : nlohmann::json(r.error);
             if (!r.failure.empty()) j["failure"] = r.failure;
             cases.push_back(std::move(j));
         }
-        nlohmann::json out = {{"backend", o.backend},
-                              {"reference", "cpu"},
-                              {"device", (*subject)->deviceName()},
-                              {"seed", o.seed},
-                              {"micro_batch", kMicroBatch},
-                              {"error_measure",
-                               "max |subject - reference| / max(max |reference|, 1e-3)"},
-                              {"cases", cases},
-                              {"passed", h.rows.size() - failed},
-                              {"failed", failed}};
+        nlohmann::json out = {
+            {"backend", o.backend},
+            {"reference", "cpu"},
+            {"device", (*subject)->deviceName()},
+            {"seed", o.seed},
+            {"micro_batch", kMicroBatch},
+            {"error_measure", "max |subject - reference| / max(max |reference|, 1e-3)"},
+            {"cases", cases},
+            {"passed", h.rows.size() - failed},
+            {"failed", failed}};
         std::cout << out.dump(2) << "\n";
         return failed == 0 ? 0 : 1;
     }
@@ -692,8 +722,8 @@ int runSelftest(const SelftestOptions& o) {
     }
     std::cout << "selftest: " << (*subject)->deviceName() << " (" << o.backend
               << ") against the CPU reference; error = max|diff| / max(max|ref|, 1e-3)\n\n";
-    TextTable table({"op", "dtype", "direction", "instances", "worst error", "tolerance",
-                     "result", "worst instance"});
+    TextTable table({"op", "dtype", "direction", "instances", "worst error", "tolerance", "result",
+                     "worst instance"});
     for (const std::string& key : order) {
         const Worst& w = worst[key];
         table.addRow({w.row.kind, w.row.dtype, w.row.direction, std::to_string(w.count),
@@ -704,8 +734,8 @@ int runSelftest(const SelftestOptions& o) {
     std::cout << table.render();
     for (const Row& r : h.rows)
         if (!r.pass)
-            std::cout << "FAIL " << r.network << " " << r.op << " " << r.dtype << " "
-                      << r.direction << ": "
+            std::cout << "FAIL " << r.network << " " << r.op << " " << r.dtype << " " << r.direction
+                      << ": "
                       << (r.failure.empty() ? "error " + formatError(r.error) + " > " +
                                                   formatError(r.tolerance) + " in " + r.tensor
                                             : r.failure)

@@ -16,20 +16,22 @@ constexpr int kBlock = 256;
 
 // ---- kernels -------------------------------------------------------------------------------
 
+// One block per score row (b, h, i): only its masked tail j > i is written.
 template <typename T>
-__global__ void causalMaskKernel(T* scores, std::int64_t n, std::int64_t tokens) {
-    for (std::int64_t idx = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; idx < n;
-         idx += std::int64_t(gridDim.x) * blockDim.x) {
-        const std::int64_t j = idx % tokens, i = (idx / tokens) % tokens;
-        if (j > i) scores[idx] = fromFloat<T>(-INFINITY);
+__global__ void causalMaskKernel(T* scores, std::int64_t rows, std::int64_t tokens) {
+    for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+        const std::int64_t i = row % tokens;
+        T* s = scores + row * tokens;
+        for (std::int64_t j = i + 1 + threadIdx.x; j < tokens; j += blockDim.x)
+            s[j] = fromFloat<T>(-INFINITY);
     }
 }
 
 // K_exp[b, h, t, :] = K[b, t, h / g, :], and the same for V.
 template <typename T>
 __global__ void expandKvForwardKernel(const T* qkv, T* kExp, T* vExp, std::int64_t batch,
-                                      std::int64_t tokens, std::int64_t heads,
-                                      std::int64_t kvHeads, std::int64_t headDim) {
+                                      std::int64_t tokens, std::int64_t heads, std::int64_t kvHeads,
+                                      std::int64_t headDim) {
     const std::int64_t width = (heads + 2 * kvHeads) * headDim;
     const std::int64_t group = heads / kvHeads;
     const std::int64_t n = batch * heads * tokens * headDim;
@@ -48,10 +50,9 @@ __global__ void expandKvForwardKernel(const T* qkv, T* kExp, T* vExp, std::int64
 
 // dK[b, t, kv, :] += sum over the group's heads r of dK_exp[b, kv g + r, t, :], in head order.
 template <typename T>
-__global__ void expandKvBackwardKernel(const T* dKExp, const T* dVExp, T* dQkv,
-                                       std::int64_t batch, std::int64_t tokens,
-                                       std::int64_t heads, std::int64_t kvHeads,
-                                       std::int64_t headDim) {
+__global__ void expandKvBackwardKernel(const T* dKExp, const T* dVExp, T* dQkv, std::int64_t batch,
+                                       std::int64_t tokens, std::int64_t heads,
+                                       std::int64_t kvHeads, std::int64_t headDim) {
     const std::int64_t width = (heads + 2 * kvHeads) * headDim;
     const std::int64_t group = heads / kvHeads;
     const std::int64_t n = batch * tokens * kvHeads * headDim;
@@ -80,14 +81,16 @@ void requireShape(const AttnShape& a) {
     REMAT_REQUIRE(problem == nullptr, std::string("attention: ") + (problem ? problem : ""));
 }
 
-void* mut(const void* p) { return const_cast<void*>(p); }
+void* mut(const void* p) {
+    return const_cast<void*>(p);
+}
 
 }  // namespace
 
 // ---- launchers -----------------------------------------------------------------------------
 
-void attnScoresForward(cublasHandle_t hd, DType t, const void* qkv, const void* kExp,
-                       void* scores, const AttnShape& a, cudaStream_t s) {
+void attnScoresForward(cublasHandle_t hd, DType t, const void* qkv, const void* kExp, void* scores,
+                       const AttnShape& a, cudaStream_t s) {
     requireShape(a);
     if (a.batch == 0) return;
     REMAT_REQUIRE(qkv && scores, "attnScoresForward operands");
@@ -97,11 +100,11 @@ void attnScoresForward(cublasHandle_t hd, DType t, const void* qkv, const void* 
     ops[std::size_t(GemmOperand::Scores)] = scores;
     runGemms(hd, t, attnScoresForwardGemms(a, kExp != nullptr), ops);
     if (a.causal) {
-        const std::int64_t n = a.batch * a.heads * a.tokens * a.tokens;
+        const std::int64_t rows = a.batch * a.heads * a.tokens;
         dispatchFloat(t, "causalMask", [&](auto tag) {
             using T = decltype(tag);
-            causalMaskKernel<T><<<gridFor(n, kBlock), kBlock, 0, s>>>(static_cast<T*>(scores), n,
-                                                                      a.tokens);
+            causalMaskKernel<T>
+                <<<rowGrid(rows), kBlock, 0, s>>>(static_cast<T*>(scores), rows, a.tokens);
         });
         REMAT_LAUNCH_CHECK("causalMaskKernel");
     }
@@ -139,8 +142,8 @@ void attnContextForward(cublasHandle_t hd, DType t, const void* probs, const voi
 }
 
 void attnContextBackward(cublasHandle_t hd, DType t, const void* probs, const void* qkv,
-                         const void* vExp, const void* dy, void* dProbs, void* dQkv,
-                         void* dVExp, const AttnShape& a, cudaStream_t) {
+                         const void* vExp, const void* dy, void* dProbs, void* dQkv, void* dVExp,
+                         const AttnShape& a, cudaStream_t) {
     requireShape(a);
     if (a.batch == 0) return;
     REMAT_REQUIRE(probs && (qkv || vExp) && dy, "attnContextBackward operands");
@@ -172,8 +175,8 @@ void expandKvForward(DType t, const void* qkv, void* kExp, void* vExp, const Att
     REMAT_LAUNCH_CHECK("expandKvForwardKernel");
 }
 
-void expandKvBackward(DType t, const void* dKExp, const void* dVExp, void* dQkv,
-                      const AttnShape& a, cudaStream_t s) {
+void expandKvBackward(DType t, const void* dKExp, const void* dVExp, void* dQkv, const AttnShape& a,
+                      cudaStream_t s) {
     requireShape(a);
     if (a.batch == 0 || !dQkv || (!dKExp && !dVExp)) return;
     const std::int64_t n = a.batch * a.tokens * a.kvHeads * a.headDim;

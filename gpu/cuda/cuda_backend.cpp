@@ -125,9 +125,13 @@ Result<std::unique_ptr<Backend>> makeCudaBackend() {
 
 CudaBackend::CudaBackend(std::unique_ptr<State> state) : m_state(std::move(state)) {}
 
-CudaBackend::~CudaBackend() { destroyState(*m_state); }
+CudaBackend::~CudaBackend() {
+    destroyState(*m_state);
+}
 
-std::string CudaBackend::deviceName() const { return m_state->deviceName; }
+std::string CudaBackend::deviceName() const {
+    return m_state->deviceName;
+}
 
 bool CudaBackend::supports(OpKind kind) const {
     switch (kind) {
@@ -135,14 +139,20 @@ bool CudaBackend::supports(OpKind kind) const {
         case OpKind::BatchNorm2d:
         case OpKind::MaxPool2d:
         case OpKind::GlobalAvgPool:
-        case OpKind::FlashAttn: return false;
-        default: return true;
+        case OpKind::FlashAttn:
+            return false;
+        default:
+            return true;
     }
 }
 
-std::int64_t CudaBackend::liveBytes() const { return m_state->liveBytes; }
+std::int64_t CudaBackend::liveBytes() const {
+    return m_state->liveBytes;
+}
 
-std::int64_t CudaBackend::libraryOverheadBytes() const { return m_state->libraryBytes; }
+std::int64_t CudaBackend::libraryOverheadBytes() const {
+    return m_state->libraryBytes;
+}
 
 // ---- a run ----------------------------------------------------------------------------------
 
@@ -236,8 +246,7 @@ Result<DeviceBlock> CudaBackend::allocate(std::int64_t bytes) {
     Status st = s.guard("allocate", [&]() -> Status {
         if (bytes <= 0) return makeError("cannot allocate " + std::to_string(bytes) + " bytes");
         void* p = nullptr;
-        const cudaError_t e =
-            cudaMallocFromPoolAsync(&p, std::size_t(bytes), s.pool, s.stream);
+        const cudaError_t e = cudaMallocFromPoolAsync(&p, std::size_t(bytes), s.pool, s.stream);
         if (e == cudaErrorMemoryAllocation) {
             cudaGetLastError();  // not sticky: clear it so the run can be unwound cleanly
             std::size_t freeBytes = 0, totalBytes = 0;
@@ -248,8 +257,8 @@ Result<DeviceBlock> CudaBackend::allocate(std::int64_t bytes) {
                 "out of GPU memory: requested " + std::to_string(bytes) + " bytes (" +
                 formatMiB(bytes) + ") with " + std::to_string(s.liveBytes) +
                 " bytes live in this run; available: " + formatMiB(std::int64_t(freeBytes)) +
-                " free on the device of " + formatMiB(std::int64_t(totalBytes)) +
-                ", plus " + formatMiB(reserved - used) + " cached in the pool");
+                " free on the device of " + formatMiB(std::int64_t(totalBytes)) + ", plus " +
+                formatMiB(reserved - used) + " cached in the pool");
         }
         REMAT_CUDA_CHECK(e);
         block.data = p;

@@ -12,17 +12,28 @@ namespace remat::gpu::cuda {
 
 inline const char* cublasStatusName(cublasStatus_t s) {
     switch (s) {
-        case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
-        case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
-        case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
-        case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
-        case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
-        case CUBLAS_STATUS_MAPPING_ERROR: return "CUBLAS_STATUS_MAPPING_ERROR";
-        case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
-        case CUBLAS_STATUS_INTERNAL_ERROR: return "CUBLAS_STATUS_INTERNAL_ERROR";
-        case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
-        case CUBLAS_STATUS_LICENSE_ERROR: return "CUBLAS_STATUS_LICENSE_ERROR";
-        default: return "CUBLAS_STATUS_UNKNOWN";
+        case CUBLAS_STATUS_SUCCESS:
+            return "CUBLAS_STATUS_SUCCESS";
+        case CUBLAS_STATUS_NOT_INITIALIZED:
+            return "CUBLAS_STATUS_NOT_INITIALIZED";
+        case CUBLAS_STATUS_ALLOC_FAILED:
+            return "CUBLAS_STATUS_ALLOC_FAILED";
+        case CUBLAS_STATUS_INVALID_VALUE:
+            return "CUBLAS_STATUS_INVALID_VALUE";
+        case CUBLAS_STATUS_ARCH_MISMATCH:
+            return "CUBLAS_STATUS_ARCH_MISMATCH";
+        case CUBLAS_STATUS_MAPPING_ERROR:
+            return "CUBLAS_STATUS_MAPPING_ERROR";
+        case CUBLAS_STATUS_EXECUTION_FAILED:
+            return "CUBLAS_STATUS_EXECUTION_FAILED";
+        case CUBLAS_STATUS_INTERNAL_ERROR:
+            return "CUBLAS_STATUS_INTERNAL_ERROR";
+        case CUBLAS_STATUS_NOT_SUPPORTED:
+            return "CUBLAS_STATUS_NOT_SUPPORTED";
+        case CUBLAS_STATUS_LICENSE_ERROR:
+            return "CUBLAS_STATUS_LICENSE_ERROR";
+        default:
+            return "CUBLAS_STATUS_UNKNOWN";
     }
 }
 
@@ -53,10 +64,10 @@ inline void checkLaunch(const char* kernel, const char* file, int line) {
 #define REMAT_CUDA_CHECK(call) ::remat::gpu::cuda::checkCuda((call), #call, __FILE__, __LINE__)
 #define REMAT_CUBLAS_CHECK(call) ::remat::gpu::cuda::checkCublas((call), #call, __FILE__, __LINE__)
 #define REMAT_LAUNCH_CHECK(kernel) ::remat::gpu::cuda::checkLaunch(kernel, __FILE__, __LINE__)
-#define REMAT_REQUIRE(cond, what)                                                            \
-    do {                                                                                     \
-        if (!(cond))                                                                         \
-            throw ::remat::gpu::CudaError(::remat::gpu::CudaErrorKind::Precondition, 0,     \
-                                          "precondition failed", std::string(what) +        \
-                                          ": " #cond, __FILE__, __LINE__);                  \
+#define REMAT_REQUIRE(cond, what)                                                                \
+    do {                                                                                         \
+        if (!(cond))                                                                             \
+            throw ::remat::gpu::CudaError(::remat::gpu::CudaErrorKind::Precondition, 0,          \
+                                          "precondition failed", std::string(what) + ": " #cond, \
+                                          __FILE__, __LINE__);                                   \
     } while (0)

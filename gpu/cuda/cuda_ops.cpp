@@ -18,7 +18,9 @@ namespace {
 
 constexpr float kNormEps = 1e-5f;  // LayerNorm and RMSNorm (gpu/README.md)
 
-bool isFloat(DType t) { return t == DType::F32 || t == DType::BF16 || t == DType::F16; }
+bool isFloat(DType t) {
+    return t == DType::F32 || t == DType::BF16 || t == DType::F16;
+}
 
 // Collects the first operand problem of a call, named after the op.
 class Check {
@@ -75,7 +77,9 @@ void* opt(const std::vector<TensorRef>& v, std::size_t i) {
     return i < v.size() ? v[i].data : nullptr;
 }
 
-std::int64_t lastDim(const TensorRef& t) { return t.shape.empty() ? 1 : t.shape.back(); }
+std::int64_t lastDim(const TensorRef& t) {
+    return t.shape.empty() ? 1 : t.shape.back();
+}
 
 cu::AttnShape attnShape(const OpCall& c, const TensorRef& qkv) {
     const OpAttrs& a = c.op->attrs;
@@ -116,8 +120,13 @@ Status CudaBackend::linearForward(const OpCall& c) {
         k.bound("input", x).bound("output", y).bound("weight", w).floating("input", x);
         k.dtype("output", y, x.dtype).dtype("weight", w, x.dtype);
         k.that(in > 0 && out > 0 && x.elements() % in == 0, "input is not a multiple of `in`");
-        k.elements("weight", w, in * out).elements("output", y, x.elements() / std::max<std::int64_t>(in, 1) * out);
-        if (bias) k.count("params", c.params, 2).bound("bias", c.params[1]).elements("bias", c.params[1], out).dtype("bias", c.params[1], x.dtype);
+        k.elements("weight", w, in * out)
+            .elements("output", y, x.elements() / std::max<std::int64_t>(in, 1) * out);
+        if (bias)
+            k.count("params", c.params, 2)
+                .bound("bias", c.params[1])
+                .elements("bias", c.params[1], out)
+                .dtype("bias", c.params[1], x.dtype);
         if (!k.ok()) return k.status();
         cu::linearForward(m_state->blas, x.dtype, x.data, w.data, bias ? c.params[1].data : nullptr,
                           y.data, x.elements() / in, in, out, m_state->stream);
@@ -128,21 +137,32 @@ Status CudaBackend::linearForward(const OpCall& c) {
 Status CudaBackend::linearBackward(const OpCall& c) {
     return m_state->guard(c.op->name, [&]() -> Status {
         Check k(c);
-        k.count("saved", c.saved, 1).count("params", c.params, 1).count("gradOutputs", c.gradOutputs, 1);
+        k.count("saved", c.saved, 1)
+            .count("params", c.params, 1)
+            .count("gradOutputs", c.gradOutputs, 1);
         if (!k.ok()) return k.status();
         const TensorRef &x = c.saved[0], &w = c.params[0], &dy = c.gradOutputs[0];
         if (!dy.bound()) return Ok{};  // no gradient reaches this op
         const std::int64_t in = c.op->attrs.in, out = c.op->attrs.out;
-        k.bound("saved input", x).floating("saved input", x).dtype("weight", w, x.dtype).dtype("output gradient", dy, x.dtype);
+        k.bound("saved input", x)
+            .floating("saved input", x)
+            .dtype("weight", w, x.dtype)
+            .dtype("output gradient", dy, x.dtype);
         k.that(in > 0 && out > 0 && x.elements() % in == 0, "input is not a multiple of `in`");
         const std::int64_t rows = in > 0 ? x.elements() / in : 0;
         k.elements("output gradient", dy, rows * out);
         void* dx = opt(c.gradInputs, 0);
         void* dw = opt(c.paramGrads, 0);
         void* db = c.op->attrs.bias ? opt(c.paramGrads, 1) : nullptr;
-        if (dx) k.elements("input gradient", c.gradInputs[0], x.elements()).dtype("input gradient", c.gradInputs[0], x.dtype);
-        if (dw) k.dtype("weight gradient", c.paramGrads[0], x.dtype).elements("weight gradient", c.paramGrads[0], in * out);
-        if (db) k.dtype("bias gradient", c.paramGrads[1], x.dtype).elements("bias gradient", c.paramGrads[1], out);
+        if (dx)
+            k.elements("input gradient", c.gradInputs[0], x.elements())
+                .dtype("input gradient", c.gradInputs[0], x.dtype);
+        if (dw)
+            k.dtype("weight gradient", c.paramGrads[0], x.dtype)
+                .elements("weight gradient", c.paramGrads[0], in * out);
+        if (db)
+            k.dtype("bias gradient", c.paramGrads[1], x.dtype)
+                .elements("bias gradient", c.paramGrads[1], out);
         if (!k.ok()) return k.status();
         cu::linearBackward(m_state->blas, x.dtype, x.data, w.data, dy.data, dx, dw, db, rows, in,
                            out, m_state->stream);
@@ -158,7 +178,10 @@ Status CudaBackend::activationForward(const OpCall& c) {
         k.count("inputs", c.inputs, 1).count("outputs", c.outputs, 1);
         if (!k.ok()) return k.status();
         const TensorRef &x = c.inputs[0], &y = c.outputs[0];
-        k.bound("input", x).bound("output", y).floating("input", x).dtype("output", y, x.dtype)
+        k.bound("input", x)
+            .bound("output", y)
+            .floating("input", x)
+            .dtype("output", y, x.dtype)
             .elements("output", y, x.elements());
         if (!k.ok()) return k.status();
         cu::activationForward(c.op->kind, x.dtype, x.data, y.data, x.elements(), m_state->stream);
@@ -174,8 +197,11 @@ Status CudaBackend::activationBackward(const OpCall& c) {
         const TensorRef &saved = c.saved[0], &dy = c.gradOutputs[0];
         void* dx = opt(c.gradInputs, 0);
         if (!dy.bound() || !dx) return Ok{};
-        k.bound("saved tensor", saved).floating("saved tensor", saved).dtype("output gradient", dy, saved.dtype)
-            .elements("output gradient", dy, saved.elements()).dtype("input gradient", c.gradInputs[0], saved.dtype)
+        k.bound("saved tensor", saved)
+            .floating("saved tensor", saved)
+            .dtype("output gradient", dy, saved.dtype)
+            .elements("output gradient", dy, saved.elements())
+            .dtype("input gradient", c.gradInputs[0], saved.dtype)
             .elements("input gradient", c.gradInputs[0], saved.elements());
         if (!k.ok()) return k.status();
         cu::activationBackward(c.op->kind, saved.dtype, saved.data, dy.data, dx, saved.elements(),
@@ -184,18 +210,39 @@ Status CudaBackend::activationBackward(const OpCall& c) {
     });
 }
 
-Status CudaBackend::reluForward(const OpCall& c) { return activationForward(c); }
-Status CudaBackend::reluBackward(const OpCall& c) { return activationBackward(c); }
-Status CudaBackend::geluForward(const OpCall& c) { return activationForward(c); }
-Status CudaBackend::geluBackward(const OpCall& c) { return activationBackward(c); }
-Status CudaBackend::siluForward(const OpCall& c) { return activationForward(c); }
-Status CudaBackend::siluBackward(const OpCall& c) { return activationBackward(c); }
-Status CudaBackend::tanhForward(const OpCall& c) { return activationForward(c); }
-Status CudaBackend::tanhBackward(const OpCall& c) { return activationBackward(c); }
-Status CudaBackend::sigmoidForward(const OpCall& c) { return activationForward(c); }
-Status CudaBackend::sigmoidBackward(const OpCall& c) { return activationBackward(c); }
+Status CudaBackend::reluForward(const OpCall& c) {
+    return activationForward(c);
+}
+Status CudaBackend::reluBackward(const OpCall& c) {
+    return activationBackward(c);
+}
+Status CudaBackend::geluForward(const OpCall& c) {
+    return activationForward(c);
+}
+Status CudaBackend::geluBackward(const OpCall& c) {
+    return activationBackward(c);
+}
+Status CudaBackend::siluForward(const OpCall& c) {
+    return activationForward(c);
+}
+Status CudaBackend::siluBackward(const OpCall& c) {
+    return activationBackward(c);
+}
+Status CudaBackend::tanhForward(const OpCall& c) {
+    return activationForward(c);
+}
+Status CudaBackend::tanhBackward(const OpCall& c) {
+    return activationBackward(c);
+}
+Status CudaBackend::sigmoidForward(const OpCall& c) {
+    return activationForward(c);
+}
+Status CudaBackend::sigmoidBackward(const OpCall& c) {
+    return activationBackward(c);
+}
 
-// ---- softmax and norms ----------------------------------------------------------------------------
+// ---- softmax and norms
+// ----------------------------------------------------------------------------
 
 Status CudaBackend::softmaxForward(const OpCall& c) {
     return m_state->guard(c.op->name, [&]() -> Status {
@@ -203,7 +250,10 @@ Status CudaBackend::softmaxForward(const OpCall& c) {
         k.count("inputs", c.inputs, 1).count("outputs", c.outputs, 1);
         if (!k.ok()) return k.status();
         const TensorRef &x = c.inputs[0], &y = c.outputs[0];
-        k.bound("input", x).bound("output", y).floating("input", x).dtype("output", y, x.dtype)
+        k.bound("input", x)
+            .bound("output", y)
+            .floating("input", x)
+            .dtype("output", y, x.dtype)
             .elements("output", y, x.elements());
         if (!k.ok()) return k.status();
         const std::int64_t cols = lastDim(x);
@@ -220,8 +270,11 @@ Status CudaBackend::softmaxBackward(const OpCall& c) {
         const TensorRef &y = c.saved[0], &dy = c.gradOutputs[0];
         void* dx = opt(c.gradInputs, 0);
         if (!dy.bound() || !dx) return Ok{};
-        k.bound("saved output", y).floating("saved output", y).dtype("output gradient", dy, y.dtype)
-            .elements("output gradient", dy, y.elements()).dtype("input gradient", c.gradInputs[0], y.dtype)
+        k.bound("saved output", y)
+            .floating("saved output", y)
+            .dtype("output gradient", dy, y.dtype)
+            .elements("output gradient", dy, y.elements())
+            .dtype("input gradient", c.gradInputs[0], y.dtype)
             .elements("input gradient", c.gradInputs[0], y.elements());
         if (!k.ok()) return k.status();
         const std::int64_t cols = lastDim(y);
@@ -239,11 +292,20 @@ Status CudaBackend::layerNormForward(const OpCall& c) {
         const TensorRef &x = c.inputs[0], &y = c.outputs[0], &mean = c.outputs[1],
                         &rstd = c.outputs[2];
         const std::int64_t cols = lastDim(x), rows = x.elements() / std::max<std::int64_t>(cols, 1);
-        k.bound("input", x).bound("output", y).bound("mean", mean).bound("rstd", rstd)
-            .floating("input", x).dtype("output", y, x.dtype).dtype("mean", mean, DType::F32)
-            .dtype("rstd", rstd, DType::F32).elements("mean", mean, rows).elements("rstd", rstd, rows)
-            .elements("weight", c.params[0], cols).elements("bias", c.params[1], cols)
-            .dtype("weight", c.params[0], x.dtype).dtype("bias", c.params[1], x.dtype);
+        k.bound("input", x)
+            .bound("output", y)
+            .bound("mean", mean)
+            .bound("rstd", rstd)
+            .floating("input", x)
+            .dtype("output", y, x.dtype)
+            .dtype("mean", mean, DType::F32)
+            .dtype("rstd", rstd, DType::F32)
+            .elements("mean", mean, rows)
+            .elements("rstd", rstd, rows)
+            .elements("weight", c.params[0], cols)
+            .elements("bias", c.params[1], cols)
+            .dtype("weight", c.params[0], x.dtype)
+            .dtype("bias", c.params[1], x.dtype);
         if (!k.ok()) return k.status();
         cu::layerNormForward(x.dtype, x.data, c.params[0].data, c.params[1].data, y.data,
                              static_cast<float*>(mean.data), static_cast<float*>(rstd.data), rows,
@@ -255,16 +317,24 @@ Status CudaBackend::layerNormForward(const OpCall& c) {
 Status CudaBackend::layerNormBackward(const OpCall& c) {
     return m_state->guard(c.op->name, [&]() -> Status {
         Check k(c);
-        k.count("saved", c.saved, 3).count("params", c.params, 2).count("gradOutputs", c.gradOutputs, 1);
+        k.count("saved", c.saved, 3)
+            .count("params", c.params, 2)
+            .count("gradOutputs", c.gradOutputs, 1);
         if (!k.ok()) return k.status();
         const TensorRef &x = c.saved[0], &mean = c.saved[1], &rstd = c.saved[2],
                         &dy = c.gradOutputs[0];
         if (!dy.bound()) return Ok{};
         const std::int64_t cols = lastDim(x), rows = x.elements() / std::max<std::int64_t>(cols, 1);
-        k.bound("saved input", x).floating("saved input", x).dtype("mean", mean, DType::F32)
-            .dtype("rstd", rstd, DType::F32).elements("mean", mean, rows).elements("rstd", rstd, rows)
-            .dtype("output gradient", dy, x.dtype).elements("output gradient", dy, x.elements())
-            .dtype("weight", c.params[0], x.dtype).elements("weight", c.params[0], cols);
+        k.bound("saved input", x)
+            .floating("saved input", x)
+            .dtype("mean", mean, DType::F32)
+            .dtype("rstd", rstd, DType::F32)
+            .elements("mean", mean, rows)
+            .elements("rstd", rstd, rows)
+            .dtype("output gradient", dy, x.dtype)
+            .elements("output gradient", dy, x.elements())
+            .dtype("weight", c.params[0], x.dtype)
+            .elements("weight", c.params[0], cols);
         if (!k.ok()) return k.status();
         cu::layerNormBackward(x.dtype, x.data, static_cast<const float*>(mean.data),
                               static_cast<const float*>(rstd.data), c.params[0].data, dy.data,
@@ -281,9 +351,15 @@ Status CudaBackend::rmsNormForward(const OpCall& c) {
         if (!k.ok()) return k.status();
         const TensorRef &x = c.inputs[0], &y = c.outputs[0], &rstd = c.outputs[1];
         const std::int64_t cols = lastDim(x), rows = x.elements() / std::max<std::int64_t>(cols, 1);
-        k.bound("input", x).bound("output", y).bound("rstd", rstd).floating("input", x)
-            .dtype("output", y, x.dtype).dtype("rstd", rstd, DType::F32).elements("rstd", rstd, rows)
-            .elements("weight", c.params[0], cols).dtype("weight", c.params[0], x.dtype);
+        k.bound("input", x)
+            .bound("output", y)
+            .bound("rstd", rstd)
+            .floating("input", x)
+            .dtype("output", y, x.dtype)
+            .dtype("rstd", rstd, DType::F32)
+            .elements("rstd", rstd, rows)
+            .elements("weight", c.params[0], cols)
+            .dtype("weight", c.params[0], x.dtype);
         if (!k.ok()) return k.status();
         cu::rmsNormForward(x.dtype, x.data, c.params[0].data, y.data,
                            static_cast<float*>(rstd.data), rows, cols, kNormEps, m_state->stream);
@@ -294,18 +370,24 @@ Status CudaBackend::rmsNormForward(const OpCall& c) {
 Status CudaBackend::rmsNormBackward(const OpCall& c) {
     return m_state->guard(c.op->name, [&]() -> Status {
         Check k(c);
-        k.count("saved", c.saved, 2).count("params", c.params, 1).count("gradOutputs", c.gradOutputs, 1);
+        k.count("saved", c.saved, 2)
+            .count("params", c.params, 1)
+            .count("gradOutputs", c.gradOutputs, 1);
         if (!k.ok()) return k.status();
         const TensorRef &x = c.saved[0], &rstd = c.saved[1], &dy = c.gradOutputs[0];
         if (!dy.bound()) return Ok{};
         const std::int64_t cols = lastDim(x), rows = x.elements() / std::max<std::int64_t>(cols, 1);
-        k.bound("saved input", x).floating("saved input", x).dtype("rstd", rstd, DType::F32)
-            .elements("rstd", rstd, rows).dtype("output gradient", dy, x.dtype)
-            .elements("output gradient", dy, x.elements()).dtype("weight", c.params[0], x.dtype);
+        k.bound("saved input", x)
+            .floating("saved input", x)
+            .dtype("rstd", rstd, DType::F32)
+            .elements("rstd", rstd, rows)
+            .dtype("output gradient", dy, x.dtype)
+            .elements("output gradient", dy, x.elements())
+            .dtype("weight", c.params[0], x.dtype);
         if (!k.ok()) return k.status();
-        cu::rmsNormBackward(x.dtype, x.data, static_cast<const float*>(rstd.data),
-                            c.params[0].data, dy.data, opt(c.gradInputs, 0), opt(c.paramGrads, 0),
-                            rows, cols, m_state->stream);
+        cu::rmsNormBackward(x.dtype, x.data, static_cast<const float*>(rstd.data), c.params[0].data,
+                            dy.data, opt(c.gradInputs, 0), opt(c.paramGrads, 0), rows, cols,
+                            m_state->stream);
         return Ok{};
     });
 }
@@ -319,9 +401,14 @@ Status CudaBackend::dropoutForward(const OpCall& c) {
         if (!k.ok()) return k.status();
         const TensorRef &x = c.inputs[0], &y = c.outputs[0], &mask = c.outputs[1];
         const float p = float(c.op->attrs.p);
-        k.bound("input", x).bound("output", y).bound("mask", mask).floating("input", x)
-            .dtype("output", y, x.dtype).dtype("mask", mask, DType::U8)
-            .elements("output", y, x.elements()).elements("mask", mask, x.elements())
+        k.bound("input", x)
+            .bound("output", y)
+            .bound("mask", mask)
+            .floating("input", x)
+            .dtype("output", y, x.dtype)
+            .dtype("mask", mask, DType::U8)
+            .elements("output", y, x.elements())
+            .elements("mask", mask, x.elements())
             .that(p >= 0.0f && p < 1.0f, "p must be in [0, 1)");
         if (!k.ok()) return k.status();
         const std::uint64_t stream = rng::dropoutStream(c.seed, c.opId.value, c.rngDraw);
@@ -339,7 +426,9 @@ Status CudaBackend::dropoutBackward(const OpCall& c) {
         const TensorRef &mask = c.saved[0], &dy = c.gradOutputs[0];
         void* dx = opt(c.gradInputs, 0);
         if (!dy.bound() || !dx) return Ok{};
-        k.bound("mask", mask).dtype("mask", mask, DType::U8).floating("output gradient", dy)
+        k.bound("mask", mask)
+            .dtype("mask", mask, DType::U8)
+            .floating("output gradient", dy)
             .elements("output gradient", dy, mask.elements())
             .dtype("input gradient", c.gradInputs[0], dy.dtype)
             .elements("input gradient", c.gradInputs[0], mask.elements());
@@ -356,8 +445,14 @@ Status CudaBackend::mulForward(const OpCall& c) {
         k.count("inputs", c.inputs, 2).count("outputs", c.outputs, 1);
         if (!k.ok()) return k.status();
         const TensorRef &a = c.inputs[0], &b = c.inputs[1], &y = c.outputs[0];
-        k.bound("a", a).bound("b", b).bound("output", y).floating("a", a).dtype("b", b, a.dtype)
-            .dtype("output", y, a.dtype).elements("b", b, a.elements()).elements("output", y, a.elements());
+        k.bound("a", a)
+            .bound("b", b)
+            .bound("output", y)
+            .floating("a", a)
+            .dtype("b", b, a.dtype)
+            .dtype("output", y, a.dtype)
+            .elements("b", b, a.elements())
+            .elements("output", y, a.elements());
         if (!k.ok()) return k.status();
         cu::mulForward(a.dtype, a.data, b.data, y.data, a.elements(), m_state->stream);
         return Ok{};
@@ -373,11 +468,19 @@ Status CudaBackend::mulBackward(const OpCall& c) {
         if (!dy.bound()) return Ok{};
         void* da = opt(c.gradInputs, 0);
         void* db = opt(c.gradInputs, 1);
-        k.bound("a", a).bound("b", b).floating("a", a).dtype("b", b, a.dtype)
-            .dtype("output gradient", dy, a.dtype).elements("b", b, a.elements())
+        k.bound("a", a)
+            .bound("b", b)
+            .floating("a", a)
+            .dtype("b", b, a.dtype)
+            .dtype("output gradient", dy, a.dtype)
+            .elements("b", b, a.elements())
             .elements("output gradient", dy, a.elements());
-        if (da) k.dtype("gradient of a", c.gradInputs[0], a.dtype).elements("gradient of a", c.gradInputs[0], a.elements());
-        if (db) k.dtype("gradient of b", c.gradInputs[1], a.dtype).elements("gradient of b", c.gradInputs[1], a.elements());
+        if (da)
+            k.dtype("gradient of a", c.gradInputs[0], a.dtype)
+                .elements("gradient of a", c.gradInputs[0], a.elements());
+        if (db)
+            k.dtype("gradient of b", c.gradInputs[1], a.dtype)
+                .elements("gradient of b", c.gradInputs[1], a.elements());
         if (!k.ok()) return k.status();
         cu::mulBackward(a.dtype, a.data, b.data, dy.data, da, db, a.elements(), m_state->stream);
         return Ok{};
@@ -390,8 +493,14 @@ Status CudaBackend::addForward(const OpCall& c) {
         k.count("inputs", c.inputs, 2).count("outputs", c.outputs, 1);
         if (!k.ok()) return k.status();
         const TensorRef &a = c.inputs[0], &b = c.inputs[1], &y = c.outputs[0];
-        k.bound("a", a).bound("b", b).bound("output", y).floating("a", a).dtype("b", b, a.dtype)
-            .dtype("output", y, a.dtype).elements("b", b, a.elements()).elements("output", y, a.elements());
+        k.bound("a", a)
+            .bound("b", b)
+            .bound("output", y)
+            .floating("a", a)
+            .dtype("b", b, a.dtype)
+            .dtype("output", y, a.dtype)
+            .elements("b", b, a.elements())
+            .elements("output", y, a.elements());
         if (!k.ok()) return k.status();
         cu::addForward(a.dtype, a.data, b.data, y.data, a.elements(), m_state->stream);
         return Ok{};
@@ -420,7 +529,8 @@ Status CudaBackend::addBackward(const OpCall& c) {
     });
 }
 
-// ---- embedding ------------------------------------------------------------------------------------
+// ---- embedding
+// ------------------------------------------------------------------------------------
 
 Status CudaBackend::embeddingForward(const OpCall& c) {
     return m_state->guard(c.op->name, [&]() -> Status {
@@ -431,13 +541,19 @@ Status CudaBackend::embeddingForward(const OpCall& c) {
         const OpAttrs& a = c.op->attrs;
         const TensorRef* wpe = c.params.size() > 1 && c.params[1].bound() ? &c.params[1] : nullptr;
         const std::int64_t batch = a.tokens > 0 ? tok.elements() / a.tokens : 0;
-        k.bound("token ids", tok).dtype("token ids", tok, DType::I64).bound("output", y)
-            .floating("output", y).dtype("wte", wte, y.dtype)
+        k.bound("token ids", tok)
+            .dtype("token ids", tok, DType::I64)
+            .bound("output", y)
+            .floating("output", y)
+            .dtype("wte", wte, y.dtype)
             .that(a.tokens > 0 && a.out > 0 && a.vocab > 0 && tok.elements() == batch * a.tokens,
                   "token ids do not hold whole samples")
-            .elements("wte", wte, a.vocab * a.out).elements("output", y, tok.elements() * a.out);
-        if (wpe) k.dtype("wpe", *wpe, y.dtype).that(a.positions >= a.tokens, "fewer positions than tokens")
-            .elements("wpe", *wpe, a.positions * a.out);
+            .elements("wte", wte, a.vocab * a.out)
+            .elements("output", y, tok.elements() * a.out);
+        if (wpe)
+            k.dtype("wpe", *wpe, y.dtype)
+                .that(a.positions >= a.tokens, "fewer positions than tokens")
+                .elements("wpe", *wpe, a.positions * a.out);
         if (!k.ok()) return k.status();
         cu::embeddingForward(y.dtype, static_cast<const std::int64_t*>(tok.data), wte.data,
                              wpe ? wpe->data : nullptr, y.data, batch, a.tokens, a.out, a.vocab,
@@ -457,13 +573,19 @@ Status CudaBackend::embeddingBackward(const OpCall& c) {
         const std::int64_t batch = a.tokens > 0 ? tok.elements() / a.tokens : 0;
         void* dwte = opt(c.paramGrads, 0);
         void* dwpe = opt(c.paramGrads, 1);
-        k.bound("token ids", tok).dtype("token ids", tok, DType::I64).floating("output gradient", dy)
+        k.bound("token ids", tok)
+            .dtype("token ids", tok, DType::I64)
+            .floating("output gradient", dy)
             .that(a.tokens > 0 && a.out > 0 && a.vocab > 0 && tok.elements() == batch * a.tokens,
                   "token ids do not hold whole samples")
             .elements("output gradient", dy, tok.elements() * a.out);
-        if (dwte) k.dtype("wte gradient", c.paramGrads[0], dy.dtype).elements("wte gradient", c.paramGrads[0], a.vocab * a.out);
-        if (dwpe) k.dtype("wpe gradient", c.paramGrads[1], dy.dtype).elements("wpe gradient", c.paramGrads[1], a.positions * a.out)
-            .that(a.positions >= a.tokens, "fewer positions than tokens");
+        if (dwte)
+            k.dtype("wte gradient", c.paramGrads[0], dy.dtype)
+                .elements("wte gradient", c.paramGrads[0], a.vocab * a.out);
+        if (dwpe)
+            k.dtype("wpe gradient", c.paramGrads[1], dy.dtype)
+                .elements("wpe gradient", c.paramGrads[1], a.positions * a.out)
+                .that(a.positions >= a.tokens, "fewer positions than tokens");
         if (!k.ok()) return k.status();
         cu::embeddingBackward(dy.dtype, static_cast<const std::int64_t*>(tok.data), dy.data, dwte,
                               dwpe, batch, a.tokens, a.out, a.vocab, m_state->stream);
@@ -471,7 +593,8 @@ Status CudaBackend::embeddingBackward(const OpCall& c) {
     });
 }
 
-// ---- attention ------------------------------------------------------------------------------------
+// ---- attention
+// ------------------------------------------------------------------------------------
 
 Status CudaBackend::attnScoresForward(const OpCall& c) {
     return m_state->guard(c.op->name, [&]() -> Status {
@@ -482,10 +605,13 @@ Status CudaBackend::attnScoresForward(const OpCall& c) {
         const TensorRef* kExp = c.inputs.size() > 1 ? &c.inputs[1] : nullptr;
         const cu::AttnShape a = attnShape(c, qkv);
         if (auto st = checkAttn(c, qkv, a); !st) return st;
-        k.bound("scores", s).dtype("scores", s, qkv.dtype)
+        k.bound("scores", s)
+            .dtype("scores", s, qkv.dtype)
             .elements("scores", s, a.batch * a.heads * a.tokens * a.tokens);
-        if (kExp) k.bound("expanded K", *kExp).dtype("expanded K", *kExp, qkv.dtype)
-            .elements("expanded K", *kExp, a.batch * a.heads * a.tokens * a.headDim);
+        if (kExp)
+            k.bound("expanded K", *kExp)
+                .dtype("expanded K", *kExp, qkv.dtype)
+                .elements("expanded K", *kExp, a.batch * a.heads * a.tokens * a.headDim);
         if (!k.ok()) return k.status();
         cu::attnScoresForward(m_state->blas, qkv.dtype, qkv.data, kExp ? kExp->data : nullptr,
                               s.data, a, m_state->stream);
@@ -507,9 +633,15 @@ Status CudaBackend::attnScoresBackward(const OpCall& c) {
         void* dKExp = kExp ? opt(c.gradInputs, 1) : nullptr;
         k.dtype("scores gradient", ds, qkv.dtype)
             .elements("scores gradient", ds, a.batch * a.heads * a.tokens * a.tokens);
-        if (kExp) k.bound("expanded K", *kExp).elements("expanded K", *kExp, a.batch * a.heads * a.tokens * a.headDim);
-        if (dQkv) k.dtype("qkv gradient", c.gradInputs[0], qkv.dtype).elements("qkv gradient", c.gradInputs[0], qkv.elements());
-        if (dKExp) k.dtype("expanded K gradient", c.gradInputs[1], qkv.dtype).elements("expanded K gradient", c.gradInputs[1], kExp->elements());
+        if (kExp)
+            k.bound("expanded K", *kExp)
+                .elements("expanded K", *kExp, a.batch * a.heads * a.tokens * a.headDim);
+        if (dQkv)
+            k.dtype("qkv gradient", c.gradInputs[0], qkv.dtype)
+                .elements("qkv gradient", c.gradInputs[0], qkv.elements());
+        if (dKExp)
+            k.dtype("expanded K gradient", c.gradInputs[1], qkv.dtype)
+                .elements("expanded K gradient", c.gradInputs[1], kExp->elements());
         if (!k.ok()) return k.status();
         cu::attnScoresBackward(m_state->blas, qkv.dtype, qkv.data, kExp ? kExp->data : nullptr,
                                ds.data, dQkv, dKExp, a, m_state->stream);
@@ -534,12 +666,19 @@ Status CudaBackend::attnContextForward(const OpCall& c) {
         a.headDim = at.headDim;
         const std::int64_t perSample = at.heads * at.tokens * at.tokens;
         a.batch = perSample > 0 ? p.elements() / perSample : 0;
-        k.bound("probabilities", p).bound("values", src).bound("output", y).floating("probabilities", p)
-            .dtype("values", src, p.dtype).dtype("output", y, p.dtype)
-            .that(a.batch > 0 && p.elements() == a.batch * perSample, "probabilities do not hold whole samples")
-            .that(a.heads % a.kvHeads == 0 && a.headDim > 0, "attention attributes are inconsistent")
-            .elements("values", src, expanded ? a.batch * a.heads * a.tokens * a.headDim
-                                              : a.batch * a.tokens * (a.heads + 2 * a.kvHeads) * a.headDim)
+        k.bound("probabilities", p)
+            .bound("values", src)
+            .bound("output", y)
+            .floating("probabilities", p)
+            .dtype("values", src, p.dtype)
+            .dtype("output", y, p.dtype)
+            .that(a.batch > 0 && p.elements() == a.batch * perSample,
+                  "probabilities do not hold whole samples")
+            .that(a.heads % a.kvHeads == 0 && a.headDim > 0,
+                  "attention attributes are inconsistent")
+            .elements("values", src,
+                      expanded ? a.batch * a.heads * a.tokens * a.headDim
+                               : a.batch * a.tokens * (a.heads + 2 * a.kvHeads) * a.headDim)
             .elements("output", y, a.batch * a.tokens * a.heads * a.headDim);
         if (!k.ok()) return k.status();
         cu::attnContextForward(m_state->blas, p.dtype, p.data, expanded ? nullptr : src.data,
@@ -566,13 +705,22 @@ Status CudaBackend::attnContextBackward(const OpCall& c) {
         a.batch = perSample > 0 ? p.elements() / perSample : 0;
         void* dP = opt(c.gradInputs, 0);
         void* dSrc = opt(c.gradInputs, 1);
-        k.bound("probabilities", p).bound("values", src).floating("probabilities", p)
-            .dtype("values", src, p.dtype).dtype("output gradient", dy, p.dtype)
-            .that(a.batch > 0 && p.elements() == a.batch * perSample, "probabilities do not hold whole samples")
-            .that(a.heads % a.kvHeads == 0 && a.headDim > 0, "attention attributes are inconsistent")
+        k.bound("probabilities", p)
+            .bound("values", src)
+            .floating("probabilities", p)
+            .dtype("values", src, p.dtype)
+            .dtype("output gradient", dy, p.dtype)
+            .that(a.batch > 0 && p.elements() == a.batch * perSample,
+                  "probabilities do not hold whole samples")
+            .that(a.heads % a.kvHeads == 0 && a.headDim > 0,
+                  "attention attributes are inconsistent")
             .elements("output gradient", dy, a.batch * a.tokens * a.heads * a.headDim);
-        if (dP) k.dtype("probabilities gradient", c.gradInputs[0], p.dtype).elements("probabilities gradient", c.gradInputs[0], p.elements());
-        if (dSrc) k.dtype("values gradient", c.gradInputs[1], p.dtype).elements("values gradient", c.gradInputs[1], src.elements());
+        if (dP)
+            k.dtype("probabilities gradient", c.gradInputs[0], p.dtype)
+                .elements("probabilities gradient", c.gradInputs[0], p.elements());
+        if (dSrc)
+            k.dtype("values gradient", c.gradInputs[1], p.dtype)
+                .elements("values gradient", c.gradInputs[1], src.elements());
         if (!k.ok()) return k.status();
         cu::attnContextBackward(m_state->blas, p.dtype, p.data, expanded ? nullptr : src.data,
                                 expanded ? src.data : nullptr, dy.data, dP,
@@ -591,8 +739,12 @@ Status CudaBackend::expandKvForward(const OpCall& c) {
         const cu::AttnShape a = attnShape(c, qkv);
         if (auto st = checkAttn(c, qkv, a); !st) return st;
         const std::int64_t n = a.batch * a.heads * a.tokens * a.headDim;
-        k.bound("expanded K", kx).bound("expanded V", vx).dtype("expanded K", kx, qkv.dtype)
-            .dtype("expanded V", vx, qkv.dtype).elements("expanded K", kx, n).elements("expanded V", vx, n);
+        k.bound("expanded K", kx)
+            .bound("expanded V", vx)
+            .dtype("expanded K", kx, qkv.dtype)
+            .dtype("expanded V", vx, qkv.dtype)
+            .elements("expanded K", kx, n)
+            .elements("expanded V", vx, n);
         if (!k.ok()) return k.status();
         cu::expandKvForward(qkv.dtype, qkv.data, kx.data, vx.data, a, m_state->stream);
         return Ok{};
@@ -613,13 +765,14 @@ Status CudaBackend::expandKvBackward(const OpCall& c) {
             k.dtype("expanded gradient", c.gradOutputs[std::size_t(i)], dQkv.dtype)
                 .elements("expanded gradient", c.gradOutputs[std::size_t(i)], n);
         if (!k.ok()) return k.status();
-        cu::expandKvBackward(dQkv.dtype, c.gradOutputs[0].data, c.gradOutputs[1].data, dQkv.data,
-                             a, m_state->stream);
+        cu::expandKvBackward(dQkv.dtype, c.gradOutputs[0].data, c.gradOutputs[1].data, dQkv.data, a,
+                             m_state->stream);
         return Ok{};
     });
 }
 
-// ---- losses ---------------------------------------------------------------------------------------
+// ---- losses
+// ---------------------------------------------------------------------------------------
 
 Status CudaBackend::crossEntropyForward(const OpCall& c) {
     return m_state->guard(c.op->name, [&]() -> Status {
@@ -628,11 +781,18 @@ Status CudaBackend::crossEntropyForward(const OpCall& c) {
         if (!k.ok()) return k.status();
         const TensorRef &logits = c.inputs[0], &targets = c.inputs[1], &loss = c.outputs[0],
                         &logp = c.outputs[1];
-        const std::int64_t vocab = lastDim(logits), rows = logits.elements() / std::max<std::int64_t>(vocab, 1);
-        k.bound("logits", logits).floating("logits", logits).bound("targets", targets)
-            .dtype("targets", targets, DType::I64).elements("targets", targets, rows)
-            .bound("loss", loss).dtype("loss", loss, DType::F32).elements("loss", loss, 1)
-            .bound("log-probabilities", logp).dtype("log-probabilities", logp, DType::F32)
+        const std::int64_t vocab = lastDim(logits),
+                           rows = logits.elements() / std::max<std::int64_t>(vocab, 1);
+        k.bound("logits", logits)
+            .floating("logits", logits)
+            .bound("targets", targets)
+            .dtype("targets", targets, DType::I64)
+            .elements("targets", targets, rows)
+            .bound("loss", loss)
+            .dtype("loss", loss, DType::F32)
+            .elements("loss", loss, 1)
+            .bound("log-probabilities", logp)
+            .dtype("log-probabilities", logp, DType::F32)
             .elements("log-probabilities", logp, logits.elements());
         if (!k.ok()) return k.status();
         cu::crossEntropyForward(logits.dtype, logits.data,
@@ -652,10 +812,14 @@ Status CudaBackend::crossEntropyBackward(const OpCall& c) {
         void* dLogits = opt(c.gradInputs, 0);
         if (!dLogits) return Ok{};
         const TensorRef& dl = c.gradInputs[0];
-        const std::int64_t vocab = lastDim(logp), rows = logp.elements() / std::max<std::int64_t>(vocab, 1);
-        k.bound("log-probabilities", logp).dtype("log-probabilities", logp, DType::F32)
-            .bound("targets", targets).dtype("targets", targets, DType::I64)
-            .elements("targets", targets, rows).floating("logits gradient", dl)
+        const std::int64_t vocab = lastDim(logp),
+                           rows = logp.elements() / std::max<std::int64_t>(vocab, 1);
+        k.bound("log-probabilities", logp)
+            .dtype("log-probabilities", logp, DType::F32)
+            .bound("targets", targets)
+            .dtype("targets", targets, DType::I64)
+            .elements("targets", targets, rows)
+            .floating("logits gradient", dl)
             .elements("logits gradient", dl, logp.elements());
         if (!k.ok()) return k.status();
         cu::crossEntropyBackward(dl.dtype, static_cast<const float*>(logp.data),
@@ -671,8 +835,13 @@ Status CudaBackend::mseForward(const OpCall& c) {
         k.count("inputs", c.inputs, 2).count("outputs", c.outputs, 1);
         if (!k.ok()) return k.status();
         const TensorRef &x = c.inputs[0], &t = c.inputs[1], &loss = c.outputs[0];
-        k.bound("input", x).bound("target", t).floating("input", x).dtype("target", t, x.dtype)
-            .elements("target", t, x.elements()).bound("loss", loss).dtype("loss", loss, DType::F32)
+        k.bound("input", x)
+            .bound("target", t)
+            .floating("input", x)
+            .dtype("target", t, x.dtype)
+            .elements("target", t, x.elements())
+            .bound("loss", loss)
+            .dtype("loss", loss, DType::F32)
             .elements("loss", loss, 1);
         if (!k.ok()) return k.status();
         cu::mseForward(x.dtype, x.data, t.data, static_cast<float*>(loss.data), x.elements(),
@@ -689,8 +858,12 @@ Status CudaBackend::mseBackward(const OpCall& c) {
         const TensorRef &x = c.saved[0], &t = c.saved[1];
         void* dx = opt(c.gradInputs, 0);
         if (!dx) return Ok{};
-        k.bound("input", x).bound("target", t).floating("input", x).dtype("target", t, x.dtype)
-            .elements("target", t, x.elements()).dtype("input gradient", c.gradInputs[0], x.dtype)
+        k.bound("input", x)
+            .bound("target", t)
+            .floating("input", x)
+            .dtype("target", t, x.dtype)
+            .elements("target", t, x.elements())
+            .dtype("input gradient", c.gradInputs[0], x.dtype)
             .elements("input gradient", c.gradInputs[0], x.elements());
         if (!k.ok()) return k.status();
         cu::mseBackward(x.dtype, x.data, t.data, dx, x.elements(), c.lossGradScale,
@@ -699,7 +872,8 @@ Status CudaBackend::mseBackward(const OpCall& c) {
     });
 }
 
-// ---- optimizer ------------------------------------------------------------------------------------
+// ---- optimizer
+// ------------------------------------------------------------------------------------
 
 Status CudaBackend::optimizerStep(const OptimizerCall& c) {
     return m_state->guard("optimizer step", [&]() -> Status {
@@ -720,10 +894,9 @@ Status CudaBackend::optimizerStep(const OptimizerCall& c) {
                 return err("optimizer state " + std::to_string(i + 1) +
                            " must be fp32 with the parameter's size");
         }
-        cu::optimizerStep(c.optimizer, p.dtype, p.data, g.data,
-                          static_cast<float*>(c.master.data), static_cast<float*>(c.state1.data),
-                          static_cast<float*>(c.state2.data), n, c.hyper, c.step,
-                          m_state->stream);
+        cu::optimizerStep(c.optimizer, p.dtype, p.data, g.data, static_cast<float*>(c.master.data),
+                          static_cast<float*>(c.state1.data), static_cast<float*>(c.state2.data), n,
+                          c.hyper, c.step, m_state->stream);
         return Ok{};
     });
 }

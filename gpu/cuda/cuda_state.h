@@ -73,8 +73,7 @@ struct CudaBackend::State {
                 const cudaError_t e = cudaStreamSynchronize(stream);
                 if (e != cudaSuccess)
                     throw gpu::CudaError(gpu::CudaErrorKind::Runtime, int(e), cudaGetErrorName(e),
-                                         "cudaStreamSynchronize after the op", __FILE__,
-                                         __LINE__);
+                                         "cudaStreamSynchronize after the op", __FILE__, __LINE__);
             }
             return st;
         } catch (const gpu::CudaError& e) {

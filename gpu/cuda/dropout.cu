@@ -16,8 +16,8 @@ constexpr int kBlock = 256;
 // ---- kernels -------------------------------------------------------------------------------
 
 template <typename T>
-__global__ void dropoutForwardKernel(const T* x, T* y, std::uint8_t* mask, std::int64_t n,
-                                     float p, float scale, std::uint64_t stream) {
+__global__ void dropoutForwardKernel(const T* x, T* y, std::uint8_t* mask, std::int64_t n, float p,
+                                     float scale, std::uint64_t stream) {
     for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
          i += std::int64_t(gridDim.x) * blockDim.x) {
         const bool keep = rng::dropoutKeep(stream, std::uint64_t(i), p);
@@ -27,8 +27,8 @@ __global__ void dropoutForwardKernel(const T* x, T* y, std::uint8_t* mask, std::
 }
 
 template <typename T>
-__global__ void dropoutBackwardKernel(const std::uint8_t* mask, const T* dy, T* dx,
-                                      std::int64_t n, float scale) {
+__global__ void dropoutBackwardKernel(const std::uint8_t* mask, const T* dy, T* dx, std::int64_t n,
+                                      float scale) {
     for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
          i += std::int64_t(gridDim.x) * blockDim.x)
         if (mask[i]) dx[i] = fromFloat<T>(toFloat(dx[i]) + toFloat(dy[i]) * scale);
@@ -46,8 +46,7 @@ void dropoutForward(DType t, const void* x, void* y, std::uint8_t* mask, std::in
     dispatchFloat(t, "dropoutForward", [&](auto tag) {
         using T = decltype(tag);
         dropoutForwardKernel<T><<<gridFor(n, kBlock), kBlock, 0, s>>>(
-            static_cast<const T*>(x), static_cast<T*>(y), mask, n, p, rng::dropoutScale(p),
-            stream);
+            static_cast<const T*>(x), static_cast<T*>(y), mask, n, p, rng::dropoutScale(p), stream);
     });
     REMAT_LAUNCH_CHECK("dropoutForwardKernel");
 }

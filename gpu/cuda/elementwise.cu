@@ -18,7 +18,9 @@ constexpr float kGeluC = 0.044715f;
 
 enum class Act { Relu, Gelu, Silu, Tanh, Sigmoid };
 
-__device__ __forceinline__ float sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+__device__ __forceinline__ float sigmoidf(float x) {
+    return 1.0f / (1.0f + expf(-x));
+}
 
 template <Act A>
 __device__ __forceinline__ float actForward(float x) {
@@ -64,8 +66,7 @@ template <Act A, typename T>
 __global__ void activationBackwardKernel(const T* saved, const T* dy, T* dx, std::int64_t n) {
     for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
          i += std::int64_t(gridDim.x) * blockDim.x)
-        dx[i] = fromFloat<T>(toFloat(dx[i]) +
-                             actDerivative<A>(toFloat(saved[i])) * toFloat(dy[i]));
+        dx[i] = fromFloat<T>(toFloat(dx[i]) + actDerivative<A>(toFloat(saved[i])) * toFloat(dy[i]));
 }
 
 template <typename T>
@@ -102,20 +103,19 @@ __global__ void accumulateKernel(const T* src, T* dst, std::int64_t n) {
         dst[i] = fromFloat<T>(toFloat(dst[i]) + toFloat(src[i]));
 }
 
+// Row-wise kernels: blocks stride over rows, threads over columns, so no element index is
+// divided (64-bit division costs dozens of instructions per element on the GPU).
 template <typename T>
 __global__ void biasAddKernel(T* y, const T* bias, std::int64_t rows, std::int64_t cols) {
-    const std::int64_t n = rows * cols;
-    for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-         i += std::int64_t(gridDim.x) * blockDim.x)
-        y[i] = fromFloat<T>(toFloat(y[i]) + toFloat(bias[i % cols]));
+    for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x)
+        for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x)
+            y[r * cols + c] = fromFloat<T>(toFloat(y[r * cols + c]) + toFloat(bias[c]));
 }
 
 template <typename T>
 __global__ void rowBroadcastKernel(const T* row, T* y, std::int64_t rows, std::int64_t cols) {
-    const std::int64_t n = rows * cols;
-    for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-         i += std::int64_t(gridDim.x) * blockDim.x)
-        y[i] = row[i % cols];
+    for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x)
+        for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x) y[r * cols + c] = row[c];
 }
 
 // One block covers 32 columns; its 8 row lanes each sum every 8th row in order, and the lanes
@@ -127,7 +127,8 @@ __global__ void columnSumKernel(const T* x, T* dst, std::int64_t rows, std::int6
     const std::int64_t c = blockIdx.x * std::int64_t(kSumCols) + threadIdx.x;
     float acc = 0.0f;
     if (c < cols)
-        for (std::int64_t r = threadIdx.y; r < rows; r += kSumLanes) acc += toFloat(x[r * cols + c]);
+        for (std::int64_t r = threadIdx.y; r < rows; r += kSumLanes)
+            acc += toFloat(x[r * cols + c]);
     part[threadIdx.y][threadIdx.x] = acc;
     __syncthreads();
     if (threadIdx.y == 0 && c < cols) {
@@ -154,15 +155,26 @@ __global__ void castToF32Kernel(const T* src, float* dst, std::int64_t n) {
 template <typename F>
 void dispatchAct(OpKind kind, F&& f) {
     switch (kind) {
-        case OpKind::Relu: f(std::integral_constant<Act, Act::Relu>{}); return;
-        case OpKind::Gelu: f(std::integral_constant<Act, Act::Gelu>{}); return;
-        case OpKind::Silu: f(std::integral_constant<Act, Act::Silu>{}); return;
-        case OpKind::Tanh: f(std::integral_constant<Act, Act::Tanh>{}); return;
-        case OpKind::Sigmoid: f(std::integral_constant<Act, Act::Sigmoid>{}); return;
-        default: break;
+        case OpKind::Relu:
+            f(std::integral_constant<Act, Act::Relu>{});
+            return;
+        case OpKind::Gelu:
+            f(std::integral_constant<Act, Act::Gelu>{});
+            return;
+        case OpKind::Silu:
+            f(std::integral_constant<Act, Act::Silu>{});
+            return;
+        case OpKind::Tanh:
+            f(std::integral_constant<Act, Act::Tanh>{});
+            return;
+        case OpKind::Sigmoid:
+            f(std::integral_constant<Act, Act::Sigmoid>{});
+            return;
+        default:
+            break;
     }
-    REMAT_REQUIRE(false, std::string("activation: not an activation op: ") +
-                             std::string(opKindName(kind)));
+    REMAT_REQUIRE(
+        false, std::string("activation: not an activation op: ") + std::string(opKindName(kind)));
 }
 
 }  // namespace
@@ -181,9 +193,8 @@ void activationForward(OpKind kind, DType t, const void* x, void* y, std::int64_
     dispatchAct(kind, [&](auto a) {
         dispatchFloat(t, "activationForward", [&](auto tag) {
             using T = decltype(tag);
-            activationForwardKernel<decltype(a)::value, T>
-                <<<gridFor(n, kBlock), kBlock, 0, s>>>(static_cast<const T*>(x),
-                                                        static_cast<T*>(y), n);
+            activationForwardKernel<decltype(a)::value, T><<<gridFor(n, kBlock), kBlock, 0, s>>>(
+                static_cast<const T*>(x), static_cast<T*>(y), n);
         });
     });
     REMAT_LAUNCH_CHECK("activationForwardKernel");
@@ -244,7 +255,7 @@ void accumulate(DType t, const void* src, void* dst, std::int64_t n, cudaStream_
     dispatchFloat(t, "accumulate", [&](auto tag) {
         using T = decltype(tag);
         accumulateKernel<T><<<gridFor(n, kBlock), kBlock, 0, s>>>(static_cast<const T*>(src),
-                                                                   static_cast<T*>(dst), n);
+                                                                  static_cast<T*>(dst), n);
     });
     REMAT_LAUNCH_CHECK("accumulateKernel");
 }
@@ -255,8 +266,8 @@ void biasAdd(DType t, void* y, const void* bias, std::int64_t rows, std::int64_t
     if (rows == 0) return;
     dispatchFloat(t, "biasAdd", [&](auto tag) {
         using T = decltype(tag);
-        biasAddKernel<T><<<gridFor(rows * cols, kBlock), kBlock, 0, s>>>(
-            static_cast<T*>(y), static_cast<const T*>(bias), rows, cols);
+        biasAddKernel<T><<<rowGrid(rows), kBlock, 0, s>>>(static_cast<T*>(y),
+                                                          static_cast<const T*>(bias), rows, cols);
     });
     REMAT_LAUNCH_CHECK("biasAddKernel");
 }
@@ -267,8 +278,8 @@ void rowBroadcast(DType t, const void* row, void* y, std::int64_t rows, std::int
     if (rows == 0) return;
     dispatchFloat(t, "rowBroadcast", [&](auto tag) {
         using T = decltype(tag);
-        rowBroadcastKernel<T><<<gridFor(rows * cols, kBlock), kBlock, 0, s>>>(
-            static_cast<const T*>(row), static_cast<T*>(y), rows, cols);
+        rowBroadcastKernel<T><<<rowGrid(rows), kBlock, 0, s>>>(static_cast<const T*>(row),
+                                                               static_cast<T*>(y), rows, cols);
     });
     REMAT_LAUNCH_CHECK("rowBroadcastKernel");
 }
@@ -281,8 +292,8 @@ void columnSum(DType t, const void* x, void* dst, std::int64_t rows, std::int64_
         using T = decltype(tag);
         const dim3 block(kSumCols, kSumLanes);
         const unsigned grid = unsigned((cols + kSumCols - 1) / kSumCols);
-        columnSumKernel<T><<<grid, block, 0, s>>>(static_cast<const T*>(x), static_cast<T*>(dst),
-                                                  rows, cols);
+        columnSumKernel<T>
+            <<<grid, block, 0, s>>>(static_cast<const T*>(x), static_cast<T*>(dst), rows, cols);
     });
     REMAT_LAUNCH_CHECK("columnSumKernel");
 }
@@ -302,8 +313,8 @@ void castToF32(DType t, const void* src, float* dst, std::int64_t n, cudaStream_
     if (n == 0) return;
     dispatchFloat(t, "castToF32", [&](auto tag) {
         using T = decltype(tag);
-        castToF32Kernel<T><<<gridFor(n, kBlock), kBlock, 0, s>>>(static_cast<const T*>(src), dst,
-                                                                 n);
+        castToF32Kernel<T>
+            <<<gridFor(n, kBlock), kBlock, 0, s>>>(static_cast<const T*>(src), dst, n);
     });
     REMAT_LAUNCH_CHECK("castToF32Kernel");
 }

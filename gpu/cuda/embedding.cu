@@ -18,21 +18,22 @@ constexpr int kBlock = 256;
 
 // ---- kernels -------------------------------------------------------------------------------
 
+// Blocks stride over token rows, threads over the embedding width.
 template <typename T>
-__global__ void embeddingForwardKernel(const std::int64_t* tokens, const T* wte, const T* wpe,
-                                       T* y, std::int64_t rows, std::int64_t tokensPerSample,
+__global__ void embeddingForwardKernel(const std::int64_t* tokens, const T* wte, const T* wpe, T* y,
+                                       std::int64_t rows, std::int64_t tokensPerSample,
                                        std::int64_t dim, std::int64_t vocab) {
-    const std::int64_t n = rows * dim;
-    for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-         i += std::int64_t(gridDim.x) * blockDim.x) {
-        const std::int64_t row = i / dim, c = i % dim;
+    for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
         const std::int64_t tok = tokens[row];
-        float v = 0.0f;
-        if (tok >= 0 && tok < vocab) {
-            v = toFloat(wte[tok * dim + c]);
-            if (wpe) v += toFloat(wpe[(row % tokensPerSample) * dim + c]);
+        const bool valid = tok >= 0 && tok < vocab;
+        const T* te = wte + (valid ? tok : 0) * dim;
+        const T* pe = wpe ? wpe + (row % tokensPerSample) * dim : nullptr;
+        T* out = y + row * dim;
+        for (std::int64_t c = threadIdx.x; c < dim; c += blockDim.x) {
+            float v = 0.0f;
+            if (valid) v = toFloat(te[c]) + (pe ? toFloat(pe[c]) : 0.0f);
+            out[c] = fromFloat<T>(v);
         }
-        y[i] = fromFloat<T>(v);
     }
 }
 
@@ -42,8 +43,8 @@ constexpr int kMaxMatches = 2048;
 
 template <typename T>
 __global__ void embeddingBackwardTokensKernel(const std::int64_t* tokens, const T* dy, T* dwte,
-                                             std::int64_t rows, std::int64_t dim,
-                                             std::int64_t vocab) {
+                                              std::int64_t rows, std::int64_t dim,
+                                              std::int64_t vocab) {
     __shared__ int matches[kMaxMatches];
     __shared__ int warpCounts[kBlock / 32];
     __shared__ int total;
@@ -105,26 +106,25 @@ __global__ void embeddingBackwardPositionsKernel(const T* dy, T* dwpe, std::int6
 // ---- launchers -----------------------------------------------------------------------------
 
 void embeddingForward(DType t, const std::int64_t* tokens, const void* wte, const void* wpe,
-                      void* y, std::int64_t batch, std::int64_t tokensPerSample,
-                      std::int64_t dim, std::int64_t vocab, cudaStream_t s) {
+                      void* y, std::int64_t batch, std::int64_t tokensPerSample, std::int64_t dim,
+                      std::int64_t vocab, cudaStream_t s) {
     REMAT_REQUIRE(batch >= 0 && tokensPerSample > 0 && dim > 0 && vocab > 0, "embeddingForward");
     REMAT_REQUIRE(batch == 0 || (tokens && wte && y), "embeddingForward operands");
     const std::int64_t rows = batch * tokensPerSample;
     if (rows == 0) return;
     dispatchFloat(t, "embeddingForward", [&](auto tag) {
         using T = decltype(tag);
-        embeddingForwardKernel<T><<<gridFor(rows * dim, kBlock), kBlock, 0, s>>>(
+        embeddingForwardKernel<T><<<rowGrid(rows), kBlock, 0, s>>>(
             tokens, static_cast<const T*>(wte), static_cast<const T*>(wpe), static_cast<T*>(y),
             rows, tokensPerSample, dim, vocab);
     });
     REMAT_LAUNCH_CHECK("embeddingForwardKernel");
 }
 
-void embeddingBackward(DType t, const std::int64_t* tokens, const void* dy, void* dwte,
-                       void* dwpe, std::int64_t batch, std::int64_t tokensPerSample,
-                       std::int64_t dim, std::int64_t vocab, cudaStream_t s) {
-    REMAT_REQUIRE(batch >= 0 && tokensPerSample > 0 && dim > 0 && vocab > 0,
-                  "embeddingBackward");
+void embeddingBackward(DType t, const std::int64_t* tokens, const void* dy, void* dwte, void* dwpe,
+                       std::int64_t batch, std::int64_t tokensPerSample, std::int64_t dim,
+                       std::int64_t vocab, cudaStream_t s) {
+    REMAT_REQUIRE(batch >= 0 && tokensPerSample > 0 && dim > 0 && vocab > 0, "embeddingBackward");
     REMAT_REQUIRE(batch == 0 || (tokens && dy), "embeddingBackward operands");
     const std::int64_t rows = batch * tokensPerSample;
     REMAT_REQUIRE(rows <= 0x7fffffff, "embeddingBackward: too many tokens");
@@ -139,8 +139,7 @@ void embeddingBackward(DType t, const std::int64_t* tokens, const void* dy, void
         if (dwpe) {
             embeddingBackwardPositionsKernel<T>
                 <<<gridFor(tokensPerSample * dim, kBlock), kBlock, 0, s>>>(
-                    static_cast<const T*>(dy), static_cast<T*>(dwpe), batch, tokensPerSample,
-                    dim);
+                    static_cast<const T*>(dy), static_cast<T*>(dwpe), batch, tokensPerSample, dim);
             REMAT_LAUNCH_CHECK("embeddingBackwardPositionsKernel");
         }
     });

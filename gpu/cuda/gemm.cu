@@ -16,16 +16,22 @@ namespace {
 
 cudaDataType_t cudaType(DType t) {
     switch (t) {
-        case DType::F32: return CUDA_R_32F;
-        case DType::BF16: return CUDA_R_16BF;
-        case DType::F16: return CUDA_R_16F;
-        default: break;
+        case DType::F32:
+            return CUDA_R_32F;
+        case DType::BF16:
+            return CUDA_R_16BF;
+        case DType::F16:
+            return CUDA_R_16F;
+        default:
+            break;
     }
     REMAT_REQUIRE(false, "gemm: expected a floating-point dtype");
     return CUDA_R_32F;
 }
 
-bool fitsInt(std::int64_t v) { return v >= 0 && v <= INT_MAX; }
+bool fitsInt(std::int64_t v) {
+    return v >= 0 && v <= INT_MAX;
+}
 
 }  // namespace
 
@@ -34,9 +40,9 @@ bool fitsInt(std::int64_t v) { return v >= 0 && v <= INT_MAX; }
 void gemm(cublasHandle_t h, DType t, bool transA, bool transB, std::int64_t m, std::int64_t n,
           std::int64_t k, float alpha, const void* a, std::int64_t lda, const void* b,
           std::int64_t ldb, float beta, void* c, std::int64_t ldc) {
-    REMAT_REQUIRE(fitsInt(m) && fitsInt(n) && fitsInt(k) && fitsInt(lda) && fitsInt(ldb) &&
-                      fitsInt(ldc),
-                  "gemm: dimensions exceed cuBLAS's int range");
+    REMAT_REQUIRE(
+        fitsInt(m) && fitsInt(n) && fitsInt(k) && fitsInt(lda) && fitsInt(ldb) && fitsInt(ldc),
+        "gemm: dimensions exceed cuBLAS's int range");
     if (m == 0 || n == 0) return;
     REMAT_REQUIRE(a && b && c, "gemm operands");
     const cudaDataType_t ct = cudaType(t);
@@ -82,9 +88,8 @@ void runGemms(cublasHandle_t h, DType t, const std::vector<GemmCall>& calls,
     }
 }
 
-void linearForward(cublasHandle_t h, DType t, const void* x, const void* w, const void* b,
-                   void* y, std::int64_t rows, std::int64_t in, std::int64_t out,
-                   cudaStream_t s) {
+void linearForward(cublasHandle_t h, DType t, const void* x, const void* w, const void* b, void* y,
+                   std::int64_t rows, std::int64_t in, std::int64_t out, cudaStream_t s) {
     REMAT_REQUIRE(rows >= 0 && in > 0 && out > 0, "linearForward");
     if (rows == 0) return;
     REMAT_REQUIRE(x && w && y, "linearForward operands");

@@ -17,12 +17,12 @@ using Op = GemmOperand;
 // map onto entries: the expanded tensor has one [T, D] block per query head; qkv one column
 // block per kv head, shared by `group` query heads.
 struct KvLayout {
-    std::int64_t offset = 0;        // to entry 0 of sample 0
+    std::int64_t offset = 0;  // to entry 0 of sample 0
     std::int64_t ld = 0;
     std::int64_t entryStride = 0;   // between kv entries
     std::int64_t sampleStride = 0;  // between samples
     std::int64_t entries = 0;
-    std::int64_t group = 1;         // query heads per entry
+    std::int64_t group = 1;  // query heads per entry
 };
 
 struct Dims {
@@ -30,8 +30,9 @@ struct Dims {
 };
 
 Dims dimsOf(const AttnShape& s) {
-    return {s.tokens, s.heads, s.kvHeads, s.headDim, (s.heads + 2 * s.kvHeads) * s.headDim,
-            s.heads * s.headDim};
+    return {
+        s.tokens,           s.heads, s.kvHeads, s.headDim, (s.heads + 2 * s.kvHeads) * s.headDim,
+        s.heads * s.headDim};
 }
 
 KvLayout kvLayout(const Dims& d, bool expanded, int which) {
@@ -39,15 +40,16 @@ KvLayout kvLayout(const Dims& d, bool expanded, int which) {
     return {(d.h + which * d.kv) * d.d, d.width, d.d, d.t * d.width, d.kv, d.h / d.kv};
 }
 
-float scaleOf(const AttnShape& s) { return 1.0f / std::sqrt(float(s.headDim)); }
+float scaleOf(const AttnShape& s) {
+    return 1.0f / std::sqrt(float(s.headDim));
+}
 
 // Query-head matrices for sample b, group member r: stride between kv entries is group heads.
-GemmMatrix queryColumns(Op op, const Dims& d, const KvLayout& kv, std::int64_t b,
-                        std::int64_t r, std::int64_t ld, std::int64_t sampleStride) {
+GemmMatrix queryColumns(Op op, const Dims& d, const KvLayout& kv, std::int64_t b, std::int64_t r,
+                        std::int64_t ld, std::int64_t sampleStride) {
     return {op, b * sampleStride + r * d.d, ld, kv.group * d.d};
 }
-GemmMatrix headSquares(Op op, const Dims& d, const KvLayout& kv, std::int64_t b,
-                       std::int64_t r) {
+GemmMatrix headSquares(Op op, const Dims& d, const KvLayout& kv, std::int64_t b, std::int64_t r) {
     return {op, (b * d.h + r) * d.t * d.t, d.t, kv.group * d.t * d.t};
 }
 GemmMatrix kvMatrix(Op op, const KvLayout& kv, std::int64_t b) {

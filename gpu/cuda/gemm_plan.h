@@ -24,21 +24,21 @@ struct AttnShape {
 };
 
 enum class GemmOperand : int {
-    Qkv,      // attention: the qkv activation (Q, and K/V when not expanded)
-    KExp,     // expanded K
-    VExp,     // expanded V
-    Scores,   // scores S (forward output)
-    DScores,  // gradient of S
-    Probs,    // probabilities P (after softmax and dropout)
-    DProbs,   // gradient of P
-    Context,  // context output Y
-    DContext, // gradient of Y
-    DQkv,     // gradient of qkv
-    DKExp,    // gradient of expanded K
-    DVExp,    // gradient of expanded V
-    X,        // linear: input [rows, in]
-    W,        // linear: weight [out, in]
-    Y,        // linear: output [rows, out]
+    Qkv,       // attention: the qkv activation (Q, and K/V when not expanded)
+    KExp,      // expanded K
+    VExp,      // expanded V
+    Scores,    // scores S (forward output)
+    DScores,   // gradient of S
+    Probs,     // probabilities P (after softmax and dropout)
+    DProbs,    // gradient of P
+    Context,   // context output Y
+    DContext,  // gradient of Y
+    DQkv,      // gradient of qkv
+    DKExp,     // gradient of expanded K
+    DVExp,     // gradient of expanded V
+    X,         // linear: input [rows, in]
+    W,         // linear: weight [out, in]
+    Y,         // linear: output [rows, out]
     DX,
     DW,
     DY,

@@ -65,13 +65,12 @@ void softmaxBackward(DType t, const void* y, const void* dy, void* dx, std::int6
 // mean and rstd are fp32, one per row. Weight/bias gradients are reduced over rows in a fixed
 // order, so they are bit-reproducible (no atomics).
 void layerNormForward(DType t, const void* x, const void* w, const void* b, void* y, float* mean,
-                      float* rstd, std::int64_t rows, std::int64_t cols, float eps,
-                      cudaStream_t s);
-void layerNormBackward(DType t, const void* x, const float* mean, const float* rstd,
-                       const void* w, const void* dy, void* dx, void* dw, void* db,
-                       std::int64_t rows, std::int64_t cols, cudaStream_t s);
-void rmsNormForward(DType t, const void* x, const void* w, void* y, float* rstd,
-                    std::int64_t rows, std::int64_t cols, float eps, cudaStream_t s);
+                      float* rstd, std::int64_t rows, std::int64_t cols, float eps, cudaStream_t s);
+void layerNormBackward(DType t, const void* x, const float* mean, const float* rstd, const void* w,
+                       const void* dy, void* dx, void* dw, void* db, std::int64_t rows,
+                       std::int64_t cols, cudaStream_t s);
+void rmsNormForward(DType t, const void* x, const void* w, void* y, float* rstd, std::int64_t rows,
+                    std::int64_t cols, float eps, cudaStream_t s);
 void rmsNormBackward(DType t, const void* x, const float* rstd, const void* w, const void* dy,
                      void* dx, void* dw, std::int64_t rows, std::int64_t cols, cudaStream_t s);
 
@@ -89,20 +88,19 @@ void dropoutBackward(DType t, const std::uint8_t* mask, const void* dy, void* dx
 // y[b, i, :] = wte[tokens[b, i], :] + wpe[i, :] (wpe may be null). Token ids outside
 // [0, vocab) produce a zero row and no gradient.
 void embeddingForward(DType t, const std::int64_t* tokens, const void* wte, const void* wpe,
-                      void* y, std::int64_t batch, std::int64_t tokensPerSample,
-                      std::int64_t dim, std::int64_t vocab, cudaStream_t s);
+                      void* y, std::int64_t batch, std::int64_t tokensPerSample, std::int64_t dim,
+                      std::int64_t vocab, cudaStream_t s);
 // Deterministic: each vocabulary row's gradient is summed by one thread block in token order.
-void embeddingBackward(DType t, const std::int64_t* tokens, const void* dy, void* dwte,
-                       void* dwpe, std::int64_t batch, std::int64_t tokensPerSample,
-                       std::int64_t dim, std::int64_t vocab, cudaStream_t s);
+void embeddingBackward(DType t, const std::int64_t* tokens, const void* dy, void* dwte, void* dwpe,
+                       std::int64_t batch, std::int64_t tokensPerSample, std::int64_t dim,
+                       std::int64_t vocab, cudaStream_t s);
 
 // ---- gemm.cu -------------------------------------------------------------------------------
 // Row-major GEMMs through cuBLAS with fp32 accumulation (CUBLAS_COMPUTE_32F; plain fp32, no
 // TF32, for fp32 storage). The handle carries the stream and the workspace.
 // Linear: x [rows, in], weight [out, in], bias [out] -> y [rows, out].
-void linearForward(cublasHandle_t h, DType t, const void* x, const void* w, const void* b,
-                   void* y, std::int64_t rows, std::int64_t in, std::int64_t out,
-                   cudaStream_t s);
+void linearForward(cublasHandle_t h, DType t, const void* x, const void* w, const void* b, void* y,
+                   std::int64_t rows, std::int64_t in, std::int64_t out, cudaStream_t s);
 void linearBackward(cublasHandle_t h, DType t, const void* x, const void* w, const void* dy,
                     void* dx, void* dw, void* db, std::int64_t rows, std::int64_t in,
                     std::int64_t out, cudaStream_t s);
@@ -123,35 +121,34 @@ void gemmStridedBatched(cublasHandle_t h, DType t, bool transA, bool transB, std
 
 // ---- attention.cu --------------------------------------------------------------------------
 // Layouts of gemm_plan.h (AttnShape). kExp / vExp are null when kvHeads == heads.
-void attnScoresForward(cublasHandle_t h, DType t, const void* qkv, const void* kExp,
-                       void* scores, const AttnShape& a, cudaStream_t s);
+void attnScoresForward(cublasHandle_t h, DType t, const void* qkv, const void* kExp, void* scores,
+                       const AttnShape& a, cudaStream_t s);
 void attnScoresBackward(cublasHandle_t h, DType t, const void* qkv, const void* kExp,
                         const void* dScores, void* dQkv, void* dKExp, const AttnShape& a,
                         cudaStream_t s);
 void attnContextForward(cublasHandle_t h, DType t, const void* probs, const void* qkv,
                         const void* vExp, void* y, const AttnShape& a, cudaStream_t s);
 void attnContextBackward(cublasHandle_t h, DType t, const void* probs, const void* qkv,
-                         const void* vExp, const void* dy, void* dProbs, void* dQkv,
-                         void* dVExp, const AttnShape& a, cudaStream_t s);
+                         const void* vExp, const void* dy, void* dProbs, void* dQkv, void* dVExp,
+                         const AttnShape& a, cudaStream_t s);
 void expandKvForward(DType t, const void* qkv, void* kExp, void* vExp, const AttnShape& a,
                      cudaStream_t s);
-void expandKvBackward(DType t, const void* dKExp, const void* dVExp, void* dQkv,
-                      const AttnShape& a, cudaStream_t s);
+void expandKvBackward(DType t, const void* dKExp, const void* dVExp, void* dQkv, const AttnShape& a,
+                      cudaStream_t s);
 
 // ---- loss.cu -------------------------------------------------------------------------------
 // Cross-entropy on an fp32 log-softmax of the logits, mean over rows; loss is one fp32 value.
 // `seed` is the loss gradient (1 / accumulation steps).
-void crossEntropyForward(DType t, const void* logits, const std::int64_t* targets,
-                         float* logProbs, float* loss, std::int64_t rows, std::int64_t vocab,
-                         cudaStream_t s);
+void crossEntropyForward(DType t, const void* logits, const std::int64_t* targets, float* logProbs,
+                         float* loss, std::int64_t rows, std::int64_t vocab, cudaStream_t s);
 void crossEntropyBackward(DType t, const float* logProbs, const std::int64_t* targets,
                           void* dLogits, std::int64_t rows, std::int64_t vocab, float seed,
                           cudaStream_t s);
 // Mean squared error over all elements.
 void mseForward(DType t, const void* x, const void* target, float* loss, std::int64_t n,
                 cudaStream_t s);
-void mseBackward(DType t, const void* x, const void* target, void* dx, std::int64_t n,
-                 float seed, cudaStream_t s);
+void mseBackward(DType t, const void* x, const void* target, void* dx, std::int64_t n, float seed,
+                 cudaStream_t s);
 
 // ---- optimizer.cu --------------------------------------------------------------------------
 // The update rules of gpu/README.md (sgd; momentum; adam; adamw with decoupled weight decay),
@@ -160,7 +157,7 @@ void mseBackward(DType t, const void* x, const void* target, void* dx, std::int6
 // applied to the master weights and the parameter is their rounded copy; m1/m2 are the fp32
 // states the optimizer needs (null otherwise).
 void optimizerStep(Optimizer o, DType t, void* param, const void* grad, float* master, float* m1,
-                   float* m2, std::int64_t n, const OptimizerHyperParams& hyper,
-                   std::int64_t step, cudaStream_t s);
+                   float* m2, std::int64_t n, const OptimizerHyperParams& hyper, std::int64_t step,
+                   cudaStream_t s);
 
 }  // namespace remat::gpu::cuda

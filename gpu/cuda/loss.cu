@@ -44,16 +44,20 @@ __global__ void nllMeanKernel(const float* logProbs, const std::int64_t* targets
     if (threadIdx.x == 0) *loss = total / float(rows);
 }
 
+// Blocks stride over rows, threads over the vocabulary: the target is read once per row and
+// no element index is divided.
 template <typename T>
 __global__ void crossEntropyBackwardKernel(const float* logProbs, const std::int64_t* targets,
                                            T* dLogits, std::int64_t rows, std::int64_t vocab,
                                            float scale) {
-    const std::int64_t n = rows * vocab;
-    for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-         i += std::int64_t(gridDim.x) * blockDim.x) {
-        const std::int64_t r = i / vocab, c = i % vocab;
-        const float g = expf(logProbs[i]) - (targets[r] == c ? 1.0f : 0.0f);
-        dLogits[i] = fromFloat<T>(toFloat(dLogits[i]) + scale * g);
+    for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+        const std::int64_t target = targets[r];
+        const float* lp = logProbs + r * vocab;
+        T* d = dLogits + r * vocab;
+        for (std::int64_t c = threadIdx.x; c < vocab; c += blockDim.x) {
+            const float g = expf(lp[c]) - (c == target ? 1.0f : 0.0f);
+            d[c] = fromFloat<T>(toFloat(d[c]) + scale * g);
+        }
     }
 }
 
@@ -70,8 +74,7 @@ __global__ void mseForwardKernel(const T* x, const T* target, float* loss, std::
 }
 
 template <typename T>
-__global__ void mseBackwardKernel(const T* x, const T* target, T* dx, std::int64_t n,
-                                  float scale) {
+__global__ void mseBackwardKernel(const T* x, const T* target, T* dx, std::int64_t n, float scale) {
     for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
          i += std::int64_t(gridDim.x) * blockDim.x)
         dx[i] = fromFloat<T>(toFloat(dx[i]) + scale * (toFloat(x[i]) - toFloat(target[i])));
@@ -81,16 +84,15 @@ __global__ void mseBackwardKernel(const T* x, const T* target, T* dx, std::int64
 
 // ---- launchers -----------------------------------------------------------------------------
 
-void crossEntropyForward(DType t, const void* logits, const std::int64_t* targets,
-                         float* logProbs, float* loss, std::int64_t rows, std::int64_t vocab,
-                         cudaStream_t s) {
+void crossEntropyForward(DType t, const void* logits, const std::int64_t* targets, float* logProbs,
+                         float* loss, std::int64_t rows, std::int64_t vocab, cudaStream_t s) {
     REMAT_REQUIRE(rows > 0 && vocab > 0, "crossEntropyForward: shape");
     REMAT_REQUIRE(rows <= 0x7fffffff, "crossEntropyForward: too many rows");
     REMAT_REQUIRE(logits && targets && logProbs && loss, "crossEntropyForward operands");
     dispatchFloat(t, "crossEntropyForward", [&](auto tag) {
         using T = decltype(tag);
-        logSoftmaxKernel<T><<<unsigned(rows), kRowBlock, 0, s>>>(static_cast<const T*>(logits),
-                                                                 logProbs, vocab);
+        logSoftmaxKernel<T>
+            <<<unsigned(rows), kRowBlock, 0, s>>>(static_cast<const T*>(logits), logProbs, vocab);
     });
     REMAT_LAUNCH_CHECK("logSoftmaxKernel");
     nllMeanKernel<<<1, kReduceBlock, 0, s>>>(logProbs, targets, loss, rows, vocab);
@@ -105,7 +107,7 @@ void crossEntropyBackward(DType t, const float* logProbs, const std::int64_t* ta
     if (!dLogits) return;
     dispatchFloat(t, "crossEntropyBackward", [&](auto tag) {
         using T = decltype(tag);
-        crossEntropyBackwardKernel<T><<<gridFor(rows * vocab, kBlock), kBlock, 0, s>>>(
+        crossEntropyBackwardKernel<T><<<rowGrid(rows), kBlock, 0, s>>>(
             logProbs, targets, static_cast<T*>(dLogits), rows, vocab, seed / float(rows));
     });
     REMAT_LAUNCH_CHECK("crossEntropyBackwardKernel");
@@ -122,8 +124,8 @@ void mseForward(DType t, const void* x, const void* target, float* loss, std::in
     REMAT_LAUNCH_CHECK("mseForwardKernel");
 }
 
-void mseBackward(DType t, const void* x, const void* target, void* dx, std::int64_t n,
-                 float seed, cudaStream_t s) {
+void mseBackward(DType t, const void* x, const void* target, void* dx, std::int64_t n, float seed,
+                 cudaStream_t s) {
     REMAT_REQUIRE(n > 0 && x && target, "mseBackward");
     if (!dx) return;
     dispatchFloat(t, "mseBackward", [&](auto tag) {

@@ -102,8 +102,8 @@ __global__ void normBackwardParamsKernel(const T* x, const float* mean, const fl
 }
 
 template <typename T>
-__global__ void rmsNormForwardKernel(const T* x, const T* w, T* y, float* rstd,
-                                     std::int64_t rows, std::int64_t cols, float eps) {
+__global__ void rmsNormForwardKernel(const T* x, const T* w, T* y, float* rstd, std::int64_t rows,
+                                     std::int64_t cols, float eps) {
     const std::int64_t row = blockIdx.x * std::int64_t(kWarpsPerBlock) + (threadIdx.x >> 5);
     const int lane = threadIdx.x & 31;
     if (row >= rows) return;
@@ -148,7 +148,9 @@ unsigned rowBlocks(std::int64_t rows) {
     return unsigned(b);
 }
 
-unsigned colBlocks(std::int64_t cols) { return unsigned((cols + kColTile - 1) / kColTile); }
+unsigned colBlocks(std::int64_t cols) {
+    return unsigned((cols + kColTile - 1) / kColTile);
+}
 
 }  // namespace
 
@@ -169,9 +171,9 @@ void layerNormForward(DType t, const void* x, const void* w, const void* b, void
     REMAT_LAUNCH_CHECK("layerNormForwardKernel");
 }
 
-void layerNormBackward(DType t, const void* x, const float* mean, const float* rstd,
-                       const void* w, const void* dy, void* dx, void* dw, void* db,
-                       std::int64_t rows, std::int64_t cols, cudaStream_t s) {
+void layerNormBackward(DType t, const void* x, const float* mean, const float* rstd, const void* w,
+                       const void* dy, void* dx, void* dw, void* db, std::int64_t rows,
+                       std::int64_t cols, cudaStream_t s) {
     REMAT_REQUIRE(rows >= 0 && cols > 0, "layerNormBackward");
     REMAT_REQUIRE(rows == 0 || (x && mean && rstd && w && dy), "layerNormBackward operands");
     if (rows == 0) return;
@@ -192,8 +194,8 @@ void layerNormBackward(DType t, const void* x, const float* mean, const float* r
     });
 }
 
-void rmsNormForward(DType t, const void* x, const void* w, void* y, float* rstd,
-                    std::int64_t rows, std::int64_t cols, float eps, cudaStream_t s) {
+void rmsNormForward(DType t, const void* x, const void* w, void* y, float* rstd, std::int64_t rows,
+                    std::int64_t cols, float eps, cudaStream_t s) {
     REMAT_REQUIRE(rows >= 0 && cols > 0 && eps > 0, "rmsNormForward");
     REMAT_REQUIRE(rows == 0 || (x && w && y && rstd), "rmsNormForward operands");
     if (rows == 0) return;
@@ -215,8 +217,8 @@ void rmsNormBackward(DType t, const void* x, const float* rstd, const void* w, c
         using T = decltype(tag);
         if (dx) {
             rmsNormBackwardInputKernel<T><<<rowBlocks(rows), kWarpsPerBlock * 32, 0, s>>>(
-                static_cast<const T*>(x), rstd, static_cast<const T*>(w),
-                static_cast<const T*>(dy), static_cast<T*>(dx), rows, cols);
+                static_cast<const T*>(x), rstd, static_cast<const T*>(w), static_cast<const T*>(dy),
+                static_cast<T*>(dx), rows, cols);
             REMAT_LAUNCH_CHECK("rmsNormBackwardInputKernel");
         }
         if (dw) {

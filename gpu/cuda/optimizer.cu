@@ -55,8 +55,8 @@ __global__ void optimizerKernel(T* param, const T* grad, float* master, float* m
 // ---- launchers -----------------------------------------------------------------------------
 
 void optimizerStep(Optimizer o, DType t, void* param, const void* grad, float* master, float* m1,
-                   float* m2, std::int64_t n, const OptimizerHyperParams& hyper,
-                   std::int64_t step, cudaStream_t s) {
+                   float* m2, std::int64_t n, const OptimizerHyperParams& hyper, std::int64_t step,
+                   cudaStream_t s) {
     REMAT_REQUIRE(n >= 0 && step >= 1, "optimizerStep");
     if (n == 0) return;
     REMAT_REQUIRE(param && grad, "optimizerStep: parameter and gradient");
@@ -64,22 +64,33 @@ void optimizerStep(Optimizer o, DType t, void* param, const void* grad, float* m
     REMAT_REQUIRE(o == Optimizer::Sgd || m1, "optimizerStep: first state");
     REMAT_REQUIRE(o == Optimizer::Sgd || o == Optimizer::Momentum || m2,
                   "optimizerStep: second state");
-    StepConsts k{hyper.learningRate, hyper.momentum, hyper.beta1, hyper.beta2, hyper.epsilon,
+    StepConsts k{hyper.learningRate,
+                 hyper.momentum,
+                 hyper.beta1,
+                 hyper.beta2,
+                 hyper.epsilon,
                  hyper.weightDecay,
                  1.0f - std::pow(hyper.beta1, float(step)),
                  1.0f - std::pow(hyper.beta2, float(step))};
     dispatchFloat(t, "optimizerStep", [&](auto tag) {
         using T = decltype(tag);
         auto launch = [&](auto kernel) {
-            kernel<<<gridFor(n, kBlock), kBlock, 0, s>>>(static_cast<T*>(param),
-                                                         static_cast<const T*>(grad), master, m1,
-                                                         m2, n, k);
+            kernel<<<gridFor(n, kBlock), kBlock, 0, s>>>(
+                static_cast<T*>(param), static_cast<const T*>(grad), master, m1, m2, n, k);
         };
         switch (o) {
-            case Optimizer::Sgd: launch(optimizerKernel<Optimizer::Sgd, T>); break;
-            case Optimizer::Momentum: launch(optimizerKernel<Optimizer::Momentum, T>); break;
-            case Optimizer::Adam: launch(optimizerKernel<Optimizer::Adam, T>); break;
-            case Optimizer::AdamW: launch(optimizerKernel<Optimizer::AdamW, T>); break;
+            case Optimizer::Sgd:
+                launch(optimizerKernel<Optimizer::Sgd, T>);
+                break;
+            case Optimizer::Momentum:
+                launch(optimizerKernel<Optimizer::Momentum, T>);
+                break;
+            case Optimizer::Adam:
+                launch(optimizerKernel<Optimizer::Adam, T>);
+                break;
+            case Optimizer::AdamW:
+                launch(optimizerKernel<Optimizer::AdamW, T>);
+                break;
         }
     });
     REMAT_LAUNCH_CHECK("optimizerKernel");

@@ -32,7 +32,9 @@ __device__ __forceinline__ MaxSum combine(MaxSum a, MaxSum b) {
     return {m, a.sum * expf(a.max - m) + b.sum * expf(b.max - m)};
 }
 
-__device__ __forceinline__ MaxSum push(MaxSum a, float x) { return combine(a, MaxSum{x, 1.0f}); }
+__device__ __forceinline__ MaxSum push(MaxSum a, float x) {
+    return combine(a, MaxSum{x, 1.0f});
+}
 
 __device__ __forceinline__ MaxSum warpMaxSum(MaxSum v) {
     for (int o = 16; o > 0; o >>= 1) {
