@@ -67,6 +67,9 @@ OptimalPlanner::OptimalPlanner(const ChainModel& model) : m_model(model) {
             }
             m_suffixNeed[2 * std::size_t(b) + std::size_t(k)] = best;
         }
+    // No checkpointing: the answer for every budget it fits.
+    for (int u = 0; u < n; ++u) m_allKept.segments.push_back(UnitSegment{u, u, false});
+    m_allKept.predictedPeakBytes = model.predict(m_allKept.segments)->peakBytes;
     // The plan reaching the smallest peak, by following the choices.
     m_minimum.predictedPeakBytes = std::max(model.floorBytes(), m_suffixNeed[0]);
     bool kept = false;
@@ -100,19 +103,145 @@ void OptimalPlanner::transitions(int b, bool kept, std::vector<Transition>& out)
     }
 }
 
+// Drops states of one stream flag that a state of the other dominates. A state that already
+// keeps the incoming stream (flag 1) at no more bytes and time is at least as good as one that
+// does not (flag 0): every unit then needs and keeps no more. A flag-0 state is as good as a
+// flag-1 state holding the stream's bytes more.
+void crossFilter(std::vector<Label>& without, std::vector<Label>& with, std::int64_t streamBytes) {
+    auto drop = [](std::vector<Label>& victims, const std::vector<Label>& rivals,
+                   std::int64_t rivalExtra) {
+        std::size_t out = 0, r = 0;
+        double best = std::numeric_limits<double>::infinity();  // least time of rivals so far
+        for (const Label& v : victims) {
+            while (r < rivals.size() && rivals[r].keptBytes + rivalExtra <= v.keptBytes)
+                best = std::min(best, rivals[r++].timeS);
+            if (best <= v.timeS) continue;
+            victims[out++] = v;
+        }
+        victims.resize(out);
+    };
+    drop(without, with, 0);
+    drop(with, without, streamBytes);
+}
+
 std::optional<OptimalPlan> OptimalPlanner::solve(std::int64_t budgetBytes) const {
-    const int n = m_model.unitCount();
     m_lastStates = 0;
     if (m_model.floorBytes() > budgetBytes || m_suffixNeed[0] > budgetBytes) return std::nullopt;
-    // labels[2 * boundary + kept]: candidates until the boundary is reached, then its Pareto set.
-    std::vector<std::vector<Label>> labels(2 * std::size_t(n + 1));
-    labels[0].push_back(Label{0, 0.0, -1, -1, -1, false, false});
+    if (m_allKept.predictedPeakBytes <= budgetBytes) return m_allKept;
+    // A plan found with a narrow beam bounds the optimum's time; the exact pass then keeps only
+    // states no slower than it.
+    double bound = std::numeric_limits<double>::infinity();
+    const bool bounded = m_search == BoundedSearch::Always ||
+                         (m_search == BoundedSearch::Auto && m_model.unitCount() > kExactOnlyUnits);
+    if (bounded)
+        if (auto beam = solveWithin(budgetBytes, bound, kBoundBeam))
+            bound = beam->recomputeTimeS * (1 + 1e-9) + 1e-15;
+    const std::size_t beamStates = m_lastStates, beamCandidates = m_lastCandidates;
+    auto exact = solveWithin(budgetBytes, bound, 0);
+    m_lastStates += beamStates;
+    m_lastCandidates += beamCandidates;
+    return exact;
+}
+
+namespace {
+
+// A transition's candidates: a slice of a source boundary's Pareto set, shifted. Kept as a
+// slice (not copied) until the target boundary merges all slices into its own Pareto set.
+struct Run {
+    const std::vector<Label>* source;
+    std::uint32_t next, end;  // slice [next, end) of *source
+    std::int64_t addBytes;
+    std::int64_t floorBytes;  // the backward pass maps bytes to max(floor, bytes + add)
+    double addTimeS;
+    int first, last;          // the segment
+    bool prevKept, region;
+};
+
+// Merges slices (each ascending in bytes, strictly descending in time) into one Pareto set,
+// jumping over stretches a better state already dominates.
+std::vector<Label> mergeRuns(std::vector<Run>& runs) {
+    std::vector<Label> out;
+    struct Head {
+        std::int64_t bytes;
+        double timeS;
+        std::uint32_t run;
+    };
+    auto head = [&](std::uint32_t r) {
+        const Run& run = runs[r];
+        const Label& l = (*run.source)[run.next];
+        return Head{std::max(run.floorBytes, l.keptBytes + run.addBytes), l.timeS + run.addTimeS, r};
+    };
+    // Min-heap on (bytes, time).
+    auto later = [](const Head& a, const Head& b) {
+        return a.bytes != b.bytes ? a.bytes > b.bytes : a.timeS > b.timeS;
+    };
+    std::vector<Head> heap;
+    heap.reserve(runs.size());
+    for (std::uint32_t r = 0; r < runs.size(); ++r)
+        if (runs[r].next < runs[r].end) heap.push_back(head(r));
+    std::make_heap(heap.begin(), heap.end(), later);
+    double best = std::numeric_limits<double>::infinity();
+    while (!heap.empty()) {
+        std::pop_heap(heap.begin(), heap.end(), later);
+        const Head h = heap.back();
+        heap.pop_back();
+        Run& run = runs[h.run];
+        if (h.timeS < best) {
+            best = h.timeS;
+            out.push_back(Label{h.bytes, h.timeS, int(run.next), run.first, run.last, run.prevKept,
+                                run.region});
+        }
+        // Skip to the first state of the slice that beats the best time so far.
+        const auto& src = *run.source;
+        std::uint32_t lo = run.next + 1, hi = run.end;
+        const double need = best - run.addTimeS;
+        while (lo < hi) {
+            const std::uint32_t mid = lo + (hi - lo) / 2;
+            if (src[mid].timeS >= need) lo = mid + 1;
+            else hi = mid;
+        }
+        run.next = lo;
+        if (run.next < run.end) {
+            heap.push_back(head(h.run));
+            std::push_heap(heap.begin(), heap.end(), later);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+std::optional<OptimalPlan> OptimalPlanner::solveWithin(std::int64_t budgetBytes, double timeBound,
+                                                       std::size_t beam) const {
+    const int n = m_model.unitCount();
+    m_lastStates = 0;
+    m_lastCandidates = 0;
+    // sets[2 * boundary + kept]: the boundary's Pareto set once reached; runs: its incoming
+    // slices until then.
+    std::vector<std::vector<Label>> sets(2 * std::size_t(n + 1));
+    std::vector<std::vector<Run>> runs(2 * std::size_t(n + 1));
+    sets[0].push_back(Label{0, 0.0, -1, -1, -1, false, false});
     std::vector<Transition> ts;
-    for (int b = 0; b < n; ++b)
+    for (int b = 0; b < n; ++b) {
+        auto& without = sets[2 * std::size_t(b)];
+        auto& with = sets[2 * std::size_t(b) + 1];
+        if (b > 0) {
+            without = mergeRuns(runs[2 * std::size_t(b)]);
+            with = mergeRuns(runs[2 * std::size_t(b) + 1]);
+            runs[2 * std::size_t(b)].clear();
+            runs[2 * std::size_t(b) + 1].clear();
+        }
+        crossFilter(without, with, m_model.units()[std::size_t(b)].streamBytes);
         for (int k = 0; k < 2; ++k) {
-            auto& from = labels[2 * std::size_t(b) + std::size_t(k)];
+            auto& from = sets[2 * std::size_t(b) + std::size_t(k)];
+            if (beam > 0 && from.size() > beam) {
+                // Keep `beam` states spread over the front, its two ends included.
+                std::vector<Label> thin;
+                for (std::size_t i = 0; i < beam; ++i)
+                    thin.push_back(from[i * (from.size() - 1) / (beam - 1)]);
+                from = std::move(thin);
+            }
             if (from.empty()) continue;
-            paretoFilter(from);
             m_lastStates += from.size();
             transitions(b, k == 1, ts);
             for (const Transition& t : ts) {
@@ -121,16 +250,32 @@ std::optional<OptimalPlan> OptimalPlanner::solve(std::int64_t budgetBytes) const
                 const std::int64_t limit =
                     std::min(budgetBytes - t.needBytes,
                              budgetBytes - t.keptBytes - m_suffixNeed[to]);
-                auto& dest = labels[to];
-                for (std::size_t i = 0; i < from.size() && from[i].keptBytes <= limit; ++i)
-                    dest.push_back(Label{from[i].keptBytes + t.keptBytes, from[i].timeS + t.timeS,
-                                         int(i), b, t.last, k == 1, t.region});
+                // Bytes rise and times fall along the front: the fitting states are a prefix,
+                // those within the time bound a suffix.
+                std::size_t lo = 0, hi = from.size();
+                while (lo < hi) {
+                    const std::size_t mid = (lo + hi) / 2;
+                    if (from[mid].timeS + t.timeS > timeBound) lo = mid + 1;
+                    else hi = mid;
+                }
+                const std::size_t first = lo;
+                hi = from.size();
+                while (lo < hi) {
+                    const std::size_t mid = (lo + hi) / 2;
+                    if (from[mid].keptBytes <= limit) lo = mid + 1;
+                    else hi = mid;
+                }
+                if (lo <= first) continue;
+                m_lastCandidates += lo - first;
+                runs[to].push_back(Run{&from, std::uint32_t(first), std::uint32_t(lo), t.keptBytes,
+                                       kNoPeakBytes, t.timeS, b, t.last, k == 1, t.region});
             }
         }
+    }
     const Label* best = nullptr;
     for (int k = 0; k < 2; ++k) {
-        auto& end = labels[2 * std::size_t(n) + std::size_t(k)];
-        paretoFilter(end);
+        auto& end = sets[2 * std::size_t(n) + std::size_t(k)];
+        end = mergeRuns(runs[2 * std::size_t(n) + std::size_t(k)]);
         for (const Label& l : end)
             if (!best || l.timeS < best->timeS) best = &l;
     }
@@ -140,7 +285,7 @@ std::optional<OptimalPlan> OptimalPlanner::solve(std::int64_t budgetBytes) const
     // Walk back through the boundaries' Pareto sets.
     for (const Label* l = best; l->last >= 0;) {
         out.segments.push_back(UnitSegment{l->first, l->last, l->region});
-        l = &labels[2 * std::size_t(l->first) + (l->prevKept ? 1 : 0)][std::size_t(l->prevIndex)];
+        l = &sets[2 * std::size_t(l->first) + (l->prevKept ? 1 : 0)][std::size_t(l->prevIndex)];
     }
     std::reverse(out.segments.begin(), out.segments.end());
     auto pred = m_model.predict(out.segments);

@@ -43,8 +43,14 @@ public:
     // The smallest peak any single-level plan reaches, and a plan reaching it.
     const OptimalPlan& minimumPeak() const { return m_minimum; }
     const ChainModel& model() const { return m_model; }
+    // Whether solve() first finds a plan with a narrow beam and then keeps only states no slower
+    // than it (exact either way; Auto does it for chains longer than kExactOnlyUnits). Tests
+    // force both paths.
+    enum class BoundedSearch { Auto, Always, Never };
+    void setBoundedSearch(BoundedSearch mode) { m_search = mode; }
     // States kept by the last solve() (for the benchmark's report of the Pareto sets' size).
     std::size_t lastStateCount() const { return m_lastStates; }
+    std::size_t lastCandidateCount() const { return m_lastCandidates; }
 
 private:
     struct Transition {
@@ -57,12 +63,22 @@ private:
     };
     // Transitions from boundary b with stream flag `kept`, built from the tables.
     void transitions(int b, bool kept, std::vector<Transition>& out) const;
+    // The dynamic program keeping only states no slower than `timeBound`; with `beam` > 0 at
+    // most that many states per boundary (a fast feasible plan, not necessarily optimal).
+    std::optional<OptimalPlan> solveWithin(std::int64_t budgetBytes, double timeBound,
+                                           std::size_t beam) const;
+    // Chains longer than this get a bound from a narrow-beam pass first.
+    static constexpr int kExactOnlyUnits = 24;
+    static constexpr std::size_t kBoundBeam = 32;
 
     const ChainModel& m_model;
     std::vector<std::vector<RegionCost>> m_regions;  // [first][last - first]
     std::vector<std::int64_t> m_suffixNeed;          // [2 * boundary + kept]
     OptimalPlan m_minimum;
+    OptimalPlan m_allKept;
+    BoundedSearch m_search = BoundedSearch::Auto;
     mutable std::size_t m_lastStates = 0;
+    mutable std::size_t m_lastCandidates = 0;
 };
 
 struct VerifiedPlan {

@@ -79,6 +79,12 @@ class TestOptimal : public QObject {
             for (const auto& [peak, t] : best)
                 if (peak <= budget) bruteTime = std::min(bruteTime, t);
             auto sol = planner.solve(budget);
+            // The bounded search (a beam plan's time bounds the states kept) finds the same.
+            OptimalPlanner bounded(*m);
+            bounded.setBoundedSearch(OptimalPlanner::BoundedSearch::Always);
+            auto solB = bounded.solve(budget);
+            QCOMPARE(solB.has_value(), sol.has_value());
+            if (sol) QVERIFY(closeTime(solB->recomputeTimeS, sol->recomputeTimeS));
             ++cases;
             if (std::isinf(bruteTime)) {
                 QVERIFY2(!sol, (net.name + ": planner found a plan below every plan's peak").c_str());
