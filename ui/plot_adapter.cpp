@@ -409,30 +409,46 @@ QVector<QPointF> PlotAdapter::stackedData(int layer) const {
 
 void PlotAdapter::setLine(const QString& id, const QString& legendName, const QVector<double>& x,
                           const QVector<double>& y, const LineStyle& style) {
-    QCPGraph* g = m_lines.value(id, nullptr);
-    if (!g) {
-        g = m_plot->addGraph();
-        m_lines.insert(id, g);
+    QCPAbstractPlottable* existing = m_lines.value(id, nullptr);
+    // A parametric line (points in their own order) is a curve; the library keeps a graph's
+    // points sorted by x.
+    if (existing && (qobject_cast<QCPCurve*>(existing) != nullptr) != style.parametric) {
+        m_plot->removePlottable(existing);
+        existing = nullptr;
+    }
+    QCPAbstractPlottable* line = existing;
+    if (!line) {
+        if (style.parametric) line = new QCPCurve(m_plot->xAxis, m_plot->yAxis);
+        else line = m_plot->addGraph();
+        m_lines.insert(id, line);
     }
     const bool fromPalette = !style.color.isValid();
     m_linePaletteColored.insert(id, fromPalette);
     const QColor color = fromPalette ? textColor() : style.color;
-    g->setPen(QPen(color, style.widthPx, style.pen));
-    g->setBrush(Qt::NoBrush);
-    g->setLineStyle(style.steps ? QCPGraph::lsStepLeft : QCPGraph::lsLine);
-    g->setAdaptiveSampling(false);
+    line->setPen(style.widthPx > 0 ? QPen(color, style.widthPx, style.pen) : QPen(Qt::NoPen));
+    line->setBrush(Qt::NoBrush);
     QCPScatterStyle scatter(toScatter(style.marker), style.markerSizePx);
     scatter.setPen(QPen(color, 1.5));
     scatter.setBrush(style.marker == MarkerShape::Disc ? QBrush(color) : QBrush(Qt::NoBrush));
-    g->setScatterStyle(scatter);
-    g->setName(legendName);
-    g->setData(x, y, true);
-    if (legendName.isEmpty()) g->removeFromLegend();
-    else if (!m_plot->legend->hasItemWithPlottable(g)) g->addToLegend();
+    if (auto* g = qobject_cast<QCPGraph*>(line)) {
+        g->setLineStyle(style.widthPx <= 0 ? QCPGraph::lsNone
+                        : style.steps      ? QCPGraph::lsStepLeft
+                                           : QCPGraph::lsLine);
+        g->setAdaptiveSampling(false);
+        g->setScatterStyle(scatter);
+        g->setData(x, y, true);
+    } else if (auto* c = qobject_cast<QCPCurve*>(line)) {
+        c->setLineStyle(style.widthPx <= 0 ? QCPCurve::lsNone : QCPCurve::lsLine);
+        c->setScatterStyle(scatter);
+        c->setData(x, y);
+    }
+    line->setName(legendName);
+    if (legendName.isEmpty()) line->removeFromLegend();
+    else if (!m_plot->legend->hasItemWithPlottable(line)) line->addToLegend();
 }
 
 void PlotAdapter::removeLine(const QString& id) {
-    if (QCPGraph* g = m_lines.value(id, nullptr)) m_plot->removeGraph(g);
+    if (QCPAbstractPlottable* p = m_lines.value(id, nullptr)) m_plot->removePlottable(p);
     m_lines.remove(id);
     m_linePaletteColored.remove(id);
 }
@@ -441,10 +457,14 @@ bool PlotAdapter::hasLine(const QString& id) const { return m_lines.contains(id)
 
 QVector<QPointF> PlotAdapter::lineData(const QString& id) const {
     QVector<QPointF> out;
-    QCPGraph* g = m_lines.value(id, nullptr);
-    if (!g) return out;
-    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
-        out.push_back(QPointF(it->key, it->value));
+    QCPAbstractPlottable* p = m_lines.value(id, nullptr);
+    if (auto* g = qobject_cast<QCPGraph*>(p)) {
+        for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+            out.push_back(QPointF(it->key, it->value));
+    } else if (auto* c = qobject_cast<QCPCurve*>(p)) {
+        for (auto it = c->data()->constBegin(); it != c->data()->constEnd(); ++it)
+            out.push_back(QPointF(it->key, it->value));
+    }
     return out;
 }
 
@@ -753,13 +773,17 @@ void PlotAdapter::applyPalette() {
     }
     for (auto it = m_lines.begin(); it != m_lines.end(); ++it) {
         if (!m_linePaletteColored.value(it.key())) continue;
-        QPen pen = it.value()->pen();
+        QCPAbstractPlottable* line = it.value();
+        QPen pen = line->pen();
         pen.setColor(text);
-        it.value()->setPen(pen);
-        QCPScatterStyle s = it.value()->scatterStyle();
-        s.setPen(QPen(text, 1.5));
-        if (s.brush().style() != Qt::NoBrush) s.setBrush(text);
-        it.value()->setScatterStyle(s);
+        line->setPen(pen);
+        auto restyle = [&](QCPScatterStyle s) {
+            s.setPen(QPen(text, 1.5));
+            if (s.brush().style() != Qt::NoBrush) s.setBrush(text);
+            return s;
+        };
+        if (auto* g = qobject_cast<QCPGraph*>(line)) g->setScatterStyle(restyle(g->scatterStyle()));
+        if (auto* c = qobject_cast<QCPCurve*>(line)) c->setScatterStyle(restyle(c->scatterStyle()));
     }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -17,7 +17,6 @@
 #include <vector>
 
 class QCustomPlot;
-class QCPGraph;
 class QCPAbstractItem;
 class QCPAbstractPlottable;
 class QCPItemText;
@@ -38,8 +37,9 @@ enum class MarkerShape { None, Circle, Disc, Square, Diamond, Triangle };
 struct LineStyle {
     QColor color;             // invalid: the palette's text colour
     Qt::PenStyle pen = Qt::SolidLine;
-    double widthPx = 1.5;
+    double widthPx = 1.5;     // 0: markers only, no line
     bool steps = false;       // each point's value holds until the next point's x
+    bool parametric = false;  // points joined in their given order, not sorted by x
     MarkerShape marker = MarkerShape::None;
     double markerSizePx = 6.0;
 };
@@ -161,7 +161,7 @@ private:
     StackedColumns* m_stack = nullptr;
     std::vector<QCPAbstractPlottable*> m_stackSwatches;
     QHash<QString, SpanSet*> m_spanSets;  // by group and layer
-    QHash<QString, QCPGraph*> m_lines;
+    QHash<QString, QCPAbstractPlottable*> m_lines;
     QHash<QString, bool> m_linePaletteColored;
     QHash<QString, std::vector<QCPAbstractItem*>> m_groups;
     std::vector<QCPItemText*> m_paletteTexts;  // texts that follow the palette

@@ -1,0 +1,385 @@
+// Tests of the strategy comparison: the table model passes QAbstractItemModelTester; the
+// background computation finishes and every row and every point of the every:K curve equals
+// remat::evaluate for that strategy; a second request cancels the first (its result never
+// shows, the worker stops early); clicking a row or a point of the trade-off plot chooses that
+// strategy; the exports write what the table shows; a busy indicator shows while computing.
+#include <QAbstractItemModelTester>
+#include <QFile>
+#include <QImage>
+#include <QProgressBar>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QThreadPool>
+#include <QtTest>
+
+#include "analysis.h"
+#include "comparison_model.h"
+#include "comparison_panel.h"
+#include "comparison_worker.h"
+#include "lower.h"
+#include "model_file.h"
+#include "plot_adapter.h"
+#include "tradeoff_plot.h"
+
+using namespace remat;
+using namespace remat::ui;
+
+namespace {
+
+struct Inputs {
+    ModelFile model;
+    TrainingConfig training;
+    DeviceSpec device;
+};
+
+Inputs preset(const std::string& name) {
+    auto m = loadModel(name);
+    if (!m) qFatal("%s", m.error().message.c_str());
+    auto d = findDevice(m->device.empty() ? "a100-80gb" : m->device);
+    if (!d) qFatal("%s", d.error().message.c_str());
+    return Inputs{*m, m->training, *d};
+}
+
+// The row remat::evaluate gives for `spelling`, computed here independently of the panel.
+ComparisonRow expectedRow(const Inputs& in, const Graph& g, const std::string& spelling) {
+    auto s = parseStrategy(spelling);
+    if (!s) qFatal("%s", s.error().message.c_str());
+    auto e = evaluate(g, *s, manualRegions(in.model), in.training, in.device);
+    if (!e) qFatal("%s", e.error().message.c_str());
+    return summarise(g, *e);
+}
+
+void compareRows(const ComparisonRow& got, const ComparisonRow& want) {
+    QCOMPARE(got.spelling, want.spelling);
+    QVERIFY2(got.ok, got.error.c_str());
+    QCOMPARE(got.peakBytes, want.peakBytes);
+    QCOMPARE(got.baselinePeakBytes, want.baselinePeakBytes);
+    QCOMPARE(got.stepTimeS, want.stepTimeS);
+    QCOMPARE(got.recomputeOverhead, want.recomputeOverhead);
+    QCOMPARE(got.memorySavedFraction, want.memorySavedFraction);
+    QCOMPARE(got.maxMicroBatch, want.maxMicroBatch);
+    QCOMPARE(got.fits, want.fits);
+    QCOMPARE(got.peakCaption, want.peakCaption);
+}
+
+ComparisonRow fakeRow(const std::string& spelling, std::int64_t peak, double time, bool fits) {
+    ComparisonRow r;
+    r.spelling = spelling;
+    r.peakBytes = peak;
+    r.baselinePeakBytes = 2 * peak;
+    r.memorySavedFraction = 0.5;
+    r.recomputeOverhead = 0.2;
+    r.stepTimeS = time;
+    r.maxMicroBatch = 12;
+    r.fits = fits;
+    return r;
+}
+
+}  // namespace
+
+class TestComparison : public QObject {
+    Q_OBJECT
+private slots:
+    void modelPassesTester();
+    void namedStrategiesIncludeManualAndCurrent();
+    void workerMatchesEvaluate();
+    void panelComputesInBackground();
+    void secondRequestCancelsFirst();
+    void cancelledWorkerStopsBetweenStrategies();
+    void strategyOnlyChangeDoesNotRecompute();
+    void rowClickChoosesStrategy();
+    void pointClickChoosesStrategy();
+    void exportsWriteTable();
+    void badModelShowsError();
+};
+
+void TestComparison::modelPassesTester() {
+    ComparisonModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(model.rowCount(), 0);
+    model.setRows({fakeRow("none", 4000, 1.0, false), fakeRow("full", 1000, 1.3, true),
+                   fakeRow("every:2", 1500, 1.2, true)});
+    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(model.columnCount(), int(ComparisonModel::ColumnCount));
+    model.setCurrentStrategy("full");
+    QCOMPARE(model.data(model.index(1, 0)).toString(), QString("full (current)"));
+    QCOMPARE(model.data(model.index(1, 0), ComparisonModel::StrategyRole).toString(), QString("full"));
+    QCOMPARE(model.data(model.index(1, ComparisonModel::FitsColumn)).toString(), QString("yes"));
+    QCOMPARE(model.data(model.index(0, ComparisonModel::FitsColumn)).toString(), QString("no"));
+    QCOMPARE(model.data(model.index(0, ComparisonModel::PeakColumn), ComparisonModel::SortRole)
+                 .toLongLong(),
+             4000LL);
+    model.setUnits(ByteUnits::Decimal);
+    QCOMPARE(model.data(model.index(0, ComparisonModel::PeakColumn)).toString(), QString("4.00 kB"));
+    model.setUnits(ByteUnits::Binary);
+    QCOMPARE(model.data(model.index(0, ComparisonModel::PeakColumn)).toString(), QString("3.91 KiB"));
+    ComparisonRow failed;
+    failed.spelling = "manual";
+    failed.ok = false;
+    failed.error = "bad region";
+    model.setRows({fakeRow("none", 4000, 1.0, false), failed});
+    QVERIFY(model.data(model.index(1, 0), Qt::ToolTipRole).toString().contains("bad region"));
+    QVERIFY(!model.data(model.index(1, 0), ComparisonModel::OkRole).toBool());
+    model.clear();
+    QCOMPARE(model.rowCount(), 0);
+}
+
+void TestComparison::namedStrategiesIncludeManualAndCurrent() {
+    Inputs mlp = preset("mlp-3x1024");  // per-layer checkpoint flags: a manual plan
+    auto g = lower(mlp.model.network, mlp.training.precision);
+    QVERIFY(g);
+    auto names = [](const std::vector<Strategy>& v) {
+        QStringList out;
+        for (const Strategy& s : v) out << QString::fromStdString(s.spelling());
+        return out;
+    };
+    const QStringList plain = names(comparisonStrategies(*g));
+    const QStringList withManual = names(namedStrategies(*g, mlp.model, "none"));
+    QCOMPARE(withManual.size(), plain.size() + 1);
+    QCOMPARE(withManual.at(1), QString("manual"));
+    const QStringList withCurrent = names(namedStrategies(*g, mlp.model, "selective:mlp"));
+    QCOMPARE(withCurrent.back(), QString("selective:mlp"));
+    // A strategy already listed is not added twice; an unparsable one is ignored.
+    QCOMPARE(names(namedStrategies(*g, mlp.model, "full")).size(), withManual.size());
+    QCOMPARE(names(namedStrategies(*g, mlp.model, "nonsense:3")).size(), withManual.size());
+}
+
+void TestComparison::workerMatchesEvaluate() {
+    Inputs in = preset("gpt2-tiny");
+    auto g = lower(in.model.network, in.training.precision);
+    QVERIFY(g);
+    int progressCalls = 0, lastTotal = 0, namedReadyCalls = 0;
+    ComparisonHooks hooks;
+    hooks.progress = [&](int done, int total) {
+        ++progressCalls;
+        QCOMPARE(done, progressCalls);
+        lastTotal = total;
+    };
+    hooks.namedReady = [&](const ComparisonResult& partial) {
+        ++namedReadyCalls;
+        QVERIFY(partial.everyK.empty());
+        QVERIFY(!partial.curveDone);
+    };
+    const ComparisonResult r = computeComparison(ComparisonRequest{in.model, in.training, in.device, "every:2"}, hooks);
+    QVERIFY(r.error.empty());
+    QVERIFY(r.curveDone);
+    QCOMPARE(namedReadyCalls, 1);
+    QCOMPARE(r.chainLength, g->chain.size());
+    QCOMPARE(r.everyK.size(), g->chain.size());
+    QCOMPARE(progressCalls, lastTotal);
+    QCOMPARE(std::size_t(lastTotal), r.named.size() + r.everyK.size());
+    const auto named = namedStrategies(*g, in.model, "every:2");
+    QCOMPARE(r.named.size(), named.size());
+    for (std::size_t i = 0; i < named.size(); ++i)
+        compareRows(r.named[i], expectedRow(in, *g, named[i].spelling()));
+    for (std::size_t k = 1; k <= g->chain.size(); ++k)
+        compareRows(r.everyK[k - 1], expectedRow(in, *g, "every:" + std::to_string(k)));
+}
+
+void TestComparison::panelComputesInBackground() {
+    Inputs in = preset("gpt2-small");
+    auto g = lower(in.model.network, in.training.precision);
+    QVERIFY(g);
+    ComparisonPanel panel;
+    panel.resize(1200, 500);
+    panel.show();
+    QSignalSpy computed(&panel, &ComparisonPanel::computed);
+    QSignalSpy busy(&panel, &ComparisonPanel::busyChanged);
+    panel.request(in.model, in.training, in.device, "every:3");
+    // request() returns before the work is done: the busy bar shows.
+    QVERIFY(panel.isBusy());
+    QVERIFY(panel.busyBar()->isVisible());
+    QVERIFY(computed.wait(60000));
+    QVERIFY(!panel.isBusy());
+    QVERIFY(!panel.busyBar()->isVisible());
+    QCOMPARE(busy.count(), 2);
+    const ComparisonResult& r = panel.result();
+    QVERIFY(r.curveDone);
+    ComparisonModel* model = panel.model();
+    QCOMPARE(model->rowCount(), int(r.named.size()));
+    for (int row = 0; row < model->rowCount(); ++row) {
+        const std::string spelling =
+            model->data(model->index(row, 0), ComparisonModel::StrategyRole).toString().toStdString();
+        compareRows(model->rows()[std::size_t(row)], expectedRow(in, *g, spelling));
+    }
+    for (std::size_t k = 1; k <= g->chain.size(); ++k)
+        compareRows(r.everyK[k - 1], expectedRow(in, *g, "every:" + std::to_string(k)));
+    // The current plan is marked in the table and ringed on the plot.
+    const int current = model->rowOf("every:3");
+    QVERIFY(current >= 0);
+    QVERIFY(model->data(model->index(current, 0)).toString().contains("current"));
+    QVERIFY(panel.plot()->plotAdapter()->hasLine("current"));
+    // The curve holds every K and the named points; all are drawn.
+    const auto curve = panel.plot()->plotAdapter()->lineData("curve");
+    QCOMPARE(std::size_t(curve.size()), g->chain.size());
+    QCOMPARE(std::size_t(panel.plot()->plotAdapter()->lineData("named").size()), r.named.size());
+}
+
+void TestComparison::secondRequestCancelsFirst() {
+    Inputs big = preset("gpt3-175b");   // ~100 evaluations of ~20k instructions: seconds
+    Inputs small = preset("mlp-3x1024");
+    QThreadPool::globalInstance()->waitForDone();
+    ComparisonPanel panel;
+    QSignalSpy computed(&panel, &ComparisonPanel::computed);
+    panel.request(big.model, big.training, big.device, "none");
+    QTest::qWait(50);
+    panel.request(small.model, small.training, small.device, "manual");
+    QVERIFY(computed.wait(60000));
+    QCOMPARE(computed.count(), 1);
+    QCOMPARE(panel.result().modelName, std::string("mlp-3x1024"));
+    // The first worker was cancelled: it stops at its next check instead of running ~100
+    // GPT-3 evaluations, and what it reports is never shown.
+    QVERIFY(QThreadPool::globalInstance()->waitForDone(20000));
+    QTest::qWait(100);
+    QCOMPARE(computed.count(), 1);
+    QCOMPARE(panel.result().modelName, std::string("mlp-3x1024"));
+    QVERIFY(panel.model()->rowOf("manual") >= 0);
+}
+
+void TestComparison::cancelledWorkerStopsBetweenStrategies() {
+    Inputs in = preset("gpt2-small");
+    int evaluated = 0;
+    ComparisonHooks hooks;
+    hooks.progress = [&](int, int) { ++evaluated; };
+    hooks.cancelled = [&] { return evaluated >= 3; };
+    const ComparisonResult r = computeComparison(ComparisonRequest{in.model, in.training, in.device, ""}, hooks);
+    QVERIFY(r.cancelled);
+    QCOMPARE(evaluated, 3);
+    QCOMPARE(r.named.size(), std::size_t(3));
+    QVERIFY(!r.curveDone);
+}
+
+void TestComparison::strategyOnlyChangeDoesNotRecompute() {
+    Inputs in = preset("gpt2-tiny");
+    ComparisonPanel panel;
+    QSignalSpy computed(&panel, &ComparisonPanel::computed);
+    panel.request(in.model, in.training, in.device, "none");
+    QVERIFY(computed.wait(60000));
+    // Choosing a strategy the result already holds only moves the highlight.
+    panel.request(in.model, in.training, in.device, "every:2");
+    QVERIFY(!panel.isBusy());
+    QCOMPARE(panel.model()->currentStrategy(), QString("every:2"));
+    // A change of settings recomputes.
+    TrainingConfig other = in.training;
+    other.microBatch += 1;
+    panel.request(in.model, other, in.device, "every:2");
+    QVERIFY(panel.isBusy());
+    QVERIFY(computed.wait(60000));
+}
+
+void TestComparison::rowClickChoosesStrategy() {
+    Inputs in = preset("gpt2-tiny");
+    ComparisonPanel panel;
+    panel.resize(1200, 500);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QSignalSpy computed(&panel, &ComparisonPanel::computed);
+    QSignalSpy chosen(&panel, &ComparisonPanel::strategyChosen);
+    panel.request(in.model, in.training, in.device, "none");
+    QVERIFY(computed.wait(60000));
+    QTableView* table = panel.table();
+    const int row = panel.model()->rowOf("full");
+    QVERIFY(row >= 0);
+    const QRect cell = table->visualRect(table->model()->index(row, 1));
+    QVERIFY(cell.isValid());
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+    QCOMPARE(chosen.count(), 1);
+    QCOMPARE(chosen.at(0).at(0).toString(), QString("full"));
+}
+
+void TestComparison::pointClickChoosesStrategy() {
+    Inputs in = preset("gpt2-small");
+    ComparisonPanel panel;
+    panel.resize(1300, 600);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QSignalSpy computed(&panel, &ComparisonPanel::computed);
+    QSignalSpy chosen(&panel, &ComparisonPanel::strategyChosen);
+    panel.request(in.model, in.training, in.device, "none");
+    QVERIFY(computed.wait(60000));
+    TradeoffPlot* plot = panel.plot();
+    // A point of the curve that is no table row and that no other strategy shares (every:6
+    // and every:7 on 12 blocks have the same peak and time, every:10 is alone).
+    const QPointF at = plot->pixelOf("every:10");
+    QVERIFY(at.x() >= 0);
+    const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR");
+    if (!dir.isEmpty()) panel.grab().save(QString::fromLocal8Bit(dir) + "/comparison-light.png");
+    QCOMPARE(plot->strategyAt(at.toPoint()), QString("every:10"));
+    QWidget* surface = plot->plotAdapter()->childAt(at.toPoint());
+    QVERIFY(surface);
+    QTest::mouseClick(surface, Qt::LeftButton, {}, surface->mapFrom(plot->plotAdapter(), at.toPoint()));
+    QCOMPARE(chosen.count(), 1);
+    QCOMPARE(chosen.at(0).at(0).toString(), QString("every:10"));
+    // Far from every point nothing is chosen.
+    QCOMPARE(plot->strategyAt(QPoint(2, 2)), QString());
+    if (!dir.isEmpty()) {
+        panel.setCurrentStrategy("every:3");
+        QTest::qWait(50);
+        panel.grab().save(QString::fromLocal8Bit(dir) + "/comparison-light.png");
+        QPalette pal;
+        pal.setColor(QPalette::Window, QColor(0x20, 0x22, 0x25));
+        pal.setColor(QPalette::Base, QColor(0x18, 0x1a, 0x1b));
+        pal.setColor(QPalette::AlternateBase, QColor(0x24, 0x26, 0x28));
+        pal.setColor(QPalette::Text, QColor(0xe8, 0xe8, 0xe8));
+        pal.setColor(QPalette::WindowText, QColor(0xe8, 0xe8, 0xe8));
+        pal.setColor(QPalette::Button, QColor(0x2d, 0x30, 0x33));
+        pal.setColor(QPalette::ButtonText, QColor(0xe8, 0xe8, 0xe8));
+        panel.setPalette(pal);
+        QTest::qWait(50);
+        panel.grab().save(QString::fromLocal8Bit(dir) + "/comparison-dark.png");
+    }
+}
+
+void TestComparison::exportsWriteTable() {
+    Inputs in = preset("gpt2-tiny");
+    ComparisonPanel panel;
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY(!panel.exportCsv(dir.filePath("empty.csv"), &error));
+    QVERIFY(!error.isEmpty());
+    QSignalSpy computed(&panel, &ComparisonPanel::computed);
+    panel.request(in.model, in.training, in.device, "full");
+    QVERIFY(computed.wait(60000));
+    const ComparisonResult& r = panel.result();
+
+    QVERIFY2(panel.exportCsv(dir.filePath("c.csv"), &error), qPrintable(error));
+    QFile csv(dir.filePath("c.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly | QIODevice::Text));
+    const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), qsizetype(1 + r.named.size() + r.everyK.size()));
+    QVERIFY(lines[0].startsWith("strategy,series,peak_bytes"));
+    QVERIFY(lines[1].startsWith(QString::fromStdString(r.named[0].spelling) + ",table," +
+                                QString::number(r.named[0].peakBytes) + ","));
+
+    QVERIFY2(panel.exportMarkdown(dir.filePath("c.md"), &error), qPrintable(error));
+    QFile md(dir.filePath("c.md"));
+    QVERIFY(md.open(QIODevice::ReadOnly | QIODevice::Text));
+    const QString text = QString::fromUtf8(md.readAll());
+    QVERIFY(text.startsWith("# "));
+    QVERIFY(text.contains("| strategy | peak |"));
+    QVERIFY(text.contains("| full (current) |"));
+    QCOMPARE(text.count(QStringLiteral("\n| ")), qsizetype(2 + r.named.size()));
+
+    for (const char* ext : {"png", "svg", "pdf"}) {
+        const QString path = dir.filePath(QStringLiteral("plot.") + ext);
+        QVERIFY2(panel.exportPlot(path, &error), qPrintable(error));
+        QVERIFY(QFileInfo(path).size() > 1000);
+    }
+    QVERIFY(!panel.exportCsv(dir.filePath("missing/dir/c.csv"), &error));
+}
+
+void TestComparison::badModelShowsError() {
+    Inputs in = preset("mlp-3x1024");
+    in.model.network.layers[1].out = 0;  // a linear layer with no outputs: lowering refuses
+    ComparisonPanel panel;
+    QSignalSpy busy(&panel, &ComparisonPanel::busyChanged);
+    panel.request(in.model, in.training, in.device, "none");
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), 30000);
+    QVERIFY(!panel.result().error.empty());
+    QCOMPARE(panel.model()->rowCount(), 0);
+    QVERIFY(panel.statusText().contains(QString::fromStdString(panel.result().error)));
+}
+
+QTEST_MAIN(TestComparison)
+#include "tst_comparison.moc"

@@ -1,0 +1,161 @@
+// Tests of the summary panel: it states "fits" or "does not fit" in words (and a colour that
+// follows the palette), the peak and its saving against no checkpointing, what the peak is made
+// of (adding up to the peak), the largest micro-batch, and shows every unsafe-program reason as
+// a warning.
+#include <QLabel>
+#include <QtTest>
+
+#include "analysis.h"
+#include "compiler.h"
+#include "lower.h"
+#include "model_file.h"
+#include "qt_convert.h"
+#include "report.h"
+#include "summary_panel.h"
+
+using namespace remat;
+using namespace remat::ui;
+
+namespace {
+
+struct Case {
+    Graph graph;
+    Evaluation evaluation;
+    DeviceSpec device;
+};
+
+Case evaluatePreset(const std::string& preset, const std::string& strategy) {
+    Case c;
+    auto model = loadModel(preset);
+    if (!model) qFatal("%s", model.error().message.c_str());
+    auto g = lower(model->network, model->training.precision);
+    if (!g) qFatal("%s", g.error().message.c_str());
+    c.graph = std::move(*g);
+    auto d = findDevice(model->device.empty() ? "a100-80gb" : model->device);
+    if (!d) qFatal("%s", d.error().message.c_str());
+    c.device = *d;
+    auto s = parseStrategy(strategy);
+    if (!s) qFatal("%s", s.error().message.c_str());
+    auto e = evaluate(c.graph, *s, manualRegions(*model), model->training, c.device);
+    if (!e) qFatal("%s", e.error().message.c_str());
+    c.evaluation = std::move(*e);
+    return c;
+}
+
+}  // namespace
+
+class TestSummaryPanel : public QObject {
+    Q_OBJECT
+private slots:
+    void fitsIsStatedPlainly();
+    void doesNotFitIsStatedPlainly();
+    void unsafeReasonsAreWarnings();
+    void unitsAndEmptyState();
+};
+
+void TestSummaryPanel::fitsIsStatedPlainly() {
+    Case c = evaluatePreset("gpt2-small", "every:3");
+    const Evaluation& e = c.evaluation;
+    QVERIFY(e.timeline.fits);
+    SummaryPanel panel;
+    panel.resize(520, 480);
+    panel.setEvaluation(e, c.device, &c.graph);
+    QVERIFY(panel.fits());
+    QVERIFY(panel.verdictText().startsWith(QStringLiteral("✔ Fits on ")));
+    QVERIFY(panel.verdictText().contains(bytesText(e.timeline.peakBytes, ByteUnits::Binary)));
+    QVERIFY(panel.fieldText(SummaryPanel::Field::Peak)
+                .contains(remat::ui::formatPercent(e.memorySavedFraction()) + " less than without checkpointing"));
+    QCOMPARE(panel.fieldText(SummaryPanel::Field::PeakAt),
+             toQString(describeInstruction(c.graph, e.program, e.timeline.peakInstruction)));
+    QVERIFY(panel.fieldText(SummaryPanel::Field::Overhead).contains(remat::ui::formatPercent(e.recomputeOverhead())));
+    QVERIFY(panel.fieldText(SummaryPanel::Field::StepTime).startsWith(remat::ui::formatSeconds(e.timeline.timeS.total())));
+    QVERIFY(panel.fieldText(SummaryPanel::Field::MaxMicroBatch)
+                .startsWith(QString::number(e.timeline.maxMicroBatch) + " (now 8)"));
+    // The breakdown lists every non-zero category, largest first, and sums to the peak.
+    const QStringList parts = panel.breakdownTexts();
+    int nonZero = 0;
+    for (auto b : e.timeline.breakdownAtPeak) nonZero += b != 0;
+    QCOMPARE(parts.size(), nonZero);
+    QCOMPARE(totalBytes(e.timeline.breakdownAtPeak), e.timeline.peakBytes);
+    QVERIFY(panel.warningTexts().isEmpty());
+    // The verdict's colour is a green in a light palette, readable against the background.
+    auto* verdict = panel.findChild<QLabel*>();
+    QVERIFY(verdict);
+    const QColor good = verdict->palette().color(QPalette::WindowText);
+    QVERIFY(good.green() > good.red());
+    const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR");
+    if (!dir.isEmpty()) panel.grab().save(QString::fromLocal8Bit(dir) + "/summary-light.png");
+}
+
+void TestSummaryPanel::doesNotFitIsStatedPlainly() {
+    Case c = evaluatePreset("gpt3-175b", "full");
+    QVERIFY(!c.evaluation.timeline.fits);
+    SummaryPanel panel;
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(0x20, 0x22, 0x25));
+    dark.setColor(QPalette::Base, QColor(0x18, 0x1a, 0x1b));
+    dark.setColor(QPalette::WindowText, QColor(0xe8, 0xe8, 0xe8));
+    dark.setColor(QPalette::Text, QColor(0xe8, 0xe8, 0xe8));
+    panel.setPalette(dark);
+    panel.resize(520, 480);
+    panel.setEvaluation(c.evaluation, c.device, &c.graph);
+    QVERIFY(!panel.fits());
+    QVERIFY(panel.verdictText().startsWith(QStringLiteral("✘ Does not fit on ")));
+    QVERIFY(panel.verdictText().contains(
+        bytesText(c.evaluation.timeline.peakBytes - c.device.usableBytes(), ByteUnits::Binary)));
+    QCOMPARE(panel.fieldText(SummaryPanel::Field::MaxMicroBatch),
+             QString("none: not even one sample fits"));
+    auto* verdict = panel.findChild<QLabel*>();
+    const QColor bad = verdict->palette().color(QPalette::WindowText);
+    QVERIFY(bad.red() > bad.green());
+    QVERIFY(bad.lightness() > 128);  // light red on the dark background
+    const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR");
+    if (!dir.isEmpty()) panel.grab().save(QString::fromLocal8Bit(dir) + "/summary-dark.png");
+}
+
+void TestSummaryPanel::unsafeReasonsAreWarnings() {
+    // Dropout inside checkpointed regions whose RNG state is not preserved: a valid program
+    // whose gradients differ from the run without checkpointing.
+    auto model = loadModel("gpt2-tiny");
+    QVERIFY(model);
+    auto g = lower(model->network, model->training.precision);
+    QVERIFY(g);
+    auto plan = makePlan(*g, *parseStrategy("full"));
+    QVERIFY(plan);
+    for (Region& r : plan->regions) r.preserveRng = false;
+    auto d = findDevice("a100-80gb");
+    QVERIFY(d);
+    auto program = compile(*g, *plan, model->training, compileOptionsFor(*d));
+    QVERIFY(program);
+    QVERIFY(program->unsafe());
+    Evaluation e;
+    e.strategy = *parseStrategy("full");
+    e.timeline = simulate(*g, *program, *d);
+    e.program = std::move(*program);
+    e.baselinePeakBytes = e.timeline.peakBytes;
+    e.baselineTimeS = e.timeline.timeS.total();
+    SummaryPanel panel;
+    panel.setEvaluation(e, *d, &*g);
+    const QStringList warnings = panel.warningTexts();
+    QCOMPARE(warnings.size(), qsizetype(e.program.unsafeReasons.size()));
+    for (std::size_t i = 0; i < e.program.unsafeReasons.size(); ++i)
+        QVERIFY(warnings[qsizetype(i)].contains(toQString(e.program.unsafeReasons[i])));
+    QVERIFY(warnings[0].startsWith(QStringLiteral("⚠ Unsafe plan: ")));
+}
+
+void TestSummaryPanel::unitsAndEmptyState() {
+    SummaryPanel panel;
+    QVERIFY(!panel.hasEvaluation());
+    QCOMPARE(panel.verdictText(), QString("No plan evaluated yet."));
+    Case c = evaluatePreset("mlp-3x1024", "manual");
+    panel.setEvaluation(c.evaluation, c.device);  // no graph: the peak is an alloc, still named
+    QVERIFY(!panel.fieldText(SummaryPanel::Field::PeakAt).isEmpty());
+    panel.setUnits(ByteUnits::Decimal);
+    QVERIFY(panel.verdictText().contains(bytesText(c.evaluation.timeline.peakBytes, ByteUnits::Decimal)));
+    QVERIFY(panel.verdictText().contains(" MB") || panel.verdictText().contains(" GB"));
+    panel.clear();
+    QVERIFY(!panel.hasEvaluation());
+}
+
+QTEST_MAIN(TestSummaryPanel)
+#include "tst_summary_panel.moc"

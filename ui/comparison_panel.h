@@ -1,0 +1,92 @@
+// The comparison panel: every strategy for the current model side by side, as a sortable table
+// (the columns of `remat compare`) and as the memory-versus-time trade-off plot. request()
+// starts the computation in the background (QtConcurrent) and returns at once; a newer request
+// cancels the older one, whose result is ignored if it still arrives. The table appears as soon
+// as its rows are done, the every:K curve follows. A click on a row or a point emits
+// strategyChosen(spelling) for the main window to apply. A busy bar shows progress.
+#pragma once
+
+#include <QFutureWatcher>
+#include <QString>
+#include <QWidget>
+#include <optional>
+
+#include "comparison_worker.h"
+#include "device.h"
+#include "model_file.h"
+#include "network.h"
+#include "report.h"
+
+class QLabel;
+class QProgressBar;
+class QSortFilterProxyModel;
+class QSplitter;
+class QTableView;
+class QToolButton;
+
+namespace remat::ui {
+
+class ComparisonModel;
+class TradeoffPlot;
+
+class ComparisonPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ComparisonPanel(QWidget* parent = nullptr);
+    ~ComparisonPanel() override;
+
+    // Compares every strategy for this model, settings and device in the background.
+    // `currentStrategy` (a CLI spelling) is highlighted. When only it changed since the last
+    // complete result and that result already holds it, nothing is recomputed.
+    void request(const ModelFile& model, const TrainingConfig& training, const DeviceSpec& device,
+                 const QString& currentStrategy);
+    void setCurrentStrategy(const QString& spelling);
+    void cancel();
+    bool isBusy() const { return m_watcher != nullptr; }
+    void setUnits(ByteUnits units);
+
+    bool exportCsv(const QString& path, QString* error = nullptr) const;
+    bool exportMarkdown(const QString& path, QString* error = nullptr) const;
+    bool exportPlot(const QString& path, QString* error = nullptr);
+
+    const ComparisonResult& result() const { return m_result; }
+    ComparisonModel* model() const { return m_model; }
+    TradeoffPlot* plot() const { return m_plot; }
+    QTableView* table() const { return m_table; }
+    QProgressBar* busyBar() const { return m_busy; }
+    QString statusText() const;
+
+signals:
+    void strategyChosen(const QString& spelling);
+    // A complete result (table and curve) is shown.
+    void computed();
+    void busyChanged(bool busy);
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void install(const ComparisonResult& result);
+    void finishWatcher();
+    void setBusy(bool busy);
+    void chooseExport();
+    bool sameInputs(const ComparisonRequest& a, const ComparisonRequest& b) const;
+    bool holds(const QString& spelling) const;
+
+    ComparisonModel* m_model = nullptr;
+    QSortFilterProxyModel* m_proxy = nullptr;
+    QTableView* m_table = nullptr;
+    TradeoffPlot* m_plot = nullptr;
+    QLabel* m_status = nullptr;
+    QProgressBar* m_busy = nullptr;
+    QToolButton* m_export = nullptr;
+    QSplitter* m_split = nullptr;
+    bool m_splitSized = false;
+    QFutureWatcher<ComparisonResult>* m_watcher = nullptr;  // the request in flight
+    std::optional<ComparisonRequest> m_lastRequest;         // of m_result
+    ComparisonResult m_result;
+    QString m_current;
+    ByteUnits m_units = ByteUnits::Binary;
+};
+
+}  // namespace remat::ui

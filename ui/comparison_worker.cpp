@@ -1,0 +1,103 @@
+#include "comparison_worker.h"
+
+#include <algorithm>
+
+#include "lower.h"
+
+namespace remat::ui {
+namespace {
+
+bool hasManualPlan(const ModelFile& m) {
+    return m.planForm == PlanForm::PerLayer || m.planForm == PlanForm::Regions;
+}
+
+ComparisonRow failedRow(const std::string& spelling, const std::string& error) {
+    ComparisonRow r;
+    r.spelling = spelling;
+    r.ok = false;
+    r.error = error;
+    return r;
+}
+
+}  // namespace
+
+std::vector<Strategy> namedStrategies(const Graph& g, const ModelFile& model,
+                                      const std::string& current) {
+    std::vector<Strategy> out = comparisonStrategies(g);
+    if (hasManualPlan(model))
+        out.insert(out.begin() + std::min<std::ptrdiff_t>(1, std::ptrdiff_t(out.size())),
+                   Strategy{StrategyKind::Manual, 0, {}, 0});
+    if (!current.empty()) {
+        auto parsed = parseStrategy(current);
+        if (parsed && !(parsed->kind == StrategyKind::Manual && !hasManualPlan(model))) {
+            const std::string spelling = parsed->spelling();
+            const bool present = std::any_of(out.begin(), out.end(), [&](const Strategy& s) {
+                return s.spelling() == spelling;
+            });
+            if (!present) out.push_back(*parsed);
+        }
+    }
+    return out;
+}
+
+ComparisonRow summarise(const Graph& g, const Evaluation& e) {
+    ComparisonRow r;
+    const Timeline& t = e.timeline;
+    r.spelling = e.strategy.spelling();
+    r.peakBytes = t.peakBytes;
+    r.baselinePeakBytes = e.baselinePeakBytes;
+    r.memorySavedFraction = e.memorySavedFraction();
+    r.recomputeOverhead = e.recomputeOverhead();
+    r.stepTimeS = t.timeS.total();
+    r.samplesPerS = t.samplesPerS();
+    r.maxMicroBatch = t.maxMicroBatch;
+    r.fits = t.fits;
+    r.peakCaption = describeInstruction(g, e.program, t.peakInstruction);
+    return r;
+}
+
+ComparisonResult computeComparison(const ComparisonRequest& request, const ComparisonHooks& hooks) {
+    ComparisonResult result;
+    result.usableBytes = request.device.usableBytes();
+    result.deviceName = request.device.name;
+    result.modelName = request.model.network.name;
+    auto cancelled = [&] {
+        if (hooks.cancelled && hooks.cancelled()) result.cancelled = true;
+        return result.cancelled;
+    };
+    auto graph = lower(request.model.network, request.training.precision);
+    if (!graph) {
+        result.error = graph.error().message;
+        return result;
+    }
+    const Graph& g = *graph;
+    result.chainLength = g.chain.size();
+    auto baseline = evaluateBaseline(g, request.training, request.device);
+    if (!baseline) {
+        result.error = baseline.error().message;
+        return result;
+    }
+    const std::vector<RegionSpec> manual = manualRegions(request.model);
+    const std::vector<Strategy> named = namedStrategies(g, request.model, request.currentStrategy);
+    const int total = int(named.size() + g.chain.size());
+    int done = 0;
+    auto evaluateOne = [&](const Strategy& s) {
+        auto e = evaluate(g, s, manual, request.training, request.device, &*baseline);
+        ++done;
+        if (hooks.progress) hooks.progress(done, total);
+        return e ? summarise(g, *e) : failedRow(s.spelling(), e.error().message);
+    };
+    for (const Strategy& s : named) {
+        if (cancelled()) return result;
+        result.named.push_back(evaluateOne(s));
+    }
+    if (hooks.namedReady) hooks.namedReady(result);
+    for (std::size_t k = 1; k <= g.chain.size(); ++k) {
+        if (cancelled()) return result;
+        result.everyK.push_back(evaluateOne(Strategy{StrategyKind::EveryK, std::int64_t(k), {}, 0}));
+    }
+    result.curveDone = true;
+    return result;
+}
+
+}  // namespace remat::ui

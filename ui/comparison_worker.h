@@ -1,0 +1,75 @@
+// The strategy comparison as a plain computation, run off the GUI thread by ComparisonPanel and
+// called directly by tests: the model is lowered once, the no-checkpoint baseline simulated
+// once, then every named strategy (those `remat compare` shows, the file's manual plan, and the
+// current strategy when it is none of them) and every:K for every K from 1 to the chain length
+// is evaluated through remat::evaluate. Only the figures a table or a plot shows are kept (the
+// programs are dropped as soon as each is summarised). Cancellation is checked between
+// strategies; progress is reported after each.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "analysis.h"
+#include "device.h"
+#include "graph.h"
+#include "model_file.h"
+#include "network.h"
+#include "strategy.h"
+
+namespace remat::ui {
+
+struct ComparisonRow {
+    std::string spelling;  // "every:3"
+    bool ok = true;
+    std::string error;     // why this strategy could not be evaluated (ok == false)
+    std::int64_t peakBytes = 0;
+    std::int64_t baselinePeakBytes = 0;
+    double memorySavedFraction = 0.0;
+    double recomputeOverhead = 0.0;
+    double stepTimeS = 0.0;
+    double samplesPerS = 0.0;
+    std::int64_t maxMicroBatch = 0;  // kMaxMicroBatch: memory does not grow with it
+    bool fits = false;
+    std::string peakCaption;  // the instruction at the peak
+};
+
+struct ComparisonRequest {
+    ModelFile model;
+    TrainingConfig training;
+    DeviceSpec device;
+    std::string currentStrategy;  // highlighted; evaluated too when it is not a named one
+};
+
+struct ComparisonResult {
+    std::vector<ComparisonRow> named;   // the table, in display order
+    std::vector<ComparisonRow> everyK;  // every:1 .. every:N, the trade-off curve
+    std::size_t chainLength = 0;
+    std::int64_t usableBytes = 0;
+    std::string deviceName;
+    std::string modelName;
+    std::string error;       // the model itself could not be evaluated: no rows at all
+    bool curveDone = false;  // everyK complete (the table is ready before the curve)
+    bool cancelled = false;
+};
+
+struct ComparisonHooks {
+    std::function<bool()> cancelled;                 // checked between strategies
+    std::function<void(int done, int total)> progress;
+    // Called once the table rows are done, before the curve is computed.
+    std::function<void(const ComparisonResult&)> namedReady;
+};
+
+// Named strategies in display order: those of comparisonStrategies(), the file's manual plan
+// second when it has one, and `current` last when it is none of them (and parses).
+std::vector<Strategy> namedStrategies(const Graph& g, const ModelFile& model,
+                                      const std::string& current);
+
+ComparisonRow summarise(const Graph& g, const Evaluation& e);
+
+ComparisonResult computeComparison(const ComparisonRequest& request,
+                                   const ComparisonHooks& hooks = {});
+
+}  // namespace remat::ui

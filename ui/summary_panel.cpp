@@ -1,0 +1,272 @@
+#include "summary_panel.h"
+
+#include <QEvent>
+#include <QFrame>
+#include <QGridLayout>
+#include <QLabel>
+#include <QPixmap>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "qt_convert.h"
+#include "simulator.h"
+#include "status_colors.h"
+
+namespace remat::ui {
+namespace {
+
+// Differences in memory smaller than this are reported as "the same".
+constexpr double kSameFraction = 0.0005;
+
+QString samplesText(double perS) {
+    return QString::number(perS, 'f', perS < 10 ? 2 : (perS < 1000 ? 1 : 0));
+}
+
+QPixmap swatch(const QColor& c, int size) {
+    QPixmap p(size, size);
+    p.fill(c);
+    return p;
+}
+
+void clearLayout(QLayout* layout) {
+    while (QLayoutItem* item = layout->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+}
+
+}  // namespace
+
+SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(8, 8, 8, 8);
+
+    m_verdict = new QLabel(this);
+    m_verdict->setWordWrap(true);
+    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont big = m_verdict->font();
+    big.setBold(true);
+    big.setPointSizeF(big.pointSizeF() * 1.25);
+    m_verdict->setFont(big);
+    layout->addWidget(m_verdict);
+
+    m_fields = new QGridLayout;
+    m_fields->setColumnStretch(1, 1);
+    m_fields->setHorizontalSpacing(12);
+    m_peak = addField(tr("Peak memory"));
+    m_peakAt = addField(tr("Peak reached at"));
+    m_overhead = addField(tr("Recompute overhead"));
+    m_stepTime = addField(tr("Predicted step time"));
+    m_throughput = addField(tr("Throughput"));
+    m_maxMicroBatch = addField(tr("Largest micro-batch that fits"));
+    layout->addLayout(m_fields);
+
+    auto* breakdownTitle = new QLabel(tr("What the peak is made of"), this);
+    QFont bold = breakdownTitle->font();
+    bold.setBold(true);
+    breakdownTitle->setFont(bold);
+    layout->addWidget(breakdownTitle);
+    m_breakdown = new QGridLayout;
+    m_breakdown->setColumnStretch(1, 1);
+    m_breakdown->setHorizontalSpacing(8);
+    layout->addLayout(m_breakdown);
+
+    m_warnings = new QVBoxLayout;
+    layout->addLayout(m_warnings);
+    layout->addStretch(1);
+    clear();
+}
+
+QLabel* SummaryPanel::addField(const QString& name) {
+    const int row = m_fields->rowCount();
+    auto* title = new QLabel(name, this);
+    title->setAlignment(Qt::AlignRight | Qt::AlignTop);
+    auto* value = new QLabel(this);
+    value->setWordWrap(true);
+    value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_fields->addWidget(title, row, 0);
+    m_fields->addWidget(value, row, 1);
+    return value;
+}
+
+void SummaryPanel::clear() {
+    m_has = false;
+    m_unsafe.clear();
+    refresh();
+}
+
+namespace {
+
+// describeInstruction() needs the graph only for compute and optimizer instructions (op and
+// parameter names); an alloc or free is captioned from the program alone.
+std::string peakCaption(const Evaluation& e, const Graph* graph) {
+    const std::size_t i = e.timeline.peakInstruction;
+    if (i >= e.program.instructions.size()) return {};
+    const InstrKind kind = e.program.instructions[i].kind;
+    if (graph) return describeInstruction(*graph, e.program, i);
+    if (kind == InstrKind::Alloc || kind == InstrKind::Free)
+        return describeInstruction(Graph{}, e.program, i);
+    return std::string(instrKindName(kind)) + " #" + std::to_string(i);
+}
+
+}  // namespace
+
+void SummaryPanel::setEvaluation(const Evaluation& e, const DeviceSpec& device, const Graph* graph) {
+    const Timeline& t = e.timeline;
+    m_has = true;
+    m_fits = t.fits;
+    m_peakBytes = t.peakBytes;
+    m_baselinePeakBytes = e.baselinePeakBytes;
+    m_usableBytes = device.usableBytes();
+    m_maxMicroBatchValue = t.maxMicroBatch;
+    m_microBatch = e.program.microBatch;
+    m_samplesPerStep = t.samplesPerStep;
+    m_samplesPerS = t.samplesPerS();
+    m_savedFraction = e.memorySavedFraction();
+    m_overheadFraction = e.recomputeOverhead();
+    m_timeS = t.timeS;
+    m_breakdownBytes = t.breakdownAtPeak;
+    m_peakCaption = toQString(peakCaption(e, graph));
+    m_deviceName = toQString(device.name);
+    m_strategy = toQString(e.strategy.spelling());
+    m_unsafe.clear();
+    for (const std::string& reason : e.program.unsafeReasons) m_unsafe << toQString(reason);
+    refresh();
+}
+
+void SummaryPanel::setUnits(ByteUnits units) {
+    if (units == m_units) return;
+    m_units = units;
+    refresh();
+}
+
+void SummaryPanel::refresh() {
+    clearLayout(m_breakdown);
+    clearLayout(m_warnings);
+    m_breakdownTexts.clear();
+    m_warningTexts.clear();
+    QPalette verdictPalette = palette();
+    if (!m_has) {
+        m_verdict->setPalette(verdictPalette);
+        m_verdict->setText(tr("No plan evaluated yet."));
+        for (QLabel* l : {m_peak, m_peakAt, m_overhead, m_stepTime, m_throughput, m_maxMicroBatch})
+            l->clear();
+        return;
+    }
+
+    const QString peak = bytesText(m_peakBytes, m_units);
+    const QString usable = bytesText(m_usableBytes, m_units);
+    if (m_fits) {
+        const double share = m_usableBytes > 0 ? double(m_peakBytes) / double(m_usableBytes) : 0.0;
+        m_verdict->setText(tr("✔ Fits on %1: peak %2 of %3 usable (%4).")
+                               .arg(m_deviceName, peak, usable, formatPercent(share)));
+    } else {
+        m_verdict->setText(tr("✘ Does not fit on %1: the peak of %2 exceeds the %3 usable by %4.")
+                               .arg(m_deviceName, peak, usable,
+                                    bytesText(m_peakBytes - m_usableBytes, m_units)));
+    }
+    verdictPalette.setColor(QPalette::WindowText,
+                            statusColor(m_fits ? Status::Good : Status::Bad, palette()));
+    m_verdict->setPalette(verdictPalette);
+
+    const QString baseline = bytesText(m_baselinePeakBytes, m_units);
+    if (m_savedFraction > kSameFraction)
+        m_peak->setText(tr("%1, %2 less than without checkpointing (%3)")
+                            .arg(peak, formatPercent(m_savedFraction), baseline));
+    else if (m_savedFraction < -kSameFraction)
+        m_peak->setText(tr("%1, %2 more than without checkpointing (%3)")
+                            .arg(peak, formatPercent(-m_savedFraction), baseline));
+    else
+        m_peak->setText(tr("%1, the same as without checkpointing").arg(peak));
+    m_peakAt->setText(m_peakCaption);
+
+    if (m_timeS.recompute > 0)
+        m_overhead->setText(tr("%1 more step time than without checkpointing (%2 of recompute "
+                               "per step)")
+                                .arg(formatPercent(m_overheadFraction), formatSeconds(m_timeS.recompute)));
+    else
+        m_overhead->setText(tr("none: nothing is recomputed"));
+    m_stepTime->setText(tr("%1 (forward %2, backward %3, recompute %4, optimizer %5)")
+                            .arg(formatSeconds(m_timeS.total()), formatSeconds(m_timeS.forward),
+                                 formatSeconds(m_timeS.backward), formatSeconds(m_timeS.recompute),
+                                 formatSeconds(m_timeS.optimizer)));
+    m_throughput->setText(m_samplesPerStep == 1
+                              ? tr("%1 samples/s (1 sample per step)").arg(samplesText(m_samplesPerS))
+                              : tr("%1 samples/s (%2 samples per step)")
+                                    .arg(samplesText(m_samplesPerS))
+                                    .arg(m_samplesPerStep));
+    if (m_maxMicroBatchValue >= kMaxMicroBatch)
+        m_maxMicroBatch->setText(tr("unbounded: memory does not grow with the micro-batch"));
+    else if (m_maxMicroBatchValue <= 0)
+        m_maxMicroBatch->setText(tr("none: not even one sample fits"));
+    else
+        m_maxMicroBatch->setText(
+            tr("%1 (now %2)").arg(m_maxMicroBatchValue).arg(m_microBatch));
+
+    // Largest share first.
+    std::vector<Category> order(kAllCategories.begin(), kAllCategories.end());
+    std::stable_sort(order.begin(), order.end(), [&](Category a, Category b) {
+        return m_breakdownBytes[std::size_t(a)] > m_breakdownBytes[std::size_t(b)];
+    });
+    const std::int64_t total = std::max<std::int64_t>(1, totalBytes(m_breakdownBytes));
+    const int swatchPx = fontMetrics().height() * 2 / 3;
+    int row = 0;
+    for (Category c : order) {
+        const std::int64_t bytes = m_breakdownBytes[std::size_t(c)];
+        if (bytes == 0) continue;
+        const double fraction = double(bytes) / double(total);
+        // A small but present share is not "0.0%".
+        const QString share = fraction < 0.0005 ? tr("< 0.1%") : formatPercent(fraction);
+        auto* box = new QLabel(this);
+        box->setPixmap(swatch(categoryColor(c), swatchPx));
+        auto* name = new QLabel(categoryDisplayName(c), this);
+        auto* amount = new QLabel(bytesText(bytes, m_units), this);
+        amount->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        auto* percent = new QLabel(share, this);
+        percent->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        m_breakdown->addWidget(box, row, 0);
+        m_breakdown->addWidget(name, row, 1);
+        m_breakdown->addWidget(amount, row, 2);
+        m_breakdown->addWidget(percent, row, 3);
+        m_breakdownTexts << tr("%1: %2 (%3)").arg(categoryDisplayName(c), bytesText(bytes, m_units), share);
+        ++row;
+    }
+
+    for (const QString& reason : m_unsafe) {
+        const QString text = tr("⚠ Unsafe plan: %1. Gradients will differ from a run without "
+                                "checkpointing.")
+                                 .arg(reason);
+        auto* label = new QLabel(text, this);
+        label->setWordWrap(true);
+        label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        QPalette pal = label->palette();
+        pal.setColor(QPalette::WindowText, statusColor(Status::Warning, palette()));
+        label->setPalette(pal);
+        m_warnings->addWidget(label);
+        m_warningTexts << text;
+    }
+}
+
+QString SummaryPanel::verdictText() const { return m_verdict->text(); }
+
+QString SummaryPanel::fieldText(Field field) const {
+    switch (field) {
+        case Field::Peak: return m_peak->text();
+        case Field::PeakAt: return m_peakAt->text();
+        case Field::Overhead: return m_overhead->text();
+        case Field::StepTime: return m_stepTime->text();
+        case Field::Throughput: return m_throughput->text();
+        case Field::MaxMicroBatch: return m_maxMicroBatch->text();
+    }
+    return {};
+}
+
+QStringList SummaryPanel::breakdownTexts() const { return m_breakdownTexts; }
+QStringList SummaryPanel::warningTexts() const { return m_warningTexts; }
+
+void SummaryPanel::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) refresh();
+}
+
+}  // namespace remat::ui

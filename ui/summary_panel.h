@@ -1,0 +1,85 @@
+// The summary of one evaluated plan, in words a practitioner reads at a glance: whether it fits
+// on the device (stated plainly, with a symbol and a colour, never the colour alone), the peak
+// and how much it saves against no checkpointing, what the peak is made of, where it happens,
+// the recompute overhead, the predicted step time and throughput, the largest micro-batch that
+// fits, and every reason the compiler found the program unsafe, as warnings.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include "analysis.h"
+#include "device.h"
+#include "report.h"
+
+class QGridLayout;
+class QLabel;
+class QVBoxLayout;
+
+namespace remat::ui {
+
+class SummaryPanel : public QWidget {
+    Q_OBJECT
+public:
+    enum class Field { Peak, PeakAt, Overhead, StepTime, Throughput, MaxMicroBatch };
+
+    explicit SummaryPanel(QWidget* parent = nullptr);
+
+    // `graph` (the one the evaluation was made from) names the op at the peak; without it the
+    // caption names the instruction only when it is an alloc or a free.
+    void setEvaluation(const Evaluation& evaluation, const DeviceSpec& device,
+                       const Graph* graph = nullptr);
+    void clear();
+    void setUnits(ByteUnits units);
+
+    // What is shown, for tests and accessibility checks.
+    bool hasEvaluation() const { return m_has; }
+    bool fits() const { return m_fits; }
+    QString verdictText() const;
+    QString fieldText(Field field) const;
+    QStringList breakdownTexts() const;  // "saved activations: 1.20 GiB (17%)", largest first
+    QStringList warningTexts() const;
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void refresh();
+    QLabel* addField(const QString& name);
+
+    QLabel* m_verdict = nullptr;
+    QGridLayout* m_fields = nullptr;
+    QLabel* m_peak = nullptr;
+    QLabel* m_peakAt = nullptr;
+    QLabel* m_overhead = nullptr;
+    QLabel* m_stepTime = nullptr;
+    QLabel* m_throughput = nullptr;
+    QLabel* m_maxMicroBatch = nullptr;
+    QGridLayout* m_breakdown = nullptr;
+    QVBoxLayout* m_warnings = nullptr;
+    QStringList m_breakdownTexts;
+    QStringList m_warningTexts;
+
+    // The figures of the last setEvaluation(), kept so units and palette changes redraw them.
+    bool m_has = false;
+    bool m_fits = false;
+    std::int64_t m_peakBytes = 0;
+    std::int64_t m_baselinePeakBytes = 0;
+    std::int64_t m_usableBytes = 0;
+    std::int64_t m_maxMicroBatchValue = 0;
+    std::int64_t m_microBatch = 1;
+    std::int64_t m_samplesPerStep = 0;
+    double m_samplesPerS = 0.0;
+    double m_savedFraction = 0.0;
+    double m_overheadFraction = 0.0;
+    PhaseTotals m_timeS;
+    CategoryBytes m_breakdownBytes{};
+    QString m_peakCaption;
+    QString m_deviceName;
+    QString m_strategy;
+    QStringList m_unsafe;
+    ByteUnits m_units = ByteUnits::Binary;
+};
+
+}  // namespace remat::ui

@@ -1,0 +1,281 @@
+#include "tradeoff_plot.h"
+
+#include <QEvent>
+#include <QTimer>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "plot_adapter.h"
+#include "qt_convert.h"
+
+namespace remat::ui {
+namespace {
+
+constexpr const char* kLineCurve = "curve";
+constexpr const char* kLineNamed = "named";
+constexpr const char* kLineCurrent = "current";
+constexpr const char* kLineCapacity = "capacity";
+constexpr const char* kGroupLabels = "labels";
+constexpr const char* kGroupReference = "reference";
+constexpr double kReachPx = 12.0;
+constexpr double kClusterPx = 10.0;
+constexpr int kNamesPerLabel = 3;
+constexpr double kCapacityShownUpTo = 1.6;
+
+const QColor kCurveColor(0x3b, 0x82, 0xf6);
+const QColor kNamedColor(0xf5, 0x9e, 0x0b);
+const QColor kCapacityColor(0xdc, 0x26, 0x26);
+
+struct Unit {
+    double scale;
+    QString name;
+};
+
+Unit byteUnitFor(double bytes, ByteUnits units) {
+    const double base = units == ByteUnits::Binary ? 1024.0 : 1000.0;
+    static const char* binary[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    static const char* decimal[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+    int i = 0;
+    double scale = 1.0;
+    while (i < 5 && bytes >= base * scale) {
+        scale *= base;
+        ++i;
+    }
+    return {scale, QString::fromLatin1(units == ByteUnits::Binary ? binary[i] : decimal[i])};
+}
+
+Unit timeUnitFor(double seconds) {
+    if (seconds >= 1.0) return {1.0, QStringLiteral("s")};
+    if (seconds >= 1e-3) return {1e-3, QStringLiteral("ms")};
+    return {1e-6, QStringLiteral("µs")};
+}
+
+}  // namespace
+
+TradeoffPlot::TradeoffPlot(QWidget* parent) : QWidget(parent) {
+    m_plot = new PlotAdapter(this);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    setMinimumSize(280, 220);
+    connect(m_plot, &PlotAdapter::clicked, this, [this](QPointF, QPoint pixel) {
+        const QString s = strategyAt(pixel);
+        if (!s.isEmpty()) emit strategyChosen(s);
+    });
+    connect(m_plot, &PlotAdapter::hovered, this, [this](QPointF, QPoint globalPos) {
+        const QString s = strategyAt(m_plot->mapFromGlobal(globalPos));
+        const Point* p = find(s);
+        if (!p) {
+            QToolTip::hideText();
+            return;
+        }
+        QToolTip::showText(globalPos,
+                           tr("<b>%1</b><br>peak %2<br>step time %3<br>click to apply")
+                               .arg(p->spelling.toHtmlEscaped(), bytesText(p->peakBytes, m_units),
+                                    formatSeconds(p->stepTimeS)),
+                           this);
+    });
+    connect(m_plot, &PlotAdapter::left, this, [] { QToolTip::hideText(); });
+    clear();
+}
+
+void TradeoffPlot::clear() {
+    m_points.clear();
+    m_curveDone = false;
+    rebuild();
+}
+
+void TradeoffPlot::setData(const ComparisonResult& result) {
+    m_points.clear();
+    for (const ComparisonRow& r : result.named)
+        if (r.ok) m_points.push_back(Point{toQString(r.spelling), r.stepTimeS, r.peakBytes, true});
+    for (const ComparisonRow& r : result.everyK)
+        if (r.ok) m_points.push_back(Point{toQString(r.spelling), r.stepTimeS, r.peakBytes, false});
+    m_usableBytes = result.usableBytes;
+    m_deviceName = toQString(result.deviceName);
+    m_chainLength = result.chainLength;
+    m_curveDone = result.curveDone;
+    rebuild();
+}
+
+void TradeoffPlot::setCurrentStrategy(const QString& spelling) {
+    if (spelling == m_current) return;
+    m_current = spelling;
+    rebuild();
+}
+
+void TradeoffPlot::setUnits(ByteUnits units) {
+    if (units == m_units) return;
+    m_units = units;
+    rebuild();
+}
+
+const TradeoffPlot::Point* TradeoffPlot::find(const QString& spelling) const {
+    if (spelling.isEmpty()) return nullptr;
+    // A named point first: it carries the label.
+    const Point* curve = nullptr;
+    for (const Point& p : m_points)
+        if (p.spelling == spelling) {
+            if (p.named) return &p;
+            curve = &p;
+        }
+    return curve;
+}
+
+void TradeoffPlot::rebuild() {
+    m_plot->clearAll();
+    if (m_points.empty()) {
+        m_plot->setAxis(PlotAxis::X, tr("predicted step time"));
+        m_plot->setAxis(PlotAxis::Y, tr("peak memory"));
+        m_plot->replot();
+        return;
+    }
+    double tMin = m_points.front().stepTimeS, tMax = tMin;
+    double peakMax = 0;
+    for (const Point& p : m_points) {
+        tMin = std::min(tMin, p.stepTimeS);
+        tMax = std::max(tMax, p.stepTimeS);
+        peakMax = std::max(peakMax, double(p.peakBytes));
+    }
+    const double pad = std::max((tMax - tMin) * 0.08, tMax * 0.01);
+    const Unit time = timeUnitFor(tMax);
+    const bool capacityOnScale =
+        m_usableBytes > 0 && double(m_usableBytes) <= kCapacityShownUpTo * peakMax;
+    double top = peakMax * 1.15;
+    if (capacityOnScale) top = std::max(top, double(m_usableBytes) * 1.08);
+    if (top <= 0) top = 1.0;
+    const Unit bytes = byteUnitFor(peakMax, m_units);
+    m_plot->setAxis(PlotAxis::X, tr("predicted step time (%1)").arg(time.name), time.scale);
+    m_plot->setAxis(PlotAxis::Y, tr("peak memory (%1)").arg(bytes.name), bytes.scale);
+    m_plot->setRange(PlotAxis::X, tMin - pad, tMax + pad);
+    m_plot->setRange(PlotAxis::Y, 0.0, top);
+
+    QVector<double> cx, cy, nx, ny;
+    for (const Point& p : m_points) {
+        (p.named ? nx : cx).push_back(p.stepTimeS);
+        (p.named ? ny : cy).push_back(double(p.peakBytes));
+    }
+    if (!cx.isEmpty()) {
+        LineStyle curve;
+        curve.color = kCurveColor;
+        curve.parametric = true;
+        curve.marker = MarkerShape::Circle;
+        curve.markerSizePx = 5;
+        m_plot->setLine(kLineCurve, tr("every:K for K = 1 … %1").arg(m_chainLength), cx, cy, curve);
+    }
+    LineStyle named;
+    named.color = kNamedColor;
+    named.widthPx = 0;
+    named.marker = MarkerShape::Disc;
+    named.markerSizePx = 9;
+    m_plot->setLine(kLineNamed, tr("named strategies"), nx, ny, named);
+
+    if (const Point* current = find(m_current)) {
+        LineStyle ring;
+        ring.widthPx = 0;
+        ring.marker = MarkerShape::Circle;
+        ring.markerSizePx = 18;
+        m_plot->setLine(kLineCurrent, tr("current plan"), {current->stepTimeS},
+                        {double(current->peakBytes)}, ring);
+    }
+
+    if (m_usableBytes > 0) {
+        LineStyle capacity;
+        capacity.color = kCapacityColor;
+        capacity.pen = Qt::DashLine;
+        capacity.widthPx = 2.0;
+        const QString amount = bytesText(m_usableBytes, m_units);
+        m_plot->setLine(kLineCapacity,
+                        capacityOnScale ? tr("usable capacity")
+                                        : tr("usable capacity %1 (above this scale)").arg(amount),
+                        {}, {}, capacity);
+        if (capacityOnScale)
+            m_plot->addHorizontalLine(kGroupReference, double(m_usableBytes), kCapacityColor,
+                                      tr("usable capacity %1").arg(amount));
+    }
+
+    m_plot->replot();
+    updateLabels();
+}
+
+void TradeoffPlot::updateLabels() {
+    m_plot->clearGroup(kGroupLabels);
+    // Strategies whose points land within a few pixels of each other share one label, the
+    // current plan's cluster first so its label is placed first.
+    struct Cluster {
+        QPointF pixel;
+        double x = 0, y = 0;
+        QStringList names;
+        bool current = false;
+    };
+    std::vector<Cluster> clusters;
+    std::vector<const Point*> labelled;
+    if (const Point* c = find(m_current)) labelled.push_back(c);
+    for (const Point& p : m_points)
+        if (p.named && p.spelling != m_current) labelled.push_back(&p);
+    for (const Point* p : labelled) {
+        const QPointF pixel = m_plot->dataToPixel(p->stepTimeS, double(p->peakBytes));
+        auto near = std::find_if(clusters.begin(), clusters.end(), [&](const Cluster& c) {
+            return std::hypot(c.pixel.x() - pixel.x(), c.pixel.y() - pixel.y()) < kClusterPx;
+        });
+        if (near == clusters.end()) {
+            clusters.push_back(Cluster{pixel, p->stepTimeS, double(p->peakBytes), {}, false});
+            near = clusters.end() - 1;
+        }
+        if (!near->names.contains(p->spelling)) near->names << p->spelling;
+        near->current = near->current || p->spelling == m_current;
+    }
+    std::vector<PointLabel> labels;
+    for (const Cluster& c : clusters) {
+        QString text = c.names.mid(0, kNamesPerLabel).join(QStringLiteral(", "));
+        if (c.names.size() > kNamesPerLabel)
+            text = tr("%1 +%2 more").arg(text).arg(c.names.size() - kNamesPerLabel);
+        labels.push_back(PointLabel{c.x, c.y, text, QColor(), c.current});
+    }
+    m_plot->addPointLabels(kGroupLabels, labels);
+    m_plot->layoutPointLabels();
+}
+
+void TradeoffPlot::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    // Clusters depend on pixel distances: recompute them once the new size is laid out.
+    if (!m_points.empty()) QTimer::singleShot(0, this, [this] { updateLabels(); });
+}
+
+QString TradeoffPlot::strategyAt(const QPoint& pixel) const {
+    if (!m_plot->insidePlotArea(pixel)) return {};
+    const Point* best = nullptr;
+    double bestDistance = kReachPx;
+    for (const Point& p : m_points) {
+        const QPointF at = m_plot->dataToPixel(p.stepTimeS, double(p.peakBytes));
+        const double d = std::hypot(at.x() - pixel.x(), at.y() - pixel.y());
+        // Named points win ties with the curve point under them.
+        if (d < bestDistance || (best && d == bestDistance && p.named && !best->named)) {
+            best = &p;
+            bestDistance = d;
+        }
+    }
+    return best ? best->spelling : QString();
+}
+
+QPointF TradeoffPlot::pixelOf(const QString& spelling) const {
+    const Point* p = find(spelling);
+    return p ? m_plot->dataToPixel(p->stepTimeS, double(p->peakBytes)) : QPointF(-1, -1);
+}
+
+bool TradeoffPlot::exportTo(const QString& path, QString* error) {
+    if (m_points.empty()) {
+        if (error) *error = tr("There is no comparison to export yet.");
+        return false;
+    }
+    return m_plot->exportTo(path, QSize(), error);
+}
+
+void TradeoffPlot::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) rebuild();
+}
+
+}  // namespace remat::ui

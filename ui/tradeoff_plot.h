@@ -1,0 +1,67 @@
+// The memory-versus-time trade-off of one model: every:K for every K from 1 to the chain length
+// as a curve (the classic U of checkpointing, from "every block its own region" to "one region
+// for everything"), the named strategies as labelled points, the plan in effect ringed, and the
+// device's usable capacity as a line. Clicking a point (or the curve at a K) chooses that
+// strategy. Draws through PlotAdapter only.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+#include <vector>
+
+#include "comparison_worker.h"
+#include "report.h"
+
+namespace remat::ui {
+
+class PlotAdapter;
+
+class TradeoffPlot : public QWidget {
+    Q_OBJECT
+public:
+    struct Point {
+        QString spelling;
+        double stepTimeS = 0.0;
+        std::int64_t peakBytes = 0;
+        bool named = false;  // a table row (else a point of the every:K curve only)
+    };
+
+    explicit TradeoffPlot(QWidget* parent = nullptr);
+
+    void setData(const ComparisonResult& result);
+    void clear();
+    void setCurrentStrategy(const QString& spelling);
+    void setUnits(ByteUnits units);
+    bool exportTo(const QString& path, QString* error = nullptr);
+
+    // What is drawn, for hit-testing and tests.
+    const std::vector<Point>& points() const { return m_points; }
+    // The strategy whose point is nearest to `pixel` (plot widget coordinates), within reach;
+    // empty when none is.
+    QString strategyAt(const QPoint& pixel) const;
+    QPointF pixelOf(const QString& spelling) const;
+    PlotAdapter* plotAdapter() const { return m_plot; }
+
+signals:
+    void strategyChosen(const QString& spelling);
+
+protected:
+    void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    void rebuild();
+    void updateLabels();
+    const Point* find(const QString& spelling) const;
+
+    PlotAdapter* m_plot = nullptr;
+    std::vector<Point> m_points;
+    std::int64_t m_usableBytes = 0;
+    QString m_deviceName;
+    std::size_t m_chainLength = 0;
+    bool m_curveDone = false;
+    QString m_current;
+    ByteUnits m_units = ByteUnits::Binary;
+};
+
+}  // namespace remat::ui
