@@ -192,22 +192,28 @@ Status CudaBackend::endStep() {
     });
 }
 
+// timed[i]: 1 once the start event is recorded, 2 once both are; only pairs are read.
 void CudaBackend::startTimer(std::size_t instruction) {
     State& s = *m_state;
     if (instruction >= s.timed.size() || !s.fault.empty()) return;
+    s.timed[instruction] = 0;
     const cudaError_t e = cudaEventRecord(s.startEvents[instruction], s.stream);
-    if (e != cudaSuccess && s.deferred.empty()) s.deferred = "cudaEventRecord: " + cudaCode(e);
-}
-
-void CudaBackend::stopTimer(std::size_t instruction) {
-    State& s = *m_state;
-    if (instruction >= s.timed.size() || !s.fault.empty()) return;
-    const cudaError_t e = cudaEventRecord(s.stopEvents[instruction], s.stream);
     if (e != cudaSuccess) {
         if (s.deferred.empty()) s.deferred = "cudaEventRecord: " + cudaCode(e);
         return;
     }
     s.timed[instruction] = 1;
+}
+
+void CudaBackend::stopTimer(std::size_t instruction) {
+    State& s = *m_state;
+    if (instruction >= s.timed.size() || !s.fault.empty() || s.timed[instruction] != 1) return;
+    const cudaError_t e = cudaEventRecord(s.stopEvents[instruction], s.stream);
+    if (e != cudaSuccess) {
+        if (s.deferred.empty()) s.deferred = "cudaEventRecord: " + cudaCode(e);
+        return;
+    }
+    s.timed[instruction] = 2;
 }
 
 Result<std::vector<double>> CudaBackend::elapsedSeconds() {
@@ -216,7 +222,7 @@ Result<std::vector<double>> CudaBackend::elapsedSeconds() {
     Status st = s.guard("elapsed time", [&]() -> Status {
         REMAT_CUDA_CHECK(cudaStreamSynchronize(s.stream));
         for (std::size_t i = 0; i < s.timed.size(); ++i) {
-            if (!s.timed[i]) continue;
+            if (s.timed[i] != 2) continue;
             float ms = 0.0f;
             REMAT_CUDA_CHECK(cudaEventElapsedTime(&ms, s.startEvents[i], s.stopEvents[i]));
             out[i] = double(ms) * 1e-3;
@@ -256,7 +262,9 @@ Result<DeviceBlock> CudaBackend::allocate(std::int64_t bytes) {
             return makeError(
                 "out of GPU memory: requested " + std::to_string(bytes) + " bytes (" +
                 formatMiB(bytes) + ") with " + std::to_string(s.liveBytes) +
-                " bytes live in this run; available: " + formatMiB(std::int64_t(freeBytes)) +
+                " bytes live, so the program predicts " + std::to_string(s.liveBytes + bytes) +
+                " bytes (" + formatMiB(s.liveBytes + bytes) +
+                ") live after this allocation; available: " + formatMiB(std::int64_t(freeBytes)) +
                 " free on the device of " + formatMiB(std::int64_t(totalBytes)) + ", plus " +
                 formatMiB(reserved - used) + " cached in the pool");
         }

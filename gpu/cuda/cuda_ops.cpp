@@ -774,6 +774,9 @@ Status CudaBackend::expandKvBackward(const OpCall& c) {
 // ---- losses
 // ---------------------------------------------------------------------------------------
 
+// For 16-bit logits the program declares an fp32 copy of them as workspace (PyTorch's
+// logits.float()); the fused log-softmax reads the 16-bit logits directly, so that workspace
+// is allocated as the program says and left unused (likewise backward's).
 Status CudaBackend::crossEntropyForward(const OpCall& c) {
     return m_state->guard(c.op->name, [&]() -> Status {
         Check k(c);

@@ -26,7 +26,7 @@ struct CudaBackend::State {
     std::int64_t gemmWorkspaceBytes = 0;
 
     std::vector<cudaEvent_t> startEvents, stopEvents;
-    std::vector<std::uint8_t> timed;  // both events of instruction i were recorded this step
+    std::vector<std::uint8_t> timed;  // per instruction: 0 none, 1 start, 2 both events recorded
 
     std::int64_t liveBytes = 0;
     std::int64_t contextUsedBytes = -1;  // device used right after the context was created
