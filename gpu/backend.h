@@ -127,6 +127,14 @@ public:
     virtual Status upload(DeviceBlock dst, const void* host, std::int64_t bytes) = 0;
     // Waits for the work that writes `src` before copying.
     virtual Status download(DeviceBlock src, void* host, std::int64_t bytes) = 0;
+    // The program's resident GEMM library workspace (Program::gemmWorkspace) right after its
+    // alloc, and an empty block just before its free. A backend whose GEMMs need no workspace
+    // (the CPU) ignores it; the CUDA backend hands it to cuBLAS, so cuBLAS uses exactly the
+    // memory the program shows.
+    virtual Status setGemmWorkspace(DeviceBlock block) {
+        (void)block;
+        return Ok{};
+    }
 
     // ---- ops: one forward and one backward entry per kind -----------------------------------
     virtual Status linearForward(const OpCall& c) = 0;

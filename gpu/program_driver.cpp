@@ -117,6 +117,9 @@ private:
                              b.label + "': " + block.error().message);
         m_blocks[id.index()] = *block;
         m_live[std::size_t(b.category)] += bytes;
+        if (id == m_p.gemmWorkspace) {
+            if (auto st = m_backend.setGemmWorkspace(*block); !st) return st;
+        }
         return initialise(b, *block);
     }
 
@@ -172,6 +175,9 @@ private:
             if (!values) return values.error();
             ParameterValues pv{b.tensor, m_g.tensor(b.tensor).name, std::move(*values)};
             (wantGrad ? m_m.gradients : m_m.parameters).push_back(std::move(pv));
+        }
+        if (ins.buffer == m_p.gemmWorkspace) {
+            if (auto st = m_backend.setGemmWorkspace(DeviceBlock{}); !st) return st;
         }
         m_backend.release(block);
         m_live[std::size_t(b.category)] -= bufferBytes(b);

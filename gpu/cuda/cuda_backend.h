@@ -46,7 +46,7 @@ public:
     // The program's resident GEMM workspace (Program::gemmWorkspace) becomes cuBLAS's
     // workspace. Until one is given cuBLAS runs with none, so it never allocates memory of its
     // own that the program does not show. An unbound block detaches it.
-    Status setGemmWorkspace(DeviceBlock block);
+    Status setGemmWorkspace(DeviceBlock block) override;
 
     // Bytes handed out by allocate() and not yet released, counted here at the allocator.
     std::int64_t liveBytes() const;
