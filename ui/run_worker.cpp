@@ -1,0 +1,157 @@
+#include "run_worker.h"
+
+#ifdef REMAT_UI_HAVE_GPU
+#include "analysis.h"
+#include "backends.h"
+#include "cpu/cpu_rates.h"
+#include "program_driver.h"
+#include "verification.h"
+#endif
+
+namespace remat::ui {
+
+#ifdef REMAT_UI_HAVE_GPU
+
+std::vector<std::string> runBackends() { return availableBackends(); }
+
+std::string backendUnavailableReason(const std::string& backend) {
+    auto b = makeBackend(backend);
+    return b ? std::string() : b.error().message;
+}
+
+std::string cpuRefusal(const Graph& graph, const Program& program, bool allowUnsafe) {
+    auto b = makeBackend("cpu");
+    if (!b) return b.error().message;
+    auto st = checkRunnable(**b, graph, program, allowUnsafe);
+    return st ? std::string() : st.error().message;
+}
+
+RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,
+                   const RunHooks& hooks) {
+    RunOutcome out;
+    out.backend = request.backend;
+    auto fail = [&](std::string message) {
+        out.cancelled = cancel && cancel->load();
+        out.error = std::move(message);
+        return out;
+    };
+    if (!request.graph || !request.program || !request.predicted) return fail("no program to run");
+    const Graph& g = *request.graph;
+    const Program& p = *request.program;
+    const Timeline& predicted = *request.predicted;
+    auto report = [&](double fraction, RunStage stage) {
+        if (hooks.progress) hooks.progress(fraction, stage, out.estimateS);
+    };
+    report(0.0, RunStage::Preparing);
+
+    auto backend = makeBackend(request.backend);
+    if (!backend) return fail(backend.error().message);
+    if (auto st = checkRunnable(**backend, g, p, request.allowUnsafe); !st)
+        return fail(st.error().message);
+    const bool onCpu = (*backend)->name() == "cpu";
+    out.warmupSteps = request.warmupSteps >= 0 ? request.warmupSteps : (onCpu ? 0 : 1);
+
+    // Memory is predicted for the program shown; the CPU's time has its own rates.
+    out.predictedPeakBytes = predicted.peakBytes;
+    out.predictedPeakInstruction = predicted.peakInstruction;
+    double referenceS = 0.0;
+    if (onCpu) {
+        const CpuRates rates = probeCpuRates();
+        const DeviceSpec cpu = cpuDeviceSpec(request.device, rates);
+        out.predictedTimeS = simulate(g, p, cpu).timeS;
+        out.timeFromCpuRates = true;
+        out.cpuGemmFlopsPerS = rates.gemmFlopsPerS;
+        auto reference = compileReference(g, p, compileOptionsFor(request.device));
+        if (reference) referenceS = simulate(g, *reference, cpu).timeS.total();
+    } else {
+        out.predictedTimeS = predicted.timeS;
+        auto reference = compileReference(g, p, compileOptionsFor(request.device));
+        if (reference) referenceS = simulate(g, *reference, request.device).timeS.total();
+    }
+    const double stepS = out.predictedTimeS.total();
+    out.estimateS = double(out.warmupSteps + 1) * stepS + referenceS;
+    // Progress is shared out by predicted time: warm-up, measured step, reference.
+    const double total = std::max(out.estimateS, 1e-12);
+    const double warmupShare = double(out.warmupSteps) * stepS / total;
+    const double stepShare = stepS / total;
+    report(0.0, RunStage::Preparing);
+    if (cancel && cancel->load()) return fail("cancelled");
+
+    ProgramDriver driver(std::move(*backend));
+    out.deviceName = driver.backend().deviceName();
+    ExecuteOptions options;
+    options.seed = request.seed;
+    options.allowUnsafe = request.allowUnsafe;
+    options.warmupSteps = out.warmupSteps;
+    options.cancel = cancel;
+    const std::size_t n = p.instructions.size();
+    if (out.warmupSteps > 0) report(0.0, RunStage::Warmup);
+    options.progress = [&](std::size_t i, std::size_t count) {
+        report(warmupShare + stepShare * double(i + 1) / double(std::max<std::size_t>(1, count)),
+               RunStage::Measured);
+    };
+    auto m = driver.execute(g, p, options);
+    if (!m) return fail(m.error().message);
+
+    out.liveBytes.resize(m->live.size());
+    for (std::size_t i = 0; i < m->live.size(); ++i) out.liveBytes[i] = totalBytes(m->live[i]);
+    out.peakBytes = m->peakBytes;
+    out.peakInstruction = m->peakInstruction;
+    out.deviceReservedPeakBytes = m->device.reservedPeakBytes;
+    out.deviceUsedPeakBytes = m->device.usedPeakBytes;
+    out.scratchPeakBytes = m->device.scratchPeakBytes;
+    out.timeS = m->timeS;
+    out.memoryOpsS = m->memoryOpsS;
+    out.losses = m->losses;
+    const LiveBytesDifference diff = compareLiveBytes(predicted, *m);
+    out.sameLength = diff.sameLength && m->live.size() == n;
+    out.maxLiveDifferenceBytes = diff.maxAbsBytes;
+    out.maxLiveDifferenceInstruction = diff.instruction;
+    out.maxCategoryDifferenceBytes = diff.maxAbsCategoryBytes;
+
+    if (cancel && cancel->load()) return fail("cancelled");
+    ExecuteOptions reference = options;
+    reference.warmupSteps = 0;
+    reference.progress = [&](std::size_t i, std::size_t count) {
+        report(warmupShare + stepShare +
+                   (1.0 - warmupShare - stepShare) * double(i + 1) /
+                       double(std::max<std::size_t>(1, count)),
+               RunStage::Reference);
+    };
+    auto grad = checkGradientsAgainstNone(driver, g, p, *m, compileOptionsFor(request.device),
+                                          reference);
+    if (cancel && cancel->load()) return fail("cancelled");
+    if (grad) {
+        out.gradChecked = true;
+        out.grad = RunGradCheck{grad->reference,   grad->referenceUnsafe, grad->maxAbsDiff,
+                                grad->maxRelDiff,  grad->bitwiseEqual,    grad->worstParameter,
+                                grad->parameters};
+    } else {
+        out.gradError = grad.error().message;
+    }
+    out.ok = true;
+    return out;
+}
+
+#else  // the UI was built without the executors
+
+std::vector<std::string> runBackends() { return {}; }
+
+std::string backendUnavailableReason(const std::string&) {
+    return "this build of Remat Studio has no executors (gpu/ was not linked)";
+}
+
+std::string cpuRefusal(const Graph&, const Program&, bool) {
+    return backendUnavailableReason("cpu");
+}
+
+RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>*, const RunHooks&) {
+    RunOutcome out;
+    out.backend = request.backend;
+    out.error = backendUnavailableReason(request.backend);
+    return out;
+}
+
+#endif
+
+}  // namespace remat::ui
