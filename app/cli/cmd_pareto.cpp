@@ -29,7 +29,8 @@ void printCsv(const Tradeoff& t) {
     std::cout << "kind,label,peak_bytes,step_time_s,recompute_time_s,optimal_peak_at_equal_time_bytes,"
                  "optimal_time_at_equal_memory_s\n";
     auto row = [&](const char* kind, const TradeoffPoint& p, bool gain) {
-        std::cout << kind << "," << p.label << "," << p.peakBytes << "," << p.stepTimeS << ","
+        // Labels may hold commas (selective:attention,mlp): always quoted.
+        std::cout << kind << ",\"" << p.label << "\"," << p.peakBytes << "," << p.stepTimeS << ","
                   << p.recomputeTimeS << ",";
         if (gain) {
             const TradeoffGain g = gainOver(t, p);
