@@ -377,14 +377,6 @@ void TstDocument::editUpdatesWithinOneFrame_data() {
         QTest::newRow(name.c_str()) << QString::fromStdString(name);
 }
 
-namespace {
-double threadCpuMs() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
-}
-}  // namespace
-
 // DESIGN §6: one edit updates the timeline and summary within 16 ms for every preset. The
 // document's part is the evaluation. Wall time on a shared 2-core machine mostly measures the
 // other processes, so the assertion is on the CPU time this thread spent (the plan edits reuse

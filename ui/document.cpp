@@ -3,6 +3,7 @@
 #include <QFileInfo>
 #include <QtConcurrent/QtConcurrentRun>
 #include <chrono>
+#include <ctime>
 
 #include "lower.h"
 #include "model_command.h"
@@ -47,6 +48,12 @@ QString layerText(const Network& net, std::size_t entry) {
 }
 
 }  // namespace
+
+double threadCpuMs() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
+}
 
 Document::Document(QObject* parent) : QObject(parent) {
     connect(&m_undo, &QUndoStack::indexChanged, this, &Document::historyChanged);
@@ -94,6 +101,7 @@ Result<DeviceSpec> Document::resolveDevice(const ModelFile& model) const {
 
 Result<std::shared_ptr<const DocumentState>> Document::evaluateModel(const ModelFile& model) {
     const auto start = std::chrono::steady_clock::now();
+    const double startCpu = threadCpuMs();
     auto device = resolveDevice(model);
     if (!device) return device.error();
 
@@ -160,6 +168,7 @@ Result<std::shared_ptr<const DocumentState>> Document::evaluateModel(const Model
     state->evaluation = std::move(*evaluation);
     state->evaluateMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    state->evaluateCpuMs = threadCpuMs() - startCpu;
     return std::shared_ptr<const DocumentState>(std::move(state));
 }
 

@@ -26,6 +26,10 @@
 
 namespace remat::ui {
 
+// CPU time the calling thread has used, in milliseconds: edit costs measured with it do not
+// depend on what else the machine runs.
+double threadCpuMs();
+
 // Everything the views read about the current state. Immutable once built.
 struct DocumentState {
     ModelFile model;
@@ -34,7 +38,8 @@ struct DocumentState {
     std::vector<Shape> shapes;  // per expanded instance, input first
     Evaluation evaluation;
     KeptActivations kept;
-    double evaluateMs = 0.0;  // wall time of the evaluation that built this state
+    double evaluateMs = 0.0;     // wall time of the evaluation that built this state
+    double evaluateCpuMs = 0.0;  // CPU time the GUI thread spent on it (load-independent)
 };
 
 class Document : public QObject {

@@ -279,6 +279,6 @@ QWidget* Inspector::editorFor(const QString& key) const {
 }
 
 QString Inspector::statusText() const { return m_status->text(); }
-bool Inspector::canApply() const { return m_apply->isEnabled() && m_apply->isVisible(); }
+bool Inspector::canApply() const { return m_apply->isEnabled() && !m_apply->isHidden(); }
 
 }  // namespace remat::ui

@@ -15,18 +15,13 @@
 #include "autosave.h"
 #include "comparison_panel.h"
 #include "summary_panel.h"
-#if __has_include("run_panel.h")
-#define REMAT_TMP_RUN_PANEL 1
-#include "run_panel.h"
-#else
-#define REMAT_TMP_RUN_PANEL 0
-#endif
 #include "document.h"
 #include "inspector.h"
 #include "layer_catalog.h"
 #include "layer_stack_view.h"
 #include "palette.h"
 #include "qt_convert.h"
+#include "run_panel.h"
 #include "strategy_bar.h"
 #include "timeline_plot.h"
 
@@ -74,9 +69,7 @@ void MainWindow::buildViews() {
     m_inspector = new Inspector(m_document, this);
     m_summary = new SummaryPanel(this);
     m_comparison = new ComparisonPanel(this);
-#if REMAT_TMP_RUN_PANEL
     m_runPanel = new RunPanel(this);
-#endif
 
     m_strategyBar = new StrategyBar(m_document, this);
     auto* bar = new QToolBar(tr("Strategy and training"), this);
@@ -103,14 +96,9 @@ void MainWindow::buildDocks() {
     m_paletteDock = dock(tr("Palette"), "paletteDock", m_palette, Qt::LeftDockWidgetArea);
     tabifyDockWidget(m_inspectorDock, m_paletteDock);
     m_inspectorDock->raise();
-#if REMAT_TMP_RUN_PANEL
-    QWidget* runW = m_runPanel;
-#else
-    QWidget* runW = new QLabel(QStringLiteral("run panel (plots engineer)"));
-#endif
     m_summaryDock = dock(tr("Summary"), "summaryDock", m_summary, Qt::RightDockWidgetArea);
     m_comparisonDock = dock(tr("Comparison"), "comparisonDock", m_comparison, Qt::BottomDockWidgetArea);
-    m_runDock = dock(tr("Run"), "runDock", runW, Qt::BottomDockWidgetArea);
+    m_runDock = dock(tr("Run"), "runDock", m_runPanel, Qt::BottomDockWidgetArea);
     tabifyDockWidget(m_comparisonDock, m_runDock);
     m_comparisonDock->raise();
     // The stack runs the full height on the left; the comparison sits under the plot and the
@@ -138,6 +126,7 @@ void MainWindow::connectDocument() {
     connect(m_timeline, &TimelinePlot::layerClicked, m_layerStack, &LayerStackView::selectInstance);
     connect(m_layerStack, &LayerStackView::currentEntryChanged, m_inspector, [this](int entry) {
         m_inspector->setEntry(entry);
+        updateEditActions();
         if (entry >= -1) m_inspectorDock->raise();
     });
     connect(m_layerStack, &LayerStackView::message, this, &MainWindow::showMessage);
@@ -150,37 +139,44 @@ void MainWindow::connectDocument() {
     connect(m_comparison, &ComparisonPanel::strategyChosen, this, [this](const QString& spelling) {
         (void)m_document->setStrategy(spelling);
     });
-#if REMAT_TMP_RUN_PANEL
-    connect(m_runPanel, &RunPanel::measuredReady, this,
-            [this](const std::vector<std::int64_t>& live, const QString& label) {
-                m_timeline->setMeasured(live, label);
-            });
-#endif
+    // A run executes exactly the program on the plot, so its live bytes line up with it.
+    connect(m_runPanel, &RunPanel::measured, this, [this](const std::vector<std::int64_t>& live) {
+        m_timeline->setMeasured(live, m_runPanel->measuredLabel());
+    });
+    connect(m_runPanel, &RunPanel::runFinished, this, [this](bool ok) {
+        showMessage(ok ? tr("Run finished: %1").arg(m_runPanel->statusText())
+                       : tr("Run did not finish: %1").arg(m_runPanel->statusText()));
+    });
 }
 
 void MainWindow::onDocumentChanged() {
     QElapsedTimer timer;
     timer.start();
+    const double startCpu = threadCpuMs();
     const auto state = m_document->stateHandle();
+    // The plot keeps its highlighted layer across new data: no second replot for it.
     m_timeline->setData(state, *state->graph, state->evaluation.program, state->evaluation.timeline,
                         state->device);
-    m_timeline->highlightLayer(int(m_layerStack->currentInstance()));
     m_summary->setEvaluation(state->evaluation, state->device, state->graph.get());
     m_lastUpdateMs = state->evaluateMs + double(timer.nsecsElapsed()) / 1e6;
+    m_lastUpdateCpuMs = state->evaluateCpuMs + threadCpuMs() - startCpu;
     // The comparison, the trade-off curve and the run panel's predictions follow in the
     // background; a newer request cancels the one in flight.
     m_comparison->request(state->model, state->model.training, state->device,
                           m_document->strategySpelling());
-#if REMAT_TMP_RUN_PANEL
-    m_runPanel->setState(state);
-#endif
+    m_runPanel->setProgram(state, *state->graph, state->evaluation.program,
+                           state->evaluation.timeline, state->device);
     m_timingLabel->setText(tr("updated in %1 ms").arg(m_lastUpdateMs, 0, 'f', 1));
+    updateEditActions();
+    updateTitle();
+}
+
+void MainWindow::updateEditActions() {
     const bool hasLayer = m_layerStack->currentEntry() >= 0;
     m_duplicateAction->setEnabled(hasLayer);
     m_deleteAction->setEnabled(hasLayer);
     m_moveUpAction->setEnabled(hasLayer);
     m_moveDownAction->setEnabled(hasLayer);
-    updateTitle();
 }
 
 void MainWindow::updateTitle() {
@@ -203,6 +199,7 @@ void MainWindow::setUnits(ByteUnits units) {
     m_strategyBar->setUnits(units);
     m_summary->setUnits(units);
     m_comparison->setUnits(units);
+    m_runPanel->setUnits(units);
     if (m_gibUnits) m_gibUnits->setChecked(units == ByteUnits::Binary);
     if (m_gbUnits) m_gbUnits->setChecked(units == ByteUnits::Decimal);
 }

@@ -65,6 +65,8 @@ public:
     // Milliseconds the last edit took end to end: evaluation plus redrawing the timeline and
     // the summary.
     double lastUpdateMs() const { return m_lastUpdateMs; }
+    // The same in CPU time of the GUI thread: what the update costs without other load.
+    double lastUpdateCpuMs() const { return m_lastUpdateCpuMs; }
 
     // Exports (by extension for plots: .png, .svg, .pdf). Return false with lastError() set.
     bool exportTimelinePlot(const QString& path);
@@ -90,6 +92,7 @@ private:
     void connectDocument();
     void onDocumentChanged();
     void updateTitle();
+    void updateEditActions();
     void showError(const QString& title, const QString& message);
     void showMessage(const QString& message);
     bool maybeSave();
@@ -139,6 +142,7 @@ private:
     ByteUnits m_units = ByteUnits::Binary;
     QString m_lastError;
     double m_lastUpdateMs = 0.0;
+    double m_lastUpdateCpuMs = 0.0;
 };
 
 }  // namespace remat::ui
