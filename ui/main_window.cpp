@@ -13,6 +13,7 @@
 
 #include "app_settings.h"
 #include "autosave.h"
+#include "budget_slider.h"
 #include "comparison_panel.h"
 #include "summary_panel.h"
 #include "document.h"
@@ -77,6 +78,13 @@ void MainWindow::buildViews() {
     bar->setMovable(false);
     bar->addWidget(m_strategyBar);
     addToolBar(Qt::TopToolBarArea, bar);
+    // The memory budget (optimal planner), on its own row under the strategy bar.
+    auto* budget = new QToolBar(tr("Memory budget"), this);
+    budget->setObjectName(QStringLiteral("budgetToolBar"));
+    budget->setMovable(false);
+    budget->addWidget(new BudgetSlider(m_document, this));
+    addToolBarBreak(Qt::TopToolBarArea);
+    addToolBar(Qt::TopToolBarArea, budget);
 
     m_timingLabel = new QLabel(this);
     m_timingLabel->setToolTip(tr("Time the last edit took to simulate and redraw"));
@@ -197,6 +205,7 @@ void MainWindow::setUnits(ByteUnits units) {
     AppSettings().setUnits(units);
     m_timeline->setUnits(units);
     m_strategyBar->setUnits(units);
+    if (auto* budget = findChild<BudgetSlider*>()) budget->setUnits(units);
     m_summary->setUnits(units);
     m_comparison->setUnits(units);
     m_runPanel->setUnits(units);

@@ -204,12 +204,8 @@ void StrategyBar::sync() {
             for (QAction* a : m_kindsMenu->actions())
                 a->setChecked(std::find(s->kinds.begin(), s->kinds.end(), toStdString(a->text())) !=
                               s->kinds.end());
-        if (head.startsWith(QLatin1String("optimal"))) {
-            const QString arg = spelling.section(QLatin1Char(':'), 1);
-            bool ok = false;
-            const double bytes = arg.toDouble(&ok);
-            if (ok) m_budget->setValue(bytes / kGiB);
-        }
+        if (head.startsWith(QLatin1String("optimal")))  // budgets print as "40GiB", "512MB"
+            m_budget->setValue(double(s->budgetBytes) / kGiB);
     }
     if (!m_strategy->currentData().toString().startsWith(QLatin1String("optimal")))
         m_budget->setValue(double(m_document->device().usableBytes()) / kGiB);

@@ -1,0 +1,137 @@
+#include "budget_slider.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <cmath>
+
+#include "document.h"
+#include "optimal.h"
+#include "optimal_budget.h"
+#include "qt_convert.h"
+#include "strategy.h"
+
+namespace remat::ui {
+
+BudgetSlider::BudgetSlider(Document* document, QWidget* parent)
+    : QWidget(parent),
+      m_document(document),
+      m_slider(new QSlider(Qt::Horizontal, this)),
+      m_field(new QLineEdit(this)),
+      m_range(new QLabel(this)) {
+    m_slider->setObjectName(QStringLiteral("budgetSlider"));
+    m_slider->setRange(0, kTicks);
+    m_slider->setTracking(true);  // re-plan while dragging, not only on release
+    m_slider->setMinimumWidth(220);
+    m_slider->setToolTip(tr("Memory budget: the optimal plan re-plans as you drag"));
+    m_field->setObjectName(QStringLiteral("budgetField"));
+    m_field->setPlaceholderText(tr("e.g. 40GiB"));
+    m_field->setMaximumWidth(120);
+    m_field->setToolTip(tr("Memory budget (40GiB, 9.5 GiB, 512MB or bytes)"));
+    m_range->setObjectName(QStringLiteral("budgetRange"));
+
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(4, 2, 4, 2);
+    auto* caption = new QLabel(tr("Budget"), this);
+    caption->setContentsMargins(8, 0, 2, 0);
+    layout->addWidget(caption);
+    layout->addWidget(m_slider, 1);
+    layout->addWidget(m_field);
+    layout->addWidget(m_range);
+
+    connect(m_slider, &QSlider::valueChanged, this, [this](int position) {
+        if (!m_syncing) applyBudget(bytesAt(position));
+    });
+    connect(m_field, &QLineEdit::editingFinished, this, &BudgetSlider::fieldEdited);
+    connect(m_document, &Document::changed, this, &BudgetSlider::sync);
+    sync();
+}
+
+BudgetSlider::~BudgetSlider() = default;
+
+void BudgetSlider::setUnits(ByteUnits units) {
+    m_units = units;
+    sync();
+}
+
+std::int64_t BudgetSlider::bytesAt(int position) const {
+    if (m_hi <= m_lo) return m_hi;
+    return m_lo + std::int64_t(std::llround(double(m_hi - m_lo) * double(position) / kTicks));
+}
+
+int BudgetSlider::positionOf(std::int64_t bytes) const {
+    if (m_hi <= m_lo) return kTicks;
+    const double f = double(bytes - m_lo) / double(m_hi - m_lo);
+    return int(std::lround(std::clamp(f, 0.0, 1.0) * kTicks));
+}
+
+bool BudgetSlider::applyBudget(std::int64_t bytes) {
+    const QString spelling = QStringLiteral("optimal:") + toQString(byteSizeSpelling(bytes));
+    if (m_document->setStrategy(spelling)) return true;
+    sync();  // refused (the document says why): show the document's state again
+    return false;
+}
+
+void BudgetSlider::fieldEdited() {
+    if (m_syncing) return;
+    auto bytes = parseByteSize(toStdString(m_field->text().trimmed()));
+    if (!bytes) {
+        m_field->setToolTip(toQString(bytes.error().message));
+        m_field->setStyleSheet(QStringLiteral("color: #c0392b"));
+        return;
+    }
+    m_field->setStyleSheet(QString());
+    m_field->setToolTip(tr("Memory budget (40GiB, 9.5 GiB, 512MB or bytes)"));
+    applyBudget(*bytes);
+}
+
+// The planner's smallest reachable peak and the no-checkpoint peak for the current network,
+// settings and device; the graph object changes with every network edit, the key with every
+// settings edit.
+void BudgetSlider::refreshRange() {
+    const ModelFile& m = m_document->model();
+    const QString key = QStringLiteral("%1/%2/%3/%4/%5")
+                            .arg(m.training.microBatch)
+                            .arg(m.training.accumulationSteps)
+                            .arg(int(m.training.precision))
+                            .arg(int(m.training.optimizer))
+                            .arg(toQString(m_document->device().id));
+    if (&m_document->graph() == m_rangeGraph && key == m_rangeKey) return;
+    m_rangeGraph = &m_document->graph();
+    m_rangeKey = key;
+    m_lo = m_hi = 0;
+    auto model = ChainModel::build(m_document->graph(), m.training, m_document->device());
+    if (!model) {
+        m_slider->setEnabled(false);
+        m_range->setText(tr("(no budget planner: %1)").arg(toQString(model.error().message)));
+        return;
+    }
+    const OptimalPlanner planner(*model);
+    m_lo = planner.minimumPeak().predictedPeakBytes;
+    std::vector<UnitSegment> kept;
+    for (int u = 0; u < model->unitCount(); ++u) kept.push_back(UnitSegment{u, u, false});
+    m_hi = model->predict(kept)->peakBytes;
+    m_slider->setEnabled(m_hi > m_lo);
+}
+
+void BudgetSlider::sync() {
+    m_syncing = true;
+    refreshRange();
+    auto s = parseStrategy(toStdString(m_document->strategySpelling()));
+    const bool budgeted = s && (s->kind == StrategyKind::Optimal ||
+                                s->kind == StrategyKind::OptimalNested);
+    // Without a budget planner in effect, show where the current plan's peak sits.
+    const std::int64_t shown =
+        budgeted ? s->budgetBytes : m_document->evaluation().timeline.peakBytes;
+    m_slider->setValue(positionOf(shown));
+    if (!m_field->hasFocus()) m_field->setText(bytesText(shown, m_units));
+    if (m_hi > m_lo)
+        m_range->setText(tr("%1 … %2").arg(bytesText(m_lo, m_units), bytesText(m_hi, m_units)));
+    m_range->setToolTip(tr("From the smallest peak any single-level plan reaches to the peak "
+                           "without checkpointing"));
+    m_syncing = false;
+}
+
+}  // namespace remat::ui

@@ -1,0 +1,65 @@
+// The memory-budget slider and field: "give it a budget, get the plan". Dragging the slider or
+// typing a size ("40GiB", "9.5 GiB", "512MB") re-plans live with the single-level optimal
+// planner (`optimal:BUDGET`): the document's strategy becomes that spelling, so the stack,
+// the timeline and the summary follow as for any other edit. The slider spans the smallest
+// peak any single-level plan reaches to the peak without checkpointing, for the current
+// network, settings and device (recomputed when those change, from the planner's own tables).
+#pragma once
+
+#include <QWidget>
+#include <cstdint>
+#include <memory>
+
+#include "report.h"
+
+class QLabel;
+class QLineEdit;
+class QSlider;
+
+namespace remat {
+struct Graph;
+}
+
+namespace remat::ui {
+
+class Document;
+
+class BudgetSlider : public QWidget {
+    Q_OBJECT
+public:
+    explicit BudgetSlider(Document* document, QWidget* parent = nullptr);
+    ~BudgetSlider() override;
+
+    void setUnits(ByteUnits units);
+    // The budget range the slider spans now (0, 0 when the chain is outside the planner's model).
+    std::int64_t minimumBytes() const { return m_lo; }
+    std::int64_t maximumBytes() const { return m_hi; }
+
+    QSlider* slider() const { return m_slider; }
+    QLineEdit* field() const { return m_field; }
+
+    // Sets the budget as the slider or the field would (false when refused).
+    bool applyBudget(std::int64_t bytes);
+
+private:
+    void sync();
+    void refreshRange();
+    std::int64_t bytesAt(int position) const;
+    int positionOf(std::int64_t bytes) const;
+    void fieldEdited();
+
+    static constexpr int kTicks = 1000;
+
+    Document* m_document;
+    ByteUnits m_units = ByteUnits::Binary;
+    QSlider* m_slider;
+    QLineEdit* m_field;
+    QLabel* m_range;
+    std::int64_t m_lo = 0, m_hi = 0;
+    // What the range was computed for: the graph object and the settings' spelling.
+    const Graph* m_rangeGraph = nullptr;
+    QString m_rangeKey;
+    bool m_syncing = false;
+};
+
+}  // namespace remat::ui
