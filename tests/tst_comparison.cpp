@@ -104,16 +104,19 @@ void TestComparison::modelPassesTester() {
     QCOMPARE(model.columnCount(), int(ComparisonModel::ColumnCount));
     model.setCurrentStrategy("full");
     QCOMPARE(model.data(model.index(1, 0)).toString(), QString("full (current)"));
-    QCOMPARE(model.data(model.index(1, 0), ComparisonModel::StrategyRole).toString(), QString("full"));
+    QCOMPARE(model.data(model.index(1, 0), ComparisonModel::StrategyRole).toString(),
+             QString("full"));
     QCOMPARE(model.data(model.index(1, ComparisonModel::FitsColumn)).toString(), QString("yes"));
     QCOMPARE(model.data(model.index(0, ComparisonModel::FitsColumn)).toString(), QString("no"));
     QCOMPARE(model.data(model.index(0, ComparisonModel::PeakColumn), ComparisonModel::SortRole)
                  .toLongLong(),
              4000LL);
     model.setUnits(ByteUnits::Decimal);
-    QCOMPARE(model.data(model.index(0, ComparisonModel::PeakColumn)).toString(), QString("4.00 kB"));
+    QCOMPARE(model.data(model.index(0, ComparisonModel::PeakColumn)).toString(),
+             QString("4.00 kB"));
     model.setUnits(ByteUnits::Binary);
-    QCOMPARE(model.data(model.index(0, ComparisonModel::PeakColumn)).toString(), QString("3.91 KiB"));
+    QCOMPARE(model.data(model.index(0, ComparisonModel::PeakColumn)).toString(),
+             QString("3.91 KiB"));
     ComparisonRow failed;
     failed.spelling = "manual";
     failed.ok = false;
@@ -161,7 +164,8 @@ void TestComparison::workerMatchesEvaluate() {
         QVERIFY(partial.everyK.empty());
         QVERIFY(!partial.curveDone);
     };
-    const ComparisonResult r = computeComparison(ComparisonRequest{in.model, in.training, in.device, "every:2"}, hooks);
+    const ComparisonResult r =
+        computeComparison(ComparisonRequest{in.model, in.training, in.device, "every:2"}, hooks);
     QVERIFY(r.error.empty());
     QVERIFY(r.curveDone);
     QCOMPARE(namedReadyCalls, 1);
@@ -200,7 +204,9 @@ void TestComparison::panelComputesInBackground() {
     QCOMPARE(model->rowCount(), int(r.named.size()));
     for (int row = 0; row < model->rowCount(); ++row) {
         const std::string spelling =
-            model->data(model->index(row, 0), ComparisonModel::StrategyRole).toString().toStdString();
+            model->data(model->index(row, 0), ComparisonModel::StrategyRole)
+                .toString()
+                .toStdString();
         compareRows(model->rows()[std::size_t(row)], expectedRow(in, *g, spelling));
     }
     for (std::size_t k = 1; k <= g->chain.size(); ++k)
@@ -217,7 +223,7 @@ void TestComparison::panelComputesInBackground() {
 }
 
 void TestComparison::secondRequestCancelsFirst() {
-    Inputs big = preset("gpt3-175b");   // ~100 evaluations of ~20k instructions: seconds
+    Inputs big = preset("gpt3-175b");  // ~100 evaluations of ~20k instructions: seconds
     Inputs small = preset("mlp-3x1024");
     QThreadPool::globalInstance()->waitForDone();
     ComparisonPanel panel;
@@ -243,7 +249,8 @@ void TestComparison::cancelledWorkerStopsBetweenStrategies() {
     ComparisonHooks hooks;
     hooks.progress = [&](int, int) { ++evaluated; };
     hooks.cancelled = [&] { return evaluated >= 3; };
-    const ComparisonResult r = computeComparison(ComparisonRequest{in.model, in.training, in.device, ""}, hooks);
+    const ComparisonResult r =
+        computeComparison(ComparisonRequest{in.model, in.training, in.device, ""}, hooks);
     QVERIFY(r.cancelled);
     QCOMPARE(evaluated, 3);
     QCOMPARE(r.named.size(), std::size_t(3));
@@ -308,7 +315,8 @@ void TestComparison::pointClickChoosesStrategy() {
     QCOMPARE(plot->strategyAt(at.toPoint()), QString("every:10"));
     QWidget* surface = plot->plotAdapter()->childAt(at.toPoint());
     QVERIFY(surface);
-    QTest::mouseClick(surface, Qt::LeftButton, {}, surface->mapFrom(plot->plotAdapter(), at.toPoint()));
+    QTest::mouseClick(surface, Qt::LeftButton, {},
+                      surface->mapFrom(plot->plotAdapter(), at.toPoint()));
     QCOMPARE(chosen.count(), 1);
     QCOMPARE(chosen.at(0).at(0).toString(), QString("every:10"));
     // Far from every point nothing is chosen.

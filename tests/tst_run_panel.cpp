@@ -66,9 +66,9 @@ private slots:
 
 void TestRunPanel::gpuOptionExplainsItself() {
     RunPanel panel;
-    QTRY_VERIFY_WITH_TIMEOUT(panel.gpuUnavailableReason() != "checking for a CUDA device…" ||
-                                 panel.gpuAvailable(),
-                             30000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        panel.gpuUnavailableReason() != "checking for a CUDA device…" || panel.gpuAvailable(),
+        30000);
     if (panel.gpuAvailable()) {
         QVERIFY(panel.gpuOption()->isEnabled());
         QSKIP("a CUDA device is usable here: nothing to explain");
@@ -122,10 +122,13 @@ void TestRunPanel::cpuRunOfMlpMatchesPrediction() {
     QCOMPARE(o.grad.maxAbsDiff, 0.0);
 
     // What the panel shows says so.
-    QCOMPARE(panel.resultsTable()->item(0, 1)->text(), bytesText(e.timeline.peakBytes, ByteUnits::Binary));
-    QCOMPARE(panel.resultsTable()->item(0, 2)->text(), bytesText(e.timeline.peakBytes, ByteUnits::Binary));
+    QCOMPARE(panel.resultsTable()->item(0, 1)->text(),
+             bytesText(e.timeline.peakBytes, ByteUnits::Binary));
+    QCOMPARE(panel.resultsTable()->item(0, 2)->text(),
+             bytesText(e.timeline.peakBytes, ByteUnits::Binary));
     QCOMPARE(panel.resultsTable()->item(0, 3)->text(), QString("0 B"));
-    QVERIFY(panel.liveCheckText().startsWith(QStringLiteral("✔ Tracked live bytes equal the prediction")));
+    QVERIFY(panel.liveCheckText().startsWith(
+        QStringLiteral("✔ Tracked live bytes equal the prediction")));
     QVERIFY(panel.gradCheckText().startsWith(QStringLiteral("✔ Gradients equal")));
 
     // The measured live bytes equal the prediction instruction by instruction and lay over

@@ -64,11 +64,14 @@ void TestSummaryPanel::fitsIsStatedPlainly() {
     QVERIFY(panel.verdictText().startsWith(QStringLiteral("✔ Fits on ")));
     QVERIFY(panel.verdictText().contains(bytesText(e.timeline.peakBytes, ByteUnits::Binary)));
     QVERIFY(panel.fieldText(SummaryPanel::Field::Peak)
-                .contains(remat::ui::formatPercent(e.memorySavedFraction()) + " less than without checkpointing"));
+                .contains(remat::ui::formatPercent(e.memorySavedFraction()) +
+                          " less than without checkpointing"));
     QCOMPARE(panel.fieldText(SummaryPanel::Field::PeakAt),
              toQString(describeInstruction(c.graph, e.program, e.timeline.peakInstruction)));
-    QVERIFY(panel.fieldText(SummaryPanel::Field::Overhead).contains(remat::ui::formatPercent(e.recomputeOverhead())));
-    QVERIFY(panel.fieldText(SummaryPanel::Field::StepTime).startsWith(remat::ui::formatSeconds(e.timeline.timeS.total())));
+    QVERIFY(panel.fieldText(SummaryPanel::Field::Overhead)
+                .contains(remat::ui::formatPercent(e.recomputeOverhead())));
+    QVERIFY(panel.fieldText(SummaryPanel::Field::StepTime)
+                .startsWith(remat::ui::formatSeconds(e.timeline.timeS.total())));
     QVERIFY(panel.fieldText(SummaryPanel::Field::MaxMicroBatch)
                 .startsWith(QString::number(e.timeline.maxMicroBatch) + " (now 8)"));
     // The breakdown lists every non-zero category, largest first, and sums to the peak.
@@ -151,7 +154,8 @@ void TestSummaryPanel::unitsAndEmptyState() {
     panel.setEvaluation(c.evaluation, c.device);  // no graph: the peak is an alloc, still named
     QVERIFY(!panel.fieldText(SummaryPanel::Field::PeakAt).isEmpty());
     panel.setUnits(ByteUnits::Decimal);
-    QVERIFY(panel.verdictText().contains(bytesText(c.evaluation.timeline.peakBytes, ByteUnits::Decimal)));
+    QVERIFY(panel.verdictText().contains(
+        bytesText(c.evaluation.timeline.peakBytes, ByteUnits::Decimal)));
     QVERIFY(panel.verdictText().contains(" MB") || panel.verdictText().contains(" GB"));
     panel.clear();
     QVERIFY(!panel.hasEvaluation());

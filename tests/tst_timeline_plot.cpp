@@ -84,10 +84,14 @@ private slots:
 void TestTimelinePlot::drawnStackEqualsTimeline_data() {
     QTest::addColumn<QString>("preset");
     QTest::addColumn<QString>("strategy");
-    QTest::newRow("mlp manual") << "mlp-3x1024" << "";
-    QTest::newRow("gpt2-small every:3") << "gpt2-small" << "every:3";
-    QTest::newRow("resnet-101 sqrt") << "resnet-101" << "sqrt";
-    QTest::newRow("gpt3-175b full") << "gpt3-175b" << "full";
+    QTest::newRow("mlp manual") << "mlp-3x1024"
+                                << "";
+    QTest::newRow("gpt2-small every:3") << "gpt2-small"
+                                        << "every:3";
+    QTest::newRow("resnet-101 sqrt") << "resnet-101"
+                                     << "sqrt";
+    QTest::newRow("gpt3-175b full") << "gpt3-175b"
+                                    << "full";
 }
 
 void TestTimelinePlot::drawnStackEqualsTimeline() {
@@ -259,14 +263,15 @@ void TestTimelinePlot::clickReportsLayer() {
     std::size_t target = p.instructions.size();
     for (std::size_t i = 0; i < p.instructions.size(); ++i) {
         const Instruction& ins = p.instructions[i];
-        if (ins.kind == InstrKind::Forward && c.graph.module(c.graph.op(ins.op).module).layerIndex == 1) {
+        if (ins.kind == InstrKind::Forward &&
+            c.graph.module(c.graph.op(ins.op).module).layerIndex == 1) {
             target = i;
             break;
         }
     }
     QVERIFY(target < p.instructions.size());
-    const QPointF pixel = plot.plotAdapter()->dataToPixel(double(target) + 0.5,
-                                                          double(c.evaluation.timeline.peakBytes) / 2);
+    const QPointF pixel = plot.plotAdapter()->dataToPixel(
+        double(target) + 0.5, double(c.evaluation.timeline.peakBytes) / 2);
     QWidget* surface = plot.plotAdapter()->childAt(pixel.toPoint());
     QVERIFY(surface);
     const QPoint local = surface->mapFrom(plot.plotAdapter(), pixel.toPoint());
@@ -370,13 +375,37 @@ void TestTimelinePlot::renderedGrabIsNotBlank() {
             image.save(QString::fromLocal8Bit(dir) +
                        (dark ? "/timeline-dark.png" : "/timeline-light.png"));
     }
+    // The time axis and a decimated GPT-3 175B render too.
+    struct View {
+        const char* preset;
+        const char* strategy;
+        TimelinePlot::XAxis axis;
+        const char* file;
+    };
+    for (const View& v :
+         {View{"gpt2-small", "every:3", TimelinePlot::XAxis::Time, "timeline-time"},
+          View{"gpt3-175b", "every:4", TimelinePlot::XAxis::Instruction, "timeline-gpt3"}}) {
+        Case big = evaluatePreset(v.preset, v.strategy);
+        TimelinePlot plot;
+        plot.resize(1100, 520);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        plot.setXAxis(v.axis);
+        plot.setData(big.graph, big.evaluation.program, big.evaluation.timeline, big.device);
+        const QImage image = plot.grab().toImage();
+        QVERIFY(distinctColors(image) > 30);
+        const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR");
+        if (!dir.isEmpty()) image.save(QString::fromLocal8Bit(dir) + "/" + v.file + ".png");
+    }
 }
 
 void TestTimelinePlot::replotTiming_data() {
     QTest::addColumn<QString>("preset");
     QTest::addColumn<QString>("strategy");
-    QTest::newRow("gpt2-small every:3") << "gpt2-small" << "every:3";
-    QTest::newRow("gpt3-175b sqrt") << "gpt3-175b" << "sqrt";
+    QTest::newRow("gpt2-small every:3") << "gpt2-small"
+                                        << "every:3";
+    QTest::newRow("gpt3-175b sqrt") << "gpt3-175b"
+                                    << "sqrt";
 }
 
 void TestTimelinePlot::replotTiming() {
@@ -410,11 +439,12 @@ void TestTimelinePlot::replotTiming() {
         copied.push_back(double(timer.nsecsElapsed()) / 1e6);
     }
     for (auto* v : {&wall, &cpu, &replot, &copied}) std::sort(v->begin(), v->end());
-    qInfo("%s %s: %zu instructions, %zu drawn; setData wall best %.2f ms (median %.2f), CPU best "
-          "%.2f ms, of which replot %.2f ms wall; the copying overload %.2f ms wall",
-          qPrintable(preset), qPrintable(strategy), e.program.instructions.size(),
-          plot.displayedInstructions().size(), wall.front(), wall[7], cpu.front(),
-          replot.front(), copied.front());
+    qInfo(
+        "%s %s: %zu instructions, %zu drawn; setData wall best %.2f ms (median %.2f), CPU best "
+        "%.2f ms, of which replot %.2f ms wall; the copying overload %.2f ms wall",
+        qPrintable(preset), qPrintable(strategy), e.program.instructions.size(),
+        plot.displayedInstructions().size(), wall.front(), wall[7], cpu.front(), replot.front(),
+        copied.front());
     QVERIFY(wall.front() > 0);
 }
 

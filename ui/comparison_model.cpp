@@ -11,7 +11,8 @@ namespace remat::ui {
 namespace {
 
 QString csvField(QString s) {
-    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n')))
+    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) ||
+        s.contains(QLatin1Char('\n')))
         return QLatin1Char('"') + s.replace(QLatin1String("\""), QLatin1String("\"\"")) +
                QLatin1Char('"');
     return s;
@@ -26,8 +27,8 @@ QString csvRow(const ComparisonRow& r, const QString& series) {
           << QString::number(r.maxMicroBatch) << QLatin1String(r.fits ? "yes" : "no")
           << csvField(toQString(r.peakCaption)) << QString();
     } else {
-        f << QString() << QString() << QString() << QString() << QString() << QString()
-          << QString() << csvField(toQString(r.error));
+        f << QString() << QString() << QString() << QString() << QString() << QString() << QString()
+          << csvField(toQString(r.error));
     }
     return f.join(QLatin1Char(','));
 }
@@ -55,7 +56,9 @@ void ComparisonModel::setRows(std::vector<ComparisonRow> rows) {
     endResetModel();
 }
 
-void ComparisonModel::clear() { setRows({}); }
+void ComparisonModel::clear() {
+    setRows({});
+}
 
 void ComparisonModel::setCurrentStrategy(const QString& spelling) {
     if (spelling == m_current) return;
@@ -95,13 +98,20 @@ QString ComparisonModel::displayText(const ComparisonRow& r, int column) const {
         return current ? tr("%1 (current)").arg(toQString(r.spelling)) : toQString(r.spelling);
     if (!r.ok) return column == PeakColumn ? tr("error") : QString();
     switch (column) {
-        case PeakColumn: return bytesText(r.peakBytes, m_units);
-        case SavedColumn: return formatPercent(r.memorySavedFraction);
-        case OverheadColumn: return formatPercent(r.recomputeOverhead);
-        case StepTimeColumn: return formatSeconds(r.stepTimeS);
-        case MaxMicroBatchColumn: return maxMicroBatchText(r.maxMicroBatch);
-        case FitsColumn: return r.fits ? tr("yes") : tr("no");
-        default: break;
+        case PeakColumn:
+            return bytesText(r.peakBytes, m_units);
+        case SavedColumn:
+            return formatPercent(r.memorySavedFraction);
+        case OverheadColumn:
+            return formatPercent(r.recomputeOverhead);
+        case StepTimeColumn:
+            return formatSeconds(r.stepTimeS);
+        case MaxMicroBatchColumn:
+            return maxMicroBatchText(r.maxMicroBatch);
+        case FitsColumn:
+            return r.fits ? tr("yes") : tr("no");
+        default:
+            break;
     }
     return {};
 }
@@ -113,20 +123,30 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
     const ComparisonRow& r = m_rows[std::size_t(index.row())];
     const int column = index.column();
     switch (role) {
-        case Qt::DisplayRole: return displayText(r, column);
+        case Qt::DisplayRole:
+            return displayText(r, column);
         case SortRole:
             if (column == StrategyColumn || !r.ok) return toQString(r.spelling);
             switch (column) {
-                case PeakColumn: return qint64(r.peakBytes);
-                case SavedColumn: return r.memorySavedFraction;
-                case OverheadColumn: return r.recomputeOverhead;
-                case StepTimeColumn: return r.stepTimeS;
-                case MaxMicroBatchColumn: return qint64(r.maxMicroBatch);
-                case FitsColumn: return r.fits;
-                default: return {};
+                case PeakColumn:
+                    return qint64(r.peakBytes);
+                case SavedColumn:
+                    return r.memorySavedFraction;
+                case OverheadColumn:
+                    return r.recomputeOverhead;
+                case StepTimeColumn:
+                    return r.stepTimeS;
+                case MaxMicroBatchColumn:
+                    return qint64(r.maxMicroBatch);
+                case FitsColumn:
+                    return r.fits;
+                default:
+                    return {};
             }
-        case StrategyRole: return toQString(r.spelling);
-        case OkRole: return r.ok;
+        case StrategyRole:
+            return toQString(r.spelling);
+        case OkRole:
+            return r.ok;
         case Qt::TextAlignmentRole:
             return column == StrategyColumn ? QVariant(int(Qt::AlignLeft | Qt::AlignVCenter))
                                             : QVariant(int(Qt::AlignRight | Qt::AlignVCenter));
@@ -143,35 +163,46 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
             if (!r.ok) return statusColor(Status::Bad, m_palette);
             return {};
         case Qt::ToolTipRole:
-            if (!r.ok) return tr("This strategy could not be evaluated: %1").arg(toQString(r.error));
+            if (!r.ok)
+                return tr("This strategy could not be evaluated: %1").arg(toQString(r.error));
             if (column == PeakColumn)
                 return tr("Peak %1 (no checkpointing: %2), reached at %3")
                     .arg(bytesText(r.peakBytes, m_units), bytesText(r.baselinePeakBytes, m_units),
                          toQString(r.peakCaption));
             if (column == StrategyColumn) return tr("Click to apply %1").arg(toQString(r.spelling));
             return {};
-        default: return {};
+        default:
+            return {};
     }
 }
 
 QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
-        case StrategyColumn: return tr("strategy");
-        case PeakColumn: return tr("peak");
-        case SavedColumn: return tr("saved vs none");
-        case OverheadColumn: return tr("recompute overhead");
-        case StepTimeColumn: return tr("step time");
-        case MaxMicroBatchColumn: return tr("largest micro-batch");
-        case FitsColumn: return tr("fits");
-        default: return {};
+        case StrategyColumn:
+            return tr("strategy");
+        case PeakColumn:
+            return tr("peak");
+        case SavedColumn:
+            return tr("saved vs none");
+        case OverheadColumn:
+            return tr("recompute overhead");
+        case StepTimeColumn:
+            return tr("step time");
+        case MaxMicroBatchColumn:
+            return tr("largest micro-batch");
+        case FitsColumn:
+            return tr("fits");
+        default:
+            return {};
     }
 }
 
 QString ComparisonModel::toCsv(const std::vector<ComparisonRow>& curve) const {
     QStringList lines;
-    lines << QStringLiteral("strategy,series,peak_bytes,saved_vs_none,recompute_overhead,"
-                            "step_time_s,largest_micro_batch,fits,peak_instruction,error");
+    lines << QStringLiteral(
+        "strategy,series,peak_bytes,saved_vs_none,recompute_overhead,"
+        "step_time_s,largest_micro_batch,fits,peak_instruction,error");
     for (const ComparisonRow& r : m_rows) lines << csvRow(r, QStringLiteral("table"));
     for (const ComparisonRow& r : curve) lines << csvRow(r, QStringLiteral("every-k curve"));
     return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');

@@ -2,7 +2,6 @@
 
 #include <QEvent>
 #include <QFileDialog>
-#include <QScrollBar>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -11,6 +10,7 @@
 #include <QProgressBar>
 #include <QPromise>
 #include <QSaveFile>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -35,7 +35,8 @@ bool writeText(const QString& path, const QString& text, QString* error) {
     if (!file.open(QIODevice::WriteOnly | QIODevice::Text) || file.write(text.toUtf8()) < 0 ||
         !file.commit()) {
         if (error)
-            *error = ComparisonPanel::tr("Could not write \"%1\": %2").arg(path, file.errorString());
+            *error =
+                ComparisonPanel::tr("Could not write \"%1\": %2").arg(path, file.errorString());
         return false;
     }
     return true;
@@ -126,7 +127,9 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent) {
     m_status->setText(tr("No model yet."));
 }
 
-ComparisonPanel::~ComparisonPanel() { cancel(); }
+ComparisonPanel::~ComparisonPanel() {
+    cancel();
+}
 
 bool ComparisonPanel::sameInputs(const ComparisonRequest& a, const ComparisonRequest& b) const {
     return a.model.network == b.model.network && hasManualPlan(a.model) == hasManualPlan(b.model) &&
@@ -174,7 +177,9 @@ void ComparisonPanel::request(const ModelFile& model, const TrainingConfig& trai
             promise.setProgressRange(0, total);
             promise.setProgressValue(done);
         };
-        hooks.namedReady = [&promise](const ComparisonResult& partial) { promise.addResult(partial); };
+        hooks.namedReady = [&promise](const ComparisonResult& partial) {
+            promise.addResult(partial);
+        };
         ComparisonResult result = computeComparison(req, hooks);
         if (!result.cancelled) promise.addResult(result);
     }));
@@ -211,7 +216,8 @@ void ComparisonPanel::install(const ComparisonResult& result) {
         m_plot->clear();
         pal.setColor(QPalette::WindowText, statusColor(Status::Bad, palette()));
         m_status->setPalette(pal);
-        m_status->setText(tr("The strategies could not be compared: %1").arg(toQString(result.error)));
+        m_status->setText(
+            tr("The strategies could not be compared: %1").arg(toQString(result.error)));
         return;
     }
     m_status->setPalette(palette());
@@ -228,16 +234,15 @@ void ComparisonPanel::install(const ComparisonResult& result) {
     }
     m_plot->setData(result);
     m_plot->setCurrentStrategy(m_current);
-    const QString subject = result.modelName.empty()
-                                ? tr("%1 strategies").arg(result.named.size())
-                                : tr("%1 strategies for %2").arg(result.named.size())
-                                      .arg(toQString(result.modelName));
-    m_status->setText(result.curveDone
-                          ? tr("%1 on %2; the curve is every:K for K = 1 … %3.")
-                                .arg(subject, toQString(result.deviceName))
-                                .arg(result.chainLength)
-                          : tr("%1 on %2; computing the every:K curve…")
-                                .arg(subject, toQString(result.deviceName)));
+    const QString subject =
+        result.modelName.empty()
+            ? tr("%1 strategies").arg(result.named.size())
+            : tr("%1 strategies for %2").arg(result.named.size()).arg(toQString(result.modelName));
+    m_status->setText(result.curveDone ? tr("%1 on %2; the curve is every:K for K = 1 … %3.")
+                                             .arg(subject, toQString(result.deviceName))
+                                             .arg(result.chainLength)
+                                       : tr("%1 on %2; computing the every:K curve…")
+                                             .arg(subject, toQString(result.deviceName)));
     if (result.curveDone) emit computed();
 }
 
@@ -258,7 +263,9 @@ void ComparisonPanel::changeEvent(QEvent* event) {
     if (event->type() == QEvent::PaletteChange) m_model->setPalette(palette());
 }
 
-QString ComparisonPanel::statusText() const { return m_status->text(); }
+QString ComparisonPanel::statusText() const {
+    return m_status->text();
+}
 
 bool ComparisonPanel::exportCsv(const QString& path, QString* error) const {
     if (m_model->rowCount() == 0) {

@@ -94,7 +94,8 @@ ComparisonResult computeComparison(const ComparisonRequest& request, const Compa
     if (hooks.namedReady) hooks.namedReady(result);
     for (std::size_t k = 1; k <= g.chain.size(); ++k) {
         if (cancelled()) return result;
-        result.everyK.push_back(evaluateOne(Strategy{StrategyKind::EveryK, std::int64_t(k), {}, 0}));
+        result.everyK.push_back(
+            evaluateOne(Strategy{StrategyKind::EveryK, std::int64_t(k), {}, 0}));
     }
     result.curveDone = true;
     return result;

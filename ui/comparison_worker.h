@@ -24,7 +24,7 @@ namespace remat::ui {
 struct ComparisonRow {
     std::string spelling;  // "every:3"
     bool ok = true;
-    std::string error;     // why this strategy could not be evaluated (ok == false)
+    std::string error;  // why this strategy could not be evaluated (ok == false)
     std::int64_t peakBytes = 0;
     std::int64_t baselinePeakBytes = 0;
     double memorySavedFraction = 0.0;
@@ -56,7 +56,7 @@ struct ComparisonResult {
 };
 
 struct ComparisonHooks {
-    std::function<bool()> cancelled;                 // checked between strategies
+    std::function<bool()> cancelled;  // checked between strategies
     std::function<void(int done, int total)> progress;
     // Called once the table rows are done, before the curve is computed.
     std::function<void(const ComparisonResult&)> namedReady;

@@ -1,16 +1,15 @@
 #include "plot_adapter.h"
 
+#include <qcustomplot.h>
 #include <QElapsedTimer>
 #include <QEvent>
 #include <QFileInfo>
 #include <QFontMetrics>
 #include <QMouseEvent>
 #include <QSvgGenerator>
-#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
-#include <qcustomplot.h>
 
 namespace remat::ui {
 namespace {
@@ -49,7 +48,8 @@ private:
 // Vector exports (PDF, SVG) get exact step polygons instead.
 class StackedColumns : public QCPAbstractPlottable {
 public:
-    StackedColumns(QCPAxis* keyAxis, QCPAxis* valueAxis) : QCPAbstractPlottable(keyAxis, valueAxis) {
+    StackedColumns(QCPAxis* keyAxis, QCPAxis* valueAxis)
+        : QCPAbstractPlottable(keyAxis, valueAxis) {
         setSelectable(QCP::stNone);
         setAntialiased(false);
         setAntialiasedFill(false);
@@ -116,7 +116,8 @@ private:
             const double p1 = column(m_x[k + 1]);
             if (p0 >= width) break;
             const int c0 = std::max(0, int(std::floor(p0)));
-            const int c1 = std::min(width - 1, std::max(int(std::floor(p0)), int(std::ceil(p1)) - 1));
+            const int c1 =
+                std::min(width - 1, std::max(int(std::floor(p0)), int(std::ceil(p1)) - 1));
             for (int c = c0; c <= c1; ++c) {
                 int& r = rep[std::size_t(c)];
                 if (r < 0 || total[k] > total[r]) r = k;
@@ -157,7 +158,8 @@ private:
             poly << QPointF(kx->coordToPixel(m_x.front()), zero);
             for (int k = 0; k + 1 < n; ++k) {
                 const double y = vy->coordToPixel(top[k]);
-                poly << QPointF(kx->coordToPixel(m_x[k]), y) << QPointF(kx->coordToPixel(m_x[k + 1]), y);
+                poly << QPointF(kx->coordToPixel(m_x[k]), y)
+                     << QPointF(kx->coordToPixel(m_x[k + 1]), y);
             }
             poly << QPointF(kx->coordToPixel(m_x.back()), zero);
             painter->setBrush(m_colors[layer]);
@@ -178,6 +180,10 @@ public:
         double x0, x1;
         double topRatio, bottomRatio;  // of the plot area's height, 0 = top
         QColor fill, border;
+        // A band at the top of the plot this many pixels high (0: use bottomRatio), labelled
+        // with the first of `labels` that fits its width (longest first).
+        double heightPx = 0.0;
+        QStringList labels;
     };
 
     SpanSet(QCPAxis* keyAxis, QCPAxis* valueAxis) : QCPAbstractPlottable(keyAxis, valueAxis) {
@@ -208,13 +214,27 @@ protected:
             if (b < area.left() || a > area.right() + 1) continue;
             // At least one pixel wide, so a single instruction stays visible when zoomed out.
             if (b - a < 1.0) b = a + 1.0;
-            const QRectF r(QPointF(a, area.top() + s.topRatio * area.height()),
-                           QPointF(b, area.top() + s.bottomRatio * area.height()));
+            const double top = area.top() + s.topRatio * area.height();
+            const double bottom =
+                s.heightPx > 0 ? top + s.heightPx : area.top() + s.bottomRatio * area.height();
+            const QRectF r(QPointF(a, top), QPointF(b, bottom));
             painter->fillRect(r, s.fill);
             if (s.border.isValid()) {
                 painter->setPen(QPen(s.border, 1.0));
                 painter->setBrush(Qt::NoBrush);
                 painter->drawRect(r);
+            }
+            if (s.labels.isEmpty()) continue;
+            const QFontMetrics fm(painter->font());
+            const QRectF visible = r.intersected(QRectF(area));
+            for (const QString& label : s.labels) {
+                if (fm.horizontalAdvance(label) + 6 > visible.width()) continue;
+                // Dark text on light fills, light text on dark ones.
+                const QColor f = s.fill;
+                const bool light = 0.299 * f.red() + 0.587 * f.green() + 0.114 * f.blue() > 150;
+                painter->setPen(light ? QColor(0x11, 0x11, 0x11) : QColor(0xfa, 0xfa, 0xfa));
+                painter->drawText(visible, Qt::AlignCenter, label);
+                break;
             }
         }
     }
@@ -257,12 +277,18 @@ private:
 
 QCPScatterStyle::ScatterShape toScatter(MarkerShape s) {
     switch (s) {
-        case MarkerShape::None: return QCPScatterStyle::ssNone;
-        case MarkerShape::Circle: return QCPScatterStyle::ssCircle;
-        case MarkerShape::Disc: return QCPScatterStyle::ssDisc;
-        case MarkerShape::Square: return QCPScatterStyle::ssSquare;
-        case MarkerShape::Diamond: return QCPScatterStyle::ssDiamond;
-        case MarkerShape::Triangle: return QCPScatterStyle::ssTriangle;
+        case MarkerShape::None:
+            return QCPScatterStyle::ssNone;
+        case MarkerShape::Circle:
+            return QCPScatterStyle::ssCircle;
+        case MarkerShape::Disc:
+            return QCPScatterStyle::ssDisc;
+        case MarkerShape::Square:
+            return QCPScatterStyle::ssSquare;
+        case MarkerShape::Diamond:
+            return QCPScatterStyle::ssDiamond;
+        case MarkerShape::Triangle:
+            return QCPScatterStyle::ssTriangle;
     }
     return QCPScatterStyle::ssNone;
 }
@@ -312,6 +338,12 @@ PlotAdapter::PlotAdapter(QWidget* parent) : QWidget(parent) {
             m_plot->replot(QCustomPlot::rpQueuedReplot);
         }
     });
+    connect(m_plot, &QCustomPlot::beforeReplot, this, [this] { updateLegendColumns(); });
+    // Labels are placed from pixel positions, so after every layout (resize, zoom, new data).
+    connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
+        placeMarkers();
+        placePointLabels();
+    });
     connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
             [this](const QCPRange& r) { emit xRangeChanged(r.lower, r.upper); });
     applyPalette();
@@ -335,6 +367,7 @@ void PlotAdapter::clearAll() {
     m_groups.clear();
     m_paletteTexts.clear();
     m_pointLabels.clear();
+    m_markers.clear();
 }
 
 void PlotAdapter::replot() {
@@ -344,7 +377,9 @@ void PlotAdapter::replot() {
     m_lastReplotMs = double(timer.nsecsElapsed()) / 1e6;
 }
 
-double PlotAdapter::lastReplotMs() const { return m_lastReplotMs; }
+double PlotAdapter::lastReplotMs() const {
+    return m_lastReplotMs;
+}
 
 void PlotAdapter::setAxis(PlotAxis axis, const QString& title, double unitScale) {
     QCPAxis* a = axis == PlotAxis::X ? m_plot->xAxis : m_plot->yAxis;
@@ -395,7 +430,9 @@ void PlotAdapter::setStackedData(const QVector<double>& x,
     if (m_stack) m_stack->setData(x, tops);
 }
 
-int PlotAdapter::stackedLayerCount() const { return m_stack ? int(m_stack->tops().size()) : 0; }
+int PlotAdapter::stackedLayerCount() const {
+    return m_stack ? int(m_stack->tops().size()) : 0;
+}
 
 QVector<QPointF> PlotAdapter::stackedData(int layer) const {
     QVector<QPointF> out;
@@ -418,8 +455,10 @@ void PlotAdapter::setLine(const QString& id, const QString& legendName, const QV
     }
     QCPAbstractPlottable* line = existing;
     if (!line) {
-        if (style.parametric) line = new QCPCurve(m_plot->xAxis, m_plot->yAxis);
-        else line = m_plot->addGraph();
+        if (style.parametric)
+            line = new QCPCurve(m_plot->xAxis, m_plot->yAxis);
+        else
+            line = m_plot->addGraph();
         m_lines.insert(id, line);
     }
     const bool fromPalette = !style.color.isValid();
@@ -443,8 +482,10 @@ void PlotAdapter::setLine(const QString& id, const QString& legendName, const QV
         c->setData(x, y);
     }
     line->setName(legendName);
-    if (legendName.isEmpty()) line->removeFromLegend();
-    else if (!m_plot->legend->hasItemWithPlottable(line)) line->addToLegend();
+    if (legendName.isEmpty())
+        line->removeFromLegend();
+    else if (!m_plot->legend->hasItemWithPlottable(line))
+        line->addToLegend();
 }
 
 void PlotAdapter::removeLine(const QString& id) {
@@ -453,7 +494,9 @@ void PlotAdapter::removeLine(const QString& id) {
     m_linePaletteColored.remove(id);
 }
 
-bool PlotAdapter::hasLine(const QString& id) const { return m_lines.contains(id); }
+bool PlotAdapter::hasLine(const QString& id) const {
+    return m_lines.contains(id);
+}
 
 QVector<QPointF> PlotAdapter::lineData(const QString& id) const {
     QVector<QPointF> out;
@@ -509,9 +552,15 @@ void PlotAdapter::addSpan(const QString& group, SpanLayer layer, double x0, doub
         ->add(SpanSet::Span{x0, x1, 0.0, 1.0, fill, border});
 }
 
-void PlotAdapter::addTopBand(const QString& group, double x0, double x1, double heightFraction,
-                             const QColor& fill) {
-    spanSet(group, kLayerOver)->add(SpanSet::Span{x0, x1, 0.0, heightFraction, fill, QColor()});
+void PlotAdapter::addTopBand(const QString& group, double x0, double x1, const QColor& fill,
+                             const QStringList& labels) {
+    const double height = QFontMetrics(m_plot->font()).height() + 4;
+    spanSet(group, kLayerOver)
+        ->add(SpanSet::Span{x0, x1, 0.0, 0.0, fill, QColor(), height, labels});
+}
+
+int PlotAdapter::topBandHeightPx() const {
+    return QFontMetrics(m_plot->font()).height() + 4;
 }
 
 void PlotAdapter::addHorizontalLine(const QString& group, double y, const QColor& color,
@@ -547,14 +596,9 @@ void PlotAdapter::addMarker(const QString& group, double x, double y, const QStr
     addToGroup(group, tracer);
     if (label.isEmpty()) return;
 
-    // Put the label on the side of the point with more room, slightly above it.
-    const QCPRange xr = m_plot->xAxis->range();
-    const bool leftHalf = x < xr.center();
     auto* text = new QCPItemText(m_plot);
     text->setLayer(kLayerLabels);
     text->position->setParentAnchor(tracer->position);
-    text->position->setCoords(leftHalf ? 28.0 : -28.0, -14.0);
-    text->setPositionAlignment((leftHalf ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter);
     text->setText(label);
     text->setTextAlignment(Qt::AlignLeft);
     text->setColor(textColor());
@@ -568,11 +612,59 @@ void PlotAdapter::addMarker(const QString& group, double x, double y, const QStr
 
     auto* arrow = new QCPItemLine(m_plot);
     arrow->setLayer(kLayerLabels);
-    arrow->start->setParentAnchor(leftHalf ? text->left : text->right);
     arrow->end->setParentAnchor(tracer->position);
     arrow->setHead(QCPLineEnding(QCPLineEnding::esSpikeArrow, 7, 9));
     arrow->setPen(QPen(color, 1.5));
     addToGroup(group, arrow);
+    m_markers[group].push_back(MarkerItem{tracer, text, arrow});
+    placeMarkers();
+}
+
+void PlotAdapter::placeMarkers() {
+    // Not over the phase strip along the top either.
+    const QRectF area =
+        QRectF(m_plot->axisRect()->rect()).adjusted(2, topBandHeightPx() + 2, -2, -2);
+    for (auto it = m_markers.begin(); it != m_markers.end(); ++it)
+        for (const MarkerItem& m : it.value()) {
+            const QPointF p = m.tracer->position->pixelPosition();
+            const QFontMetrics fm(m.text->font());
+            const QSizeF size =
+                QSizeF(fm.boundingRect(QRect(0, 0, 4000, 4000), Qt::AlignLeft, m.text->text())
+                           .size()) +
+                QSizeF(14, 10);
+            const double w = size.width(), h = size.height();
+            auto shifted = [&](double left) {
+                return std::clamp(left, area.left(), std::max(area.left(), area.right() - w));
+            };
+            // Beside the point (slightly above, then below), else centred above or below it,
+            // slid sideways to stay inside the plot.
+            const QRectF candidates[] = {
+                QRectF(p.x() + 28, p.y() - 8 - h, w, h),
+                QRectF(p.x() - 28 - w, p.y() - 8 - h, w, h),
+                QRectF(p.x() + 28, p.y() + 8, w, h),
+                QRectF(p.x() - 28 - w, p.y() + 8, w, h),
+                QRectF(shifted(p.x() - w / 2), p.y() - 24 - h, w, h),
+                QRectF(shifted(p.x() - w / 2), p.y() + 24, w, h),
+            };
+            QRectF chosen = candidates[0];
+            double bestInside = -1;
+            for (const QRectF& r : candidates) {
+                const QRectF in = r.intersected(area);
+                const double inside = in.width() * in.height();
+                if (inside > bestInside + 0.5) {
+                    bestInside = inside;
+                    chosen = r;
+                }
+                if (in == r) break;
+            }
+            m.text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+            m.text->position->setCoords(chosen.left() - p.x(), chosen.top() - p.y());
+            QCPItemAnchor* edge = chosen.left() > p.x()     ? m.text->left
+                                  : chosen.right() < p.x()  ? m.text->right
+                                  : chosen.bottom() < p.y() ? m.text->bottom
+                                                            : m.text->top;
+            m.arrow->start->setParentAnchor(edge);
+        }
 }
 
 void PlotAdapter::addPointLabels(const QString& group, const std::vector<PointLabel>& labels) {
@@ -600,39 +692,52 @@ void PlotAdapter::addPointLabels(const QString& group, const std::vector<PointLa
         }
         if (item.paletteColored) m_paletteTexts.push_back(item.text);
         addToGroup(group, item.text);
+        item.leader = new QCPItemLine(m_plot);
+        item.leader->setLayer(kLayerLabels);
+        item.leader->start->setParentAnchor(item.text->position);
+        item.leader->end->setParentAnchor(item.anchor->position);
+        item.leader->setPen(QPen(item.paletteColored ? textColor() : l.color, 0.8));
+        item.leader->setVisible(false);
+        addToGroup(group, item.leader);
         list.push_back(item);
     }
 }
 
 void PlotAdapter::layoutPointLabels() {
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlotAdapter::placePointLabels() {
     if (m_pointLabels.isEmpty()) return;
-    // Axis geometry is only known after a layout pass.
-    m_plot->replot(QCustomPlot::rpImmediateRefresh);
     const QRect area = m_plot->axisRect()->rect();
     std::vector<QRectF> taken;
     // Every labelled point is an obstacle for every label.
     for (auto it = m_pointLabels.cbegin(); it != m_pointLabels.cend(); ++it)
         for (const LabelItem& l : it.value()) {
             const QPointF p = l.anchor->position->pixelPosition();
-            taken.push_back(QRectF(p.x() - 4, p.y() - 4, 8, 8));
+            taken.push_back(QRectF(p.x() - 5, p.y() - 5, 10, 10));
         }
     struct Candidate {
         double dx, dy;
         Qt::Alignment align;
     };
+    // Close to the point first; the far ring gets a leader line.
     static const Candidate kCandidates[] = {
-        {8, -6, Qt::AlignLeft | Qt::AlignBottom},   {8, 6, Qt::AlignLeft | Qt::AlignTop},
-        {-8, -6, Qt::AlignRight | Qt::AlignBottom}, {-8, 6, Qt::AlignRight | Qt::AlignTop},
+        {8, -6, Qt::AlignLeft | Qt::AlignBottom},     {8, 6, Qt::AlignLeft | Qt::AlignTop},
+        {-8, -6, Qt::AlignRight | Qt::AlignBottom},   {-8, 6, Qt::AlignRight | Qt::AlignTop},
         {0, -10, Qt::AlignHCenter | Qt::AlignBottom}, {0, 10, Qt::AlignHCenter | Qt::AlignTop},
-        {12, -22, Qt::AlignLeft | Qt::AlignBottom}, {12, 22, Qt::AlignLeft | Qt::AlignTop},
-        {-12, -22, Qt::AlignRight | Qt::AlignBottom}, {-12, 22, Qt::AlignRight | Qt::AlignTop},
-        {16, -38, Qt::AlignLeft | Qt::AlignBottom}, {16, 38, Qt::AlignLeft | Qt::AlignTop},
-        {-16, -38, Qt::AlignRight | Qt::AlignBottom}, {-16, 38, Qt::AlignRight | Qt::AlignTop},
+        {14, -24, Qt::AlignLeft | Qt::AlignBottom},   {14, 24, Qt::AlignLeft | Qt::AlignTop},
+        {-14, -24, Qt::AlignRight | Qt::AlignBottom}, {-14, 24, Qt::AlignRight | Qt::AlignTop},
+        {20, -42, Qt::AlignLeft | Qt::AlignBottom},   {20, 42, Qt::AlignLeft | Qt::AlignTop},
+        {-20, -42, Qt::AlignRight | Qt::AlignBottom}, {-20, 42, Qt::AlignRight | Qt::AlignTop},
     };
+    constexpr int kNearCandidates = 6;
     auto rectFor = [](const QPointF& p, const Candidate& c, const QSizeF& s) {
         double left = p.x() + c.dx;
-        if (c.align & Qt::AlignRight) left -= s.width();
-        else if (c.align & Qt::AlignHCenter) left -= s.width() / 2;
+        if (c.align & Qt::AlignRight)
+            left -= s.width();
+        else if (c.align & Qt::AlignHCenter)
+            left -= s.width() / 2;
         double top = p.y() + c.dy;
         if (c.align & Qt::AlignBottom) top -= s.height();
         return QRectF(left, top, s.width(), s.height());
@@ -649,10 +754,10 @@ void PlotAdapter::layoutPointLabels() {
         const QSizeF size = QSizeF(fm.boundingRect(l->text->text()).size()) + QSizeF(8, 4);
         const QPointF p = l->anchor->position->pixelPosition();
         double bestCost = 1e300;
-        const Candidate* best = &kCandidates[0];
+        int best = 0;
         QRectF bestRect;
-        for (const Candidate& c : kCandidates) {
-            const QRectF r = rectFor(p, c, size);
+        for (int i = 0; i < int(std::size(kCandidates)); ++i) {
+            const QRectF r = rectFor(p, kCandidates[i], size);
             double cost = 0;
             for (const QRectF& t : taken) {
                 const QRectF o = r.intersected(t);
@@ -662,16 +767,16 @@ void PlotAdapter::layoutPointLabels() {
             cost += 4.0 * (r.width() * r.height() - inside.width() * inside.height());
             if (cost < bestCost - 1e-9) {
                 bestCost = cost;
-                best = &c;
+                best = i;
                 bestRect = r;
             }
             if (cost == 0) break;
         }
-        l->text->position->setCoords(best->dx, best->dy);
-        l->text->setPositionAlignment(best->align);
+        l->text->position->setCoords(kCandidates[best].dx, kCandidates[best].dy);
+        l->text->setPositionAlignment(kCandidates[best].align);
+        l->leader->setVisible(best >= kNearCandidates);
         taken.push_back(bestRect);
     }
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void PlotAdapter::clearGroup(const QString& group) {
@@ -690,12 +795,14 @@ void PlotAdapter::clearGroup(const QString& group) {
     }
     m_groups.erase(it);
     m_pointLabels.remove(group);
+    m_markers.remove(group);
 }
 
 int PlotAdapter::groupSize(const QString& group) const {
     int n = 0;
     for (const char* layer : {kLayerBehind, kLayerOver})
-        if (const SpanSet* set = m_spanSets.value(group + QLatin1Char('@') + QLatin1String(layer), nullptr))
+        if (const SpanSet* set =
+                m_spanSets.value(group + QLatin1Char('@') + QLatin1String(layer), nullptr))
             n += set->size();
     auto it = m_groups.constFind(group);
     return n + (it == m_groups.cend() ? 0 : int(it.value().size()));
@@ -711,7 +818,9 @@ QPointF PlotAdapter::dataToPixel(double x, double y) const {
     return inPlot + QPointF(m_plot->mapTo(this, QPoint(0, 0)));
 }
 
-int PlotAdapter::plotAreaWidth() const { return m_plot->axisRect()->width(); }
+int PlotAdapter::plotAreaWidth() const {
+    return m_plot->axisRect()->width();
+}
 
 bool PlotAdapter::insidePlotArea(const QPoint& pixel) const {
     return m_plot->axisRect()->rect().contains(m_plot->mapFrom(this, pixel));
@@ -723,8 +832,9 @@ void PlotAdapter::onMouseMove(QMouseEvent* event) {
         emit left();
         return;
     }
-    emit hovered(QPointF(m_plot->xAxis->pixelToCoord(pos.x()), m_plot->yAxis->pixelToCoord(pos.y())),
-                 event->globalPosition().toPoint());
+    emit hovered(
+        QPointF(m_plot->xAxis->pixelToCoord(pos.x()), m_plot->yAxis->pixelToCoord(pos.y())),
+        event->globalPosition().toPoint());
 }
 
 void PlotAdapter::onMousePress(QMouseEvent* event) {
@@ -738,11 +848,14 @@ void PlotAdapter::onMouseRelease(QMouseEvent* event) {
     const QPoint pos = event->pos();
     if ((pos - m_pressPixel).manhattanLength() > kClickSlopPx) return;  // a drag, not a click
     if (!m_plot->axisRect()->rect().contains(pos)) return;
-    emit clicked(QPointF(m_plot->xAxis->pixelToCoord(pos.x()), m_plot->yAxis->pixelToCoord(pos.y())),
-                 m_plot->mapTo(this, pos));
+    emit clicked(
+        QPointF(m_plot->xAxis->pixelToCoord(pos.x()), m_plot->yAxis->pixelToCoord(pos.y())),
+        m_plot->mapTo(this, pos));
 }
 
-QColor PlotAdapter::textColor() const { return palette().color(QPalette::Text); }
+QColor PlotAdapter::textColor() const {
+    return palette().color(QPalette::Text);
+}
 
 void PlotAdapter::applyPalette() {
     const QPalette pal = palette();
@@ -795,14 +908,36 @@ void PlotAdapter::changeEvent(QEvent* event) {
 
 void PlotAdapter::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
-    // As many legend columns as fit comfortably.
-    const int columns = std::clamp(width() / 240, 1, 6);
-    if (m_plot->legend->wrap() != columns) {
-        m_plot->legend->setWrap(columns);
-        m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    updateLegendColumns();
+}
+
+void PlotAdapter::updateLegendColumns() {
+    // The most columns whose widest entries, side by side, fit the width: no entry is cut off.
+    QCPLegend* legend = m_plot->legend;
+    std::vector<int> widths;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem* item = legend->item(i))
+            widths.push_back(item->minimumOuterSizeHint().width());
+    if (widths.empty()) return;
+    const int available = m_plot->width() - legend->margins().left() - legend->margins().right();
+    int columns = 1;
+    for (int n = std::min<int>(8, int(widths.size())); n > 1; --n) {
+        int total = (n - 1) * legend->columnSpacing();
+        for (int c = 0; c < n; ++c) {
+            int widest = 0;
+            for (std::size_t i = std::size_t(c); i < widths.size(); i += std::size_t(n))
+                widest = std::max(widest, widths[i]);
+            total += widest;
+        }
+        if (total <= available) {
+            columns = n;
+            break;
+        }
     }
-    if (!m_pointLabels.isEmpty())
-        QTimer::singleShot(0, this, [this] { layoutPointLabels(); });
+    if (legend->wrap() != columns) {
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
 }
 
 bool PlotAdapter::exportTo(const QString& path, QSize size, QString* error) {
@@ -837,8 +972,8 @@ bool PlotAdapter::exportTo(const QString& path, QSize size, QString* error) {
                         .arg(QFileInfo(path).fileName()));
     }
     if (!ok || !QFileInfo(path).exists() || QFileInfo(path).size() == 0)
-        return fail(tr("Could not write \"%1\". Check that the folder exists and is writable.")
-                        .arg(path));
+        return fail(
+            tr("Could not write \"%1\". Check that the folder exists and is writable.").arg(path));
     return true;
 }
 

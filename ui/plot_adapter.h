@@ -12,6 +12,7 @@
 #include <QPointF>
 #include <QSize>
 #include <QString>
+#include <QStringList>
 #include <QVector>
 #include <QWidget>
 #include <vector>
@@ -21,6 +22,7 @@ class QCPAbstractItem;
 class QCPAbstractPlottable;
 class QCPItemText;
 class QCPItemTracer;
+class QCPItemLine;
 class QCPLayoutGrid;
 class QMouseEvent;
 
@@ -35,7 +37,7 @@ enum class PlotAxis { X, Y };
 enum class MarkerShape { None, Circle, Disc, Square, Diamond, Triangle };
 
 struct LineStyle {
-    QColor color;             // invalid: the palette's text colour
+    QColor color;  // invalid: the palette's text colour
     Qt::PenStyle pen = Qt::SolidLine;
     double widthPx = 1.5;     // 0: markers only, no line
     bool steps = false;       // each point's value holds until the next point's x
@@ -101,17 +103,20 @@ public:
     // Vertical span from x0 to x1 over the full plot height; `group` lets one kind be cleared.
     void addSpan(const QString& group, SpanLayer layer, double x0, double x1, const QColor& fill,
                  const QColor& border = QColor());
-    // A band at the top of the plot (a fraction of its height), e.g. the phase strip.
-    void addTopBand(const QString& group, double x0, double x1, double heightFraction,
-                    const QColor& fill);
+    // A band along the top of the plot, one text line high, e.g. the phase strip; labelled
+    // with the first of `labels` (longest first) that fits its width at the current zoom.
+    void addTopBand(const QString& group, double x0, double x1, const QColor& fill,
+                    const QStringList& labels = {});
+    int topBandHeightPx() const;
     void addHorizontalLine(const QString& group, double y, const QColor& color,
                            const QString& label, Qt::PenStyle pen = Qt::DashLine);
     // A marker at (x, y) with an arrowed label; the label goes where the plot has room.
     void addMarker(const QString& group, double x, double y, const QString& label,
                    const QColor& color);
-    // Labelled points; labels are placed around their points avoiding each other.
+    // Labelled points; labels are placed around their points avoiding each other (after every
+    // layout, so they follow resizes and zooms), with a leader line when pushed away.
     void addPointLabels(const QString& group, const std::vector<PointLabel>& labels);
-    // Re-runs label placement (after a resize or a range change).
+    // Schedules a replot, which places the labels again.
     void layoutPointLabels();
     void clearGroup(const QString& group);
     int groupSize(const QString& group) const;
@@ -147,12 +152,16 @@ private:
     void onMousePress(QMouseEvent* event);
     void onMouseRelease(QMouseEvent* event);
     void addToGroup(const QString& group, QCPAbstractItem* item);
+    void placeMarkers();
+    void updateLegendColumns();
+    void placePointLabels();
     SpanSet* spanSet(const QString& group, const char* layer);
     QColor textColor() const;
 
     struct LabelItem {
         QCPItemTracer* anchor = nullptr;
         QCPItemText* text = nullptr;
+        QCPItemLine* leader = nullptr;
         bool emphasised = false;
         bool paletteColored = false;
     };
@@ -166,6 +175,12 @@ private:
     QHash<QString, std::vector<QCPAbstractItem*>> m_groups;
     std::vector<QCPItemText*> m_paletteTexts;  // texts that follow the palette
     QHash<QString, std::vector<LabelItem>> m_pointLabels;
+    struct MarkerItem {
+        QCPItemTracer* tracer = nullptr;
+        QCPItemText* text = nullptr;
+        QCPItemLine* arrow = nullptr;
+    };
+    QHash<QString, std::vector<MarkerItem>> m_markers;
     QPointF m_homeX;  // the x range setRange gave; a double-click returns to it
     QPoint m_pressPixel;
     bool m_pressed = false;

@@ -50,7 +50,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     m_gpu->setEnabled(false);
     m_gpuNote = new QLabel(this);
     m_gpuNote->setWordWrap(true);
-    m_allowUnsafe = new QCheckBox(tr("Run even though the plan is unsafe (to see the damage)"), this);
+    m_allowUnsafe =
+        new QCheckBox(tr("Run even though the plan is unsafe (to see the damage)"), this);
     m_allowUnsafe->setVisible(false);
     m_run = new QPushButton(tr("Run"), this);
     m_cancel = new QPushButton(tr("Cancel"), this);
@@ -101,7 +102,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     connect(m_run, &QPushButton::clicked, this, [this] { start(); });
     connect(m_cancel, &QPushButton::clicked, this, &RunPanel::cancel);
     connect(m_allowUnsafe, &QCheckBox::toggled, this, [this] {
-        if (m_graph) m_cpuRefusal = toQString(cpuRefusal(*m_graph, *m_program, m_allowUnsafe->isChecked()));
+        if (m_graph)
+            m_cpuRefusal = toQString(cpuRefusal(*m_graph, *m_program, m_allowUnsafe->isChecked()));
         updateControls();
     });
     connect(m_cpu, &QRadioButton::toggled, this, [this] { updateControls(); });
@@ -123,7 +125,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
             updateControls();
             emit gpuProbed(gpuAvailable());
         });
-        m_probe->setFuture(QtConcurrent::run([] { return toQString(backendUnavailableReason("cuda")); }));
+        m_probe->setFuture(
+            QtConcurrent::run([] { return toQString(backendUnavailableReason("cuda")); }));
     }
     clearProgram();
 }
@@ -183,8 +186,10 @@ QString RunPanel::selectedBackend() const {
 }
 
 void RunPanel::selectBackend(const QString& backend) {
-    if (backend == QLatin1String("cuda") && gpuAvailable()) m_gpu->setChecked(true);
-    else m_cpu->setChecked(true);
+    if (backend == QLatin1String("cuda") && gpuAvailable())
+        m_gpu->setChecked(true);
+    else
+        m_cpu->setChecked(true);
 }
 
 QString RunPanel::measuredLabel() const {
@@ -197,10 +202,12 @@ void RunPanel::updateControls() {
     m_gpu->setEnabled(gpuAvailable() && !running);
     m_cpu->setEnabled(!running);
     if (!gpuAvailable() && m_gpu->isChecked()) m_cpu->setChecked(true);
-    if (!m_gpuProbed) m_gpuNote->setText(m_gpuReason);
+    if (!m_gpuProbed)
+        m_gpuNote->setText(m_gpuReason);
     else if (!m_gpuReason.isEmpty())
         m_gpuNote->setText(tr("GPU option unavailable: %1").arg(m_gpuReason));
-    else m_gpuNote->setText(QString());
+    else
+        m_gpuNote->setText(QString());
     m_gpuNote->setVisible(!m_gpuNote->text().isEmpty());
     m_gpu->setToolTip(m_gpuNote->text());
 
@@ -220,7 +227,9 @@ void RunPanel::updateControls() {
     if (!why.isEmpty() && !running && !m_outcome) setStatus(why, true);
 }
 
-bool RunPanel::start() { return start(selectedBackend()); }
+bool RunPanel::start() {
+    return start(selectedBackend());
+}
 
 bool RunPanel::start(const QString& backend) {
     if (isRunning()) return false;
@@ -321,16 +330,18 @@ void RunPanel::onFinished(QFutureWatcher<RunOutcome>* watcher) {
     }
     RunOutcome outcome = watcher->result();
     if (!outcome.ok) {
-        if (outcome.cancelled) setStatus(tr("Run cancelled."));
-        else setStatus(tr("The run failed: %1").arg(toQString(outcome.error)), true);
+        if (outcome.cancelled)
+            setStatus(tr("Run cancelled."));
+        else
+            setStatus(tr("The run failed: %1").arg(toQString(outcome.error)), true);
         updateControls();
         emit runFinished(false);
         return;
     }
     m_outcome = std::move(outcome);
     const QString where = m_outcome->backend == "cuda" ? tr("the GPU") : tr("the CPU");
-    setStatus(tr("Done: one training step on %1 (%2).")
-                  .arg(where, toQString(m_outcome->deviceName)));
+    setStatus(
+        tr("Done: one training step on %1 (%2).").arg(where, toQString(m_outcome->deviceName)));
     showOutcome();
     updateControls();
     if (m_outcome->sameLength) emit measured(m_outcome->liveBytes);
@@ -339,10 +350,14 @@ void RunPanel::onFinished(QFutureWatcher<RunOutcome>* watcher) {
 
 QString RunPanel::stageText(int stage) const {
     switch (RunStage(stage)) {
-        case RunStage::Preparing: return tr("preparing (probing the device) — %p%");
-        case RunStage::Warmup: return tr("warm-up step — %p%");
-        case RunStage::Measured: return tr("measured step — %p%");
-        case RunStage::Reference: return tr("reference run without checkpointing — %p%");
+        case RunStage::Preparing:
+            return tr("preparing (probing the device) — %p%");
+        case RunStage::Warmup:
+            return tr("warm-up step — %p%");
+        case RunStage::Measured:
+            return tr("measured step — %p%");
+        case RunStage::Reference:
+            return tr("reference run without checkpointing — %p%");
     }
     return QStringLiteral("%p%");
 }
@@ -355,9 +370,15 @@ void RunPanel::setStatus(const QString& text, bool error) {
     m_status->setText(text);
 }
 
-QString RunPanel::statusText() const { return m_status->text(); }
-QString RunPanel::liveCheckText() const { return m_liveCheck->text(); }
-QString RunPanel::gradCheckText() const { return m_gradCheck->text(); }
+QString RunPanel::statusText() const {
+    return m_status->text();
+}
+QString RunPanel::liveCheckText() const {
+    return m_liveCheck->text();
+}
+QString RunPanel::gradCheckText() const {
+    return m_gradCheck->text();
+}
 
 void RunPanel::showOutcome() {
     m_table->setRowCount(0);
@@ -380,12 +401,14 @@ void RunPanel::showOutcome() {
         }
     };
     addRow(tr("peak, tracked"), bytesText(o.predictedPeakBytes, m_units),
-           bytesText(o.peakBytes, m_units), signedBytes(o.peakBytes - o.predictedPeakBytes, m_units));
+           bytesText(o.peakBytes, m_units),
+           signedBytes(o.peakBytes - o.predictedPeakBytes, m_units));
     addRow(tr("  reached after instruction"), QString::number(o.predictedPeakInstruction),
            QString::number(o.peakInstruction), QString());
-    addRow(tr("peak, device level (allocator reserved)"), QString(),
-           bytesText(o.deviceReservedPeakBytes, m_units),
-           tr("%1 over tracked").arg(signedBytes(o.deviceReservedPeakBytes - o.peakBytes, m_units)));
+    addRow(
+        tr("peak, device level (allocator reserved)"), QString(),
+        bytesText(o.deviceReservedPeakBytes, m_units),
+        tr("%1 over tracked").arg(signedBytes(o.deviceReservedPeakBytes - o.peakBytes, m_units)));
     addRow(tr("  allocator in use (rounding included)"), QString(),
            bytesText(o.deviceUsedPeakBytes, m_units), QString());
     if (o.scratchPeakBytes > 0)
@@ -417,17 +440,18 @@ void RunPanel::showOutcome() {
                                  .arg(o.liveBytes.size()));
         m_liveCheck->setPalette(good);
     } else if (!o.sameLength) {
-        m_liveCheck->setText(tr("✘ The measurement does not have one entry per instruction of "
-                                "the program: a bug in the executor."));
+        m_liveCheck->setText(
+            tr("✘ The measurement does not have one entry per instruction of "
+               "the program: a bug in the executor."));
         m_liveCheck->setPalette(bad);
     } else {
-        m_liveCheck->setText(tr("✘ Tracked live bytes differ from the prediction by up to %1 "
-                                "(after instruction %2): a bug — prediction and execution "
-                                "share one program.")
-                                 .arg(bytesText(std::max(o.maxLiveDifferenceBytes,
-                                                         o.maxCategoryDifferenceBytes),
-                                                m_units))
-                                 .arg(o.maxLiveDifferenceInstruction));
+        m_liveCheck->setText(
+            tr("✘ Tracked live bytes differ from the prediction by up to %1 "
+               "(after instruction %2): a bug — prediction and execution "
+               "share one program.")
+                .arg(bytesText(std::max(o.maxLiveDifferenceBytes, o.maxCategoryDifferenceBytes),
+                               m_units))
+                .arg(o.maxLiveDifferenceInstruction));
         m_liveCheck->setPalette(bad);
     }
     if (!o.gradChecked) {
@@ -444,12 +468,13 @@ void RunPanel::showOutcome() {
                                      .arg(g.parameters));
             m_gradCheck->setPalette(good);
         } else {
-            m_gradCheck->setText(tr("%1 Gradients differ from the run without checkpointing: "
-                                    "largest absolute difference %2, relative %3%4.")
-                                     .arg(g.maxAbsDiff == 0 ? QStringLiteral("✔") : QStringLiteral("✘"))
-                                     .arg(g.maxAbsDiff, 0, 'g', 3)
-                                     .arg(g.maxRelDiff, 0, 'g', 3)
-                                     .arg(worst));
+            m_gradCheck->setText(
+                tr("%1 Gradients differ from the run without checkpointing: "
+                   "largest absolute difference %2, relative %3%4.")
+                    .arg(g.maxAbsDiff == 0 ? QStringLiteral("✔") : QStringLiteral("✘"))
+                    .arg(g.maxAbsDiff, 0, 'g', 3)
+                    .arg(g.maxRelDiff, 0, 'g', 3)
+                    .arg(worst));
             m_gradCheck->setPalette(g.maxAbsDiff == 0 ? good : bad);
         }
         if (g.referenceUnsafe)

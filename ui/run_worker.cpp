@@ -12,7 +12,9 @@ namespace remat::ui {
 
 #ifdef REMAT_UI_HAVE_GPU
 
-std::vector<std::string> runBackends() { return availableBackends(); }
+std::vector<std::string> runBackends() {
+    return availableBackends();
+}
 
 std::string backendUnavailableReason(const std::string& backend) {
     auto b = makeBackend(backend);
@@ -118,13 +120,13 @@ RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,
                        double(std::max<std::size_t>(1, count)),
                RunStage::Reference);
     };
-    auto grad = checkGradientsAgainstNone(driver, g, p, *m, compileOptionsFor(request.device),
-                                          reference);
+    auto grad =
+        checkGradientsAgainstNone(driver, g, p, *m, compileOptionsFor(request.device), reference);
     if (cancel && cancel->load()) return fail("cancelled");
     if (grad) {
         out.gradChecked = true;
-        out.grad = RunGradCheck{grad->reference,   grad->referenceUnsafe, grad->maxAbsDiff,
-                                grad->maxRelDiff,  grad->bitwiseEqual,    grad->worstParameter,
+        out.grad = RunGradCheck{grad->reference,  grad->referenceUnsafe, grad->maxAbsDiff,
+                                grad->maxRelDiff, grad->bitwiseEqual,    grad->worstParameter,
                                 grad->parameters};
     } else {
         out.gradError = grad.error().message;
@@ -135,7 +137,9 @@ RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,
 
 #else  // the UI was built without the executors
 
-std::vector<std::string> runBackends() { return {}; }
+std::vector<std::string> runBackends() {
+    return {};
+}
 
 std::string backendUnavailableReason(const std::string&) {
     return "this build of Remat Studio has no executors (gpu/ was not linked)";

@@ -111,7 +111,8 @@ std::string peakCaption(const Evaluation& e, const Graph* graph) {
 
 }  // namespace
 
-void SummaryPanel::setEvaluation(const Evaluation& e, const DeviceSpec& device, const Graph* graph) {
+void SummaryPanel::setEvaluation(const Evaluation& e, const DeviceSpec& device,
+                                 const Graph* graph) {
     const Timeline& t = e.timeline;
     m_has = true;
     m_fits = t.fits;
@@ -161,9 +162,9 @@ void SummaryPanel::refresh() {
         m_verdict->setText(tr("✔ Fits on %1: peak %2 of %3 usable (%4).")
                                .arg(m_deviceName, peak, usable, formatPercent(share)));
     } else {
-        m_verdict->setText(tr("✘ Does not fit on %1: the peak of %2 exceeds the %3 usable by %4.")
-                               .arg(m_deviceName, peak, usable,
-                                    bytesText(m_peakBytes - m_usableBytes, m_units)));
+        m_verdict->setText(
+            tr("✘ Does not fit on %1: the peak of %2 exceeds the %3 usable by %4.")
+                .arg(m_deviceName, peak, usable, bytesText(m_peakBytes - m_usableBytes, m_units)));
     }
     verdictPalette.setColor(QPalette::WindowText,
                             statusColor(m_fits ? Status::Good : Status::Bad, palette()));
@@ -181,27 +182,28 @@ void SummaryPanel::refresh() {
     m_peakAt->setText(m_peakCaption);
 
     if (m_timeS.recompute > 0)
-        m_overhead->setText(tr("%1 more step time than without checkpointing (%2 of recompute "
-                               "per step)")
-                                .arg(formatPercent(m_overheadFraction), formatSeconds(m_timeS.recompute)));
+        m_overhead->setText(
+            tr("%1 more step time than without checkpointing (%2 of recompute "
+               "per step)")
+                .arg(formatPercent(m_overheadFraction), formatSeconds(m_timeS.recompute)));
     else
         m_overhead->setText(tr("none: nothing is recomputed"));
     m_stepTime->setText(tr("%1 (forward %2, backward %3, recompute %4, optimizer %5)")
                             .arg(formatSeconds(m_timeS.total()), formatSeconds(m_timeS.forward),
                                  formatSeconds(m_timeS.backward), formatSeconds(m_timeS.recompute),
                                  formatSeconds(m_timeS.optimizer)));
-    m_throughput->setText(m_samplesPerStep == 1
-                              ? tr("%1 samples/s (1 sample per step)").arg(samplesText(m_samplesPerS))
-                              : tr("%1 samples/s (%2 samples per step)")
-                                    .arg(samplesText(m_samplesPerS))
-                                    .arg(m_samplesPerStep));
+    m_throughput->setText(
+        m_samplesPerStep == 1
+            ? tr("%1 samples/s (1 sample per step)").arg(samplesText(m_samplesPerS))
+            : tr("%1 samples/s (%2 samples per step)")
+                  .arg(samplesText(m_samplesPerS))
+                  .arg(m_samplesPerStep));
     if (m_maxMicroBatchValue >= kMaxMicroBatch)
         m_maxMicroBatch->setText(tr("unbounded: memory does not grow with the micro-batch"));
     else if (m_maxMicroBatchValue <= 0)
         m_maxMicroBatch->setText(tr("none: not even one sample fits"));
     else
-        m_maxMicroBatch->setText(
-            tr("%1 (now %2)").arg(m_maxMicroBatchValue).arg(m_microBatch));
+        m_maxMicroBatch->setText(tr("%1 (now %2)").arg(m_maxMicroBatchValue).arg(m_microBatch));
 
     // Largest share first.
     std::vector<Category> order(kAllCategories.begin(), kAllCategories.end());
@@ -228,7 +230,8 @@ void SummaryPanel::refresh() {
         m_breakdown->addWidget(name, row, 1);
         m_breakdown->addWidget(amount, row, 2);
         m_breakdown->addWidget(percent, row, 3);
-        m_breakdownTexts << tr("%1: %2 (%3)").arg(categoryDisplayName(c), bytesText(bytes, m_units), share);
+        m_breakdownTexts
+            << tr("%1: %2 (%3)").arg(categoryDisplayName(c), bytesText(bytes, m_units), share);
         ++row;
     }
 
@@ -247,22 +250,34 @@ void SummaryPanel::refresh() {
     }
 }
 
-QString SummaryPanel::verdictText() const { return m_verdict->text(); }
+QString SummaryPanel::verdictText() const {
+    return m_verdict->text();
+}
 
 QString SummaryPanel::fieldText(Field field) const {
     switch (field) {
-        case Field::Peak: return m_peak->text();
-        case Field::PeakAt: return m_peakAt->text();
-        case Field::Overhead: return m_overhead->text();
-        case Field::StepTime: return m_stepTime->text();
-        case Field::Throughput: return m_throughput->text();
-        case Field::MaxMicroBatch: return m_maxMicroBatch->text();
+        case Field::Peak:
+            return m_peak->text();
+        case Field::PeakAt:
+            return m_peakAt->text();
+        case Field::Overhead:
+            return m_overhead->text();
+        case Field::StepTime:
+            return m_stepTime->text();
+        case Field::Throughput:
+            return m_throughput->text();
+        case Field::MaxMicroBatch:
+            return m_maxMicroBatch->text();
     }
     return {};
 }
 
-QStringList SummaryPanel::breakdownTexts() const { return m_breakdownTexts; }
-QStringList SummaryPanel::warningTexts() const { return m_warningTexts; }
+QStringList SummaryPanel::breakdownTexts() const {
+    return m_breakdownTexts;
+}
+QStringList SummaryPanel::warningTexts() const {
+    return m_warningTexts;
+}
 
 void SummaryPanel::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);

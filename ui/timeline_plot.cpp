@@ -21,8 +21,6 @@ constexpr const char* kGroupHighlight = "highlight";
 constexpr const char* kGroupReference = "reference";
 constexpr const char* kLineMeasured = "measured";
 constexpr const char* kLineCapacity = "capacity";
-// The phase strip along the top of the plot, as a fraction of its height.
-constexpr double kPhaseStripFraction = 0.035;
 // Headroom above the peak so its label has room.
 constexpr double kHeadroom = 1.15;
 // A capacity line further above the peak than this would flatten the data; it is then named in
@@ -31,24 +29,53 @@ constexpr double kCapacityShownUpTo = 1.6;
 
 QColor phaseColor(Phase p) {
     switch (p) {
-        case Phase::Forward: return QColor(0x3b, 0x82, 0xf6);
-        case Phase::Recompute: return QColor(0xf5, 0x9e, 0x0b);
-        case Phase::Backward: return QColor(0xa8, 0x55, 0xf7);
-        case Phase::Optimizer: return QColor(0x10, 0xb9, 0x81);
+        case Phase::Forward:
+            return QColor(0x3b, 0x82, 0xf6);
+        case Phase::Recompute:
+            return QColor(0xf5, 0x9e, 0x0b);
+        case Phase::Backward:
+            return QColor(0xa8, 0x55, 0xf7);
+        case Phase::Optimizer:
+            return QColor(0x10, 0xb9, 0x81);
         case Phase::Setup:
-        case Phase::Teardown: break;
+        case Phase::Teardown:
+            break;
     }
     return QColor();
 }
 
+// As the phase strip writes it where the full name does not fit.
+QString phaseShortName(Phase p) {
+    switch (p) {
+        case Phase::Forward:
+            return TimelinePlot::tr("fwd", "phase strip");
+        case Phase::Recompute:
+            return TimelinePlot::tr("re", "phase strip");
+        case Phase::Backward:
+            return TimelinePlot::tr("bwd", "phase strip");
+        case Phase::Optimizer:
+            return TimelinePlot::tr("opt", "phase strip");
+        case Phase::Setup:
+        case Phase::Teardown:
+            break;
+    }
+    return {};
+}
+
 QString phaseDisplayName(Phase p) {
     switch (p) {
-        case Phase::Setup: return TimelinePlot::tr("setup");
-        case Phase::Forward: return TimelinePlot::tr("forward");
-        case Phase::Recompute: return TimelinePlot::tr("recompute");
-        case Phase::Backward: return TimelinePlot::tr("backward");
-        case Phase::Optimizer: return TimelinePlot::tr("optimizer");
-        case Phase::Teardown: return TimelinePlot::tr("teardown");
+        case Phase::Setup:
+            return TimelinePlot::tr("setup");
+        case Phase::Forward:
+            return TimelinePlot::tr("forward");
+        case Phase::Recompute:
+            return TimelinePlot::tr("recompute");
+        case Phase::Backward:
+            return TimelinePlot::tr("backward");
+        case Phase::Optimizer:
+            return TimelinePlot::tr("optimizer");
+        case Phase::Teardown:
+            return TimelinePlot::tr("teardown");
     }
     return {};
 }
@@ -81,7 +108,8 @@ Unit timeUnitFor(double seconds) {
 
 QString csvField(const std::string& s) {
     QString q = toQString(s);
-    if (q.contains(QLatin1Char(',')) || q.contains(QLatin1Char('"')) || q.contains(QLatin1Char('\n')))
+    if (q.contains(QLatin1Char(',')) || q.contains(QLatin1Char('"')) ||
+        q.contains(QLatin1Char('\n')))
         return QLatin1Char('"') + q.replace(QLatin1String("\""), QLatin1String("\"\"")) +
                QLatin1Char('"');
     return q;
@@ -102,8 +130,7 @@ TimelinePlot::TimelinePlot(QWidget* parent) : QWidget(parent) {
         QToolTip::hideText();
         emit instructionHovered(-1);
     });
-    connect(m_plot, &PlotAdapter::clicked, this,
-            [this](QPointF data, QPoint) { onClick(data); });
+    connect(m_plot, &PlotAdapter::clicked, this, [this](QPointF data, QPoint) { onClick(data); });
     connect(m_plot, &PlotAdapter::xRangeChanged, this, [this](double, double) {
         // Zooming or panning re-decimates for the new visible range.
         if (!m_redrawing && hasData()) redrawSeries();
@@ -160,7 +187,6 @@ void TimelinePlot::setData(std::shared_ptr<const void> owner, const Graph& g, co
     m_peakInstruction = std::min(t.peakInstruction, m_count ? m_count - 1 : 0);
     m_peakBytes = t.peakBytes;
     m_usableBytes = device.usableBytes();
-    m_deviceName = toQString(device.name);
     m_measured.clear();
     if (m_highlightLayer >= int(g.layerModules.size())) m_highlightLayer = -1;
     if (m_count == 0) {
@@ -225,7 +251,11 @@ void TimelinePlot::rebuild() {
                 used = true;
                 break;
             }
-        styles.push_back(AreaStyle{categoryDisplayName(c), categoryColor(c), used});
+        // The legend keeps names short: the parenthesised explanation stays in tooltips.
+        QString name = categoryDisplayName(c);
+        const int paren = name.indexOf(QLatin1String(" ("));
+        if (paren > 0) name.truncate(paren);
+        styles.push_back(AreaStyle{name, categoryColor(c), used});
     }
     m_plot->setStackedAreas(styles);
     applyAxes();
@@ -294,11 +324,9 @@ void TimelinePlot::drawMeasured() {
 
 void TimelinePlot::drawPhases() {
     m_plot->clearGroup(kGroupPhases);
-    bool present[6] = {};
     for (const PhaseRun& r : m_phaseRuns) {
         QColor c = phaseColor(r.phase);
         if (!c.isValid()) continue;
-        present[int(r.phase)] = true;
         const double x0 = m_extents.start[r.span.first];
         const double x1 = m_extents.end[r.span.last];
         // Alternate micro-batches slightly so their boundaries show.
@@ -306,12 +334,15 @@ void TimelinePlot::drawPhases() {
         wash.setAlpha(r.microStep % 2 ? 16 : 30);
         m_plot->addSpan(kGroupPhases, SpanLayer::Behind, x0, x1, wash);
         QColor strip = c;
-        strip.setAlpha(r.microStep % 2 ? 150 : 220);
-        m_plot->addTopBand(kGroupPhases, x0, x1, kPhaseStripFraction, strip);
+        strip.setAlpha(r.microStep % 2 ? 170 : 235);
+        // The strip names its phases where there is room (full name, else short), which
+        // keeps them out of the legend.
+        QStringList labels{phaseDisplayName(r.phase), phaseShortName(r.phase)};
+        if (m_program->accumulationSteps > 1)
+            labels.prepend(
+                tr("%1 (micro-batch %2)").arg(phaseDisplayName(r.phase)).arg(r.microStep + 1));
+        m_plot->addTopBand(kGroupPhases, x0, x1, strip, labels);
     }
-    for (Phase p : {Phase::Forward, Phase::Recompute, Phase::Backward, Phase::Optimizer})
-        if (present[int(p)])
-            m_plot->addLegendSwatch(tr("phase: %1").arg(phaseDisplayName(p)), phaseColor(p));
 }
 
 void TimelinePlot::drawReferenceLines() {
@@ -325,19 +356,18 @@ void TimelinePlot::drawReferenceLines() {
         const bool onScale = double(m_usableBytes) <= m_plot->range(PlotAxis::Y).y();
         const QString capacity = bytesText(m_usableBytes, m_units);
         // The legend always names the capacity; the line is drawn when it is on the scale.
-        const QString legend = onScale ? tr("usable capacity of %1").arg(m_deviceName)
-                                       : tr("usable capacity of %1: %2, above this scale")
-                                             .arg(m_deviceName, capacity);
+        const QString legend = onScale ? tr("usable capacity")
+                                       : tr("usable capacity %1, above this scale").arg(capacity);
         m_plot->setLine(kLineCapacity, legend, {}, {}, capacityStyle);
         if (onScale)
             m_plot->addHorizontalLine(kGroupReference, double(m_usableBytes), kCapacityColor,
                                       tr("usable capacity %1").arg(capacity));
     }
-    const QString label = tr("peak %1\nat %2")
-                              .arg(bytesText(m_peakBytes, m_units), shortCaption(m_peakInstruction));
-    m_plot->addMarker(kGroupReference, m_extents.start[m_peakInstruction], double(m_peakBytes),
-                      label,
-                      m_peakBytes > m_usableBytes ? kCapacityColor : palette().color(QPalette::Text));
+    const QString label =
+        tr("peak %1\nat %2").arg(bytesText(m_peakBytes, m_units), shortCaption(m_peakInstruction));
+    m_plot->addMarker(
+        kGroupReference, m_extents.start[m_peakInstruction], double(m_peakBytes), label,
+        m_peakBytes > m_usableBytes ? kCapacityColor : palette().color(QPalette::Text));
 }
 
 void TimelinePlot::drawHighlight() {
@@ -383,13 +413,15 @@ int TimelinePlot::layerOfInstruction(std::size_t index) const {
 }
 
 QString TimelinePlot::captionOf(std::size_t index) const {
-    return index < m_count ? toQString(describeInstruction(*m_graph, *m_program, index)) : QString();
+    return index < m_count ? toQString(describeInstruction(*m_graph, *m_program, index))
+                           : QString();
 }
 
 QString TimelinePlot::shortCaption(std::size_t index) const {
     QString c = captionOf(index);
     // Alloc/free captions end in "(size, category)"; the label already states the size.
-    const InstrKind kind = index < m_count ? m_program->instructions[index].kind : InstrKind::Forward;
+    const InstrKind kind =
+        index < m_count ? m_program->instructions[index].kind : InstrKind::Forward;
     if (kind == InstrKind::Alloc || kind == InstrKind::Free) {
         const int paren = c.lastIndexOf(QLatin1String(" ("));
         if (paren > 0) c.truncate(paren);
@@ -397,9 +429,13 @@ QString TimelinePlot::shortCaption(std::size_t index) const {
     return c;
 }
 
-std::size_t TimelinePlot::instructionAtX(double x) const { return instructionAt(m_extents, x); }
+std::size_t TimelinePlot::instructionAtX(double x) const {
+    return instructionAt(m_extents, x);
+}
 
-double TimelinePlot::lastReplotMs() const { return m_plot->lastReplotMs(); }
+double TimelinePlot::lastReplotMs() const {
+    return m_plot->lastReplotMs();
+}
 
 QString TimelinePlot::tooltipFor(std::size_t i) const {
     if (i >= m_count) return {};
@@ -424,8 +460,9 @@ QString TimelinePlot::tooltipFor(std::size_t i) const {
     for (Category c : kAllCategories) {
         const std::int64_t v = live[std::size_t(c)];
         if (v == 0) continue;
-        html += QStringLiteral("<tr><td><span style='color:%1'>&#9632;</span> %2</td>"
-                               "<td align=right>&nbsp;%3</td></tr>")
+        html += QStringLiteral(
+                    "<tr><td><span style='color:%1'>&#9632;</span> %2</td>"
+                    "<td align=right>&nbsp;%3</td></tr>")
                     .arg(categoryColor(c).name(), categoryDisplayName(c).toHtmlEscaped(),
                          bytesText(v, m_units));
     }
@@ -489,7 +526,8 @@ bool TimelinePlot::exportCsv(const QString& path, QString* error) const {
             << toQString(instrKindName(ins.kind)) << ',' << m_layers[i] << ','
             << csvField(describeInstruction(*m_graph, *m_program, i)) << ',' << (endS - durationS)
             << ',' << durationS << ',' << endS;
-        for (std::size_t c = 0; c < kCategoryCount; ++c) out << ',' << qint64(m_timeline->live[i][c]);
+        for (std::size_t c = 0; c < kCategoryCount; ++c)
+            out << ',' << qint64(m_timeline->live[i][c]);
         out << ',' << qint64(m_totals[i]);
         if (!m_measured.empty()) out << ',' << qint64(m_measured[i]);
         out << '\n';

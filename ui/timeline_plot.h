@@ -112,7 +112,6 @@ private:
     std::size_t m_peakInstruction = 0;
     std::int64_t m_peakBytes = 0;
     std::int64_t m_usableBytes = 0;
-    QString m_deviceName;
 
     XExtents m_extents;
     std::vector<std::size_t> m_displayed;

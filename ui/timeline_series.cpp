@@ -29,7 +29,8 @@ std::vector<int> instructionLayers(const Graph& g, const Program& p) {
         const Instruction& ins = p.instructions[i];
         resident[i] = ins.phase == Phase::Setup || ins.phase == Phase::Teardown;
         if (resident[i]) continue;
-        if (isCompute(ins.kind)) layers[i] = opLayer(ins.op);
+        if (isCompute(ins.kind))
+            layers[i] = opLayer(ins.op);
         else if (ins.kind == InstrKind::OptimizerStep && ins.parameter.valid() &&
                  ins.parameter.index() < paramLayer.size())
             layers[i] = paramLayer[ins.parameter.index()];
@@ -38,14 +39,18 @@ std::vector<int> instructionLayers(const Graph& g, const Program& p) {
     int next = -1;
     for (std::size_t i = n; i-- > 0;) {
         const InstrKind k = p.instructions[i].kind;
-        if (isCompute(k) || k == InstrKind::OptimizerStep) next = layers[i];
-        else if (k == InstrKind::Alloc && !resident[i]) layers[i] = next;
+        if (isCompute(k) || k == InstrKind::OptimizerStep)
+            next = layers[i];
+        else if (k == InstrKind::Alloc && !resident[i])
+            layers[i] = next;
     }
     int previous = -1;
     for (std::size_t i = 0; i < n; ++i) {
         const InstrKind k = p.instructions[i].kind;
-        if (isCompute(k) || k == InstrKind::OptimizerStep) previous = layers[i];
-        else if (k == InstrKind::Free && !resident[i]) layers[i] = previous;
+        if (isCompute(k) || k == InstrKind::OptimizerStep)
+            previous = layers[i];
+        else if (k == InstrKind::Free && !resident[i])
+            layers[i] = previous;
     }
     return layers;
 }
@@ -69,8 +74,10 @@ std::vector<InstructionSpan> layerSpans(const std::vector<int>& layers, int laye
     if (layer < 0) return spans;
     for (std::size_t i = 0; i < layers.size(); ++i) {
         if (layers[i] != layer) continue;
-        if (!spans.empty() && spans.back().last + 1 == i) spans.back().last = i;
-        else spans.push_back(InstructionSpan{i, i});
+        if (!spans.empty() && spans.back().last + 1 == i)
+            spans.back().last = i;
+        else
+            spans.push_back(InstructionSpan{i, i});
     }
     return spans;
 }
@@ -106,8 +113,8 @@ std::vector<std::size_t> decimate(const XExtents& x, const std::vector<std::int6
     const std::size_t n = std::min(x.size(), totals.size());
     if (n == 0) return out;
     // Visible: [first, last], widened by one on each side.
-    std::size_t first = std::size_t(std::lower_bound(x.end.begin(), x.end.begin() + n, lower) -
-                                    x.end.begin());
+    std::size_t first =
+        std::size_t(std::lower_bound(x.end.begin(), x.end.begin() + n, lower) - x.end.begin());
     std::size_t last = std::size_t(std::upper_bound(x.start.begin(), x.start.begin() + n, upper) -
                                    x.start.begin());
     if (first > 0) --first;
