@@ -549,7 +549,7 @@ SpanSet* PlotAdapter::spanSet(const QString& group, const char* layer) {
 void PlotAdapter::addSpan(const QString& group, SpanLayer layer, double x0, double x1,
                           const QColor& fill, const QColor& border) {
     spanSet(group, layer == SpanLayer::Behind ? kLayerBehind : kLayerOver)
-        ->add(SpanSet::Span{x0, x1, 0.0, 1.0, fill, border});
+        ->add(SpanSet::Span{x0, x1, 0.0, 1.0, fill, border, 0.0, {}});
 }
 
 void PlotAdapter::addTopBand(const QString& group, double x0, double x1, const QColor& fill,
