@@ -1,4 +1,5 @@
-// remat-studio: the desktop app. `remat-studio [MODEL] [--screenshot FILE.png]`. With a display
+// remat-studio: the desktop app. `remat-studio [MODEL] [--strategy S] [--screenshot FILE.png]
+// [--dark] [--output DIR]`. With a display
 // it opens the main window on MODEL (default: the gpt2-small preset); `--screenshot` renders
 // the window offscreen to FILE and quits; without any display it runs the headless job
 // (comparison on stdout, plots as PNG files) instead of failing to open a window.
@@ -13,7 +14,10 @@
 #include <cstring>
 #include <iostream>
 
+#include <QUndoStack>
+
 #include "app_settings.h"
+#include "document.h"
 #include "headless_job.h"
 #include "main_window.h"
 #include "theme.h"
@@ -72,11 +76,16 @@ int main(int argc, char** argv) {
         QStringLiteral("output"),
         QApplication::translate("main", "Folder for the plots written without a display (default ./remat-output)."),
         QStringLiteral("DIR"), QStringLiteral("remat-output"));
+    QCommandLineOption strategyOption(
+        QStringLiteral("strategy"),
+        QApplication::translate("main", "Checkpointing strategy to start with (the CLI's spellings: none, full, every:K, sqrt, ...)."),
+        QStringLiteral("S"));
     QCommandLineOption darkOption(QStringLiteral("dark"),
                                   QApplication::translate("main", "Use the dark palette."));
     parser.addOption(screenshotOption);
     parser.addOption(outputOption);
     parser.addOption(darkOption);
+    parser.addOption(strategyOption);
     parser.process(app);
 
     const QStringList positional = parser.positionalArguments();
@@ -99,6 +108,15 @@ int main(int argc, char** argv) {
     if (!window.openModel(model)) {
         std::cerr << "remat-studio: " << window.lastError().toStdString() << "\n";
         if (parser.isSet(screenshotOption)) return 2;
+    }
+    if (parser.isSet(strategyOption)) {
+        auto st = window.document()->setStrategy(parser.value(strategyOption));
+        if (!st) {
+            std::cerr << "remat-studio: " << st.error().message << "\n";
+            if (parser.isSet(screenshotOption)) return 2;
+        }
+        // A start-up choice, not an edit to undo.
+        window.document()->undoStack()->clear();
     }
 
     if (parser.isSet(screenshotOption)) {

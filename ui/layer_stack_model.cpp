@@ -307,6 +307,20 @@ QString LayerStackModel::checkpointText(const Node& n) const {
         for (int c : n.children) on += checkState(m_nodes[std::size_t(c)]) == Qt::Checked ? 1 : 0;
         return tr("%1 of %2").arg(on).arg(n.children.size());
     }
+    if (n.kind == NodeKind::Entry && !n.module.valid() && s == Qt::Unchecked) {
+        // Instances grouped into larger regions (every:K): name the groups.
+        QStringList groups;
+        const Plan& plan = m_document->evaluation().program.plan;
+        for (int c : n.children) {
+            std::uint32_t a = 0, b = 0;
+            if (!opRange(m_nodes[std::size_t(c)], a, b)) continue;
+            if (const Region* r = enclosingRegion(plan, a, b)) {
+                const QString label = toQString(r->label);
+                if (!groups.contains(label)) groups << label;
+            }
+        }
+        if (!groups.isEmpty()) return tr("in %1").arg(groups.join(QStringLiteral(", ")));
+    }
     if (s == Qt::Checked) return tr("recompute");
     if (const Region* r = enclosingRegion(m_document->evaluation().program.plan, first, last))
         //: The row lies inside a larger checkpointed region, named by its label ("1-3")
