@@ -144,7 +144,7 @@ void TestRunPanel::cpuRunOfMlpMatchesPrediction() {
 
     const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR");
     if (!dir.isEmpty()) {
-        panel.grab().save(QString::fromLocal8Bit(dir) + "/run-panel-light.png");
+        panel.grab().save(QString::fromLocal8Bit(dir) + "/run-panel-mlp.png");
         QPalette pal;
         pal.setColor(QPalette::Window, QColor(0x20, 0x22, 0x25));
         pal.setColor(QPalette::Base, QColor(0x18, 0x1a, 0x1b));
@@ -153,9 +153,9 @@ void TestRunPanel::cpuRunOfMlpMatchesPrediction() {
         pal.setColor(QPalette::Button, QColor(0x2d, 0x30, 0x33));
         pal.setColor(QPalette::ButtonText, QColor(0xe8, 0xe8, 0xe8));
         panel.setPalette(pal);
-        panel.grab().save(QString::fromLocal8Bit(dir) + "/run-panel-dark.png");
+        panel.grab().save(QString::fromLocal8Bit(dir) + "/run-panel-mlp-dark.png");
         plot.resize(1100, 480);
-        plot.grab().save(QString::fromLocal8Bit(dir) + "/timeline-measured.png");
+        plot.grab().save(QString::fromLocal8Bit(dir) + "/timeline-measured-mlp.png");
     }
 }
 

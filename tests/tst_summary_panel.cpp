@@ -87,7 +87,7 @@ void TestSummaryPanel::fitsIsStatedPlainly() {
     const QColor good = verdict->palette().color(QPalette::WindowText);
     QVERIFY(good.green() > good.red());
     const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR");
-    if (!dir.isEmpty()) panel.grab().save(QString::fromLocal8Bit(dir) + "/summary-light.png");
+    if (!dir.isEmpty()) panel.grab().save(QString::fromLocal8Bit(dir) + "/summary-gpt2-small.png");
 }
 
 void TestSummaryPanel::doesNotFitIsStatedPlainly() {
@@ -113,7 +113,8 @@ void TestSummaryPanel::doesNotFitIsStatedPlainly() {
     QVERIFY(bad.red() > bad.green());
     QVERIFY(bad.lightness() > 128);  // light red on the dark background
     const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR");
-    if (!dir.isEmpty()) panel.grab().save(QString::fromLocal8Bit(dir) + "/summary-dark.png");
+    if (!dir.isEmpty())
+        panel.grab().save(QString::fromLocal8Bit(dir) + "/summary-gpt3-175b-dark.png");
 }
 
 void TestSummaryPanel::unsafeReasonsAreWarnings() {

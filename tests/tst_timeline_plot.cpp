@@ -373,7 +373,7 @@ void TestTimelinePlot::renderedGrabIsNotBlank() {
         const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR");
         if (!dir.isEmpty())
             image.save(QString::fromLocal8Bit(dir) +
-                       (dark ? "/timeline-dark.png" : "/timeline-light.png"));
+                       (dark ? "/timeline-gpt2-small-dark.png" : "/timeline-gpt2-small.png"));
     }
     // The time axis and a decimated GPT-3 175B render too.
     struct View {
@@ -383,8 +383,8 @@ void TestTimelinePlot::renderedGrabIsNotBlank() {
         const char* file;
     };
     for (const View& v :
-         {View{"gpt2-small", "every:3", TimelinePlot::XAxis::Time, "timeline-time"},
-          View{"gpt3-175b", "every:4", TimelinePlot::XAxis::Instruction, "timeline-gpt3"}}) {
+         {View{"gpt2-small", "every:3", TimelinePlot::XAxis::Time, "timeline-time-axis"},
+          View{"gpt3-175b", "every:4", TimelinePlot::XAxis::Instruction, "timeline-gpt3-175b"}}) {
         Case big = evaluatePreset(v.preset, v.strategy);
         TimelinePlot plot;
         plot.resize(1100, 520);
