@@ -33,10 +33,12 @@ struct Case {
     DeviceSpec device;
 };
 
-Case evaluatePreset(const std::string& preset, const std::string& strategy = {}) {
+Case evaluatePreset(const std::string& preset, const std::string& strategy = {},
+                    std::int64_t accumulationSteps = 0) {
     Case c;
     auto model = loadModel(preset);
     if (!model) qFatal("%s", model.error().message.c_str());
+    if (accumulationSteps > 0) model->training.accumulationSteps = accumulationSteps;
     auto g = lower(model->network, model->training.precision);
     if (!g) qFatal("%s", g.error().message.c_str());
     c.graph = std::move(*g);
@@ -379,13 +381,16 @@ void TestTimelinePlot::renderedGrabIsNotBlank() {
     struct View {
         const char* preset;
         const char* strategy;
+        std::int64_t accumulation;
         TimelinePlot::XAxis axis;
         const char* file;
     };
     for (const View& v :
-         {View{"gpt2-small", "every:3", TimelinePlot::XAxis::Time, "timeline-time-axis"},
-          View{"gpt3-175b", "every:4", TimelinePlot::XAxis::Instruction, "timeline-gpt3-175b"}}) {
-        Case big = evaluatePreset(v.preset, v.strategy);
+         {View{"gpt2-small", "every:3", 0, TimelinePlot::XAxis::Time, "timeline-time-axis"},
+          View{"gpt2-small", "sqrt", 2, TimelinePlot::XAxis::Time, "timeline-accumulation"},
+          View{"gpt3-175b", "every:4", 0, TimelinePlot::XAxis::Instruction,
+               "timeline-gpt3-175b"}}) {
+        Case big = evaluatePreset(v.preset, v.strategy, v.accumulation);
         TimelinePlot plot;
         plot.resize(1100, 520);
         plot.show();

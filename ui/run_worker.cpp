@@ -1,5 +1,7 @@
 #include "run_worker.h"
 
+#include <QCoreApplication>
+
 #ifdef REMAT_UI_HAVE_GPU
 #include "analysis.h"
 #include "backends.h"
@@ -9,6 +11,14 @@
 #endif
 
 namespace remat::ui {
+namespace {
+
+// Messages this file writes itself (the executors' own come through as they are).
+std::string translated(const char* text) {
+    return QCoreApplication::translate("RunWorker", text).toStdString();
+}
+
+}  // namespace
 
 #ifdef REMAT_UI_HAVE_GPU
 
@@ -37,7 +47,8 @@ RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,
         out.error = std::move(message);
         return out;
     };
-    if (!request.graph || !request.program || !request.predicted) return fail("no program to run");
+    if (!request.graph || !request.program || !request.predicted)
+        return fail(translated("there is no program to run"));
     const Graph& g = *request.graph;
     const Program& p = *request.program;
     const Timeline& predicted = *request.predicted;
@@ -77,7 +88,7 @@ RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,
     const double warmupShare = double(out.warmupSteps) * stepS / total;
     const double stepShare = stepS / total;
     report(0.0, RunStage::Preparing);
-    if (cancel && cancel->load()) return fail("cancelled");
+    if (cancel && cancel->load()) return fail(translated("the run was cancelled"));
 
     ProgramDriver driver(std::move(*backend));
     out.deviceName = driver.backend().deviceName();
@@ -111,7 +122,7 @@ RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,
     out.maxLiveDifferenceInstruction = diff.instruction;
     out.maxCategoryDifferenceBytes = diff.maxAbsCategoryBytes;
 
-    if (cancel && cancel->load()) return fail("cancelled");
+    if (cancel && cancel->load()) return fail(translated("the run was cancelled"));
     ExecuteOptions reference = options;
     reference.warmupSteps = 0;
     reference.progress = [&](std::size_t i, std::size_t count) {
@@ -122,7 +133,7 @@ RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,
     };
     auto grad =
         checkGradientsAgainstNone(driver, g, p, *m, compileOptionsFor(request.device), reference);
-    if (cancel && cancel->load()) return fail("cancelled");
+    if (cancel && cancel->load()) return fail(translated("the run was cancelled"));
     if (grad) {
         out.gradChecked = true;
         out.grad = RunGradCheck{grad->reference,  grad->referenceUnsafe, grad->maxAbsDiff,
@@ -142,7 +153,7 @@ std::vector<std::string> runBackends() {
 }
 
 std::string backendUnavailableReason(const std::string&) {
-    return "this build of Remat Studio has no executors (gpu/ was not linked)";
+    return translated("this build of Remat Studio has no executors (gpu/ was not linked)");
 }
 
 std::string cpuRefusal(const Graph&, const Program&, bool) {
