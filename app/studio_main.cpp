@@ -1,5 +1,5 @@
 // remat-studio: the desktop app. `remat-studio [MODEL] [--strategy S] [--screenshot FILE.png]
-// [--dark] [--output DIR]`. With a display
+// [--dark] [--expand-all] [--output DIR]`. With a display
 // it opens the main window on MODEL (default: the gpt2-small preset); `--screenshot` renders
 // the window offscreen to FILE and quits; without any display it runs the headless job
 // (comparison on stdout, plots as PNG files) instead of failing to open a window.
@@ -9,6 +9,7 @@
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QTimer>
+#include <QTreeView>
 #include <QTranslator>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +19,7 @@
 
 #include "app_settings.h"
 #include "document.h"
+#include "layer_stack_view.h"
 #include "headless_job.h"
 #include "main_window.h"
 #include "theme.h"
@@ -80,12 +82,16 @@ int main(int argc, char** argv) {
         QStringLiteral("strategy"),
         QApplication::translate("main", "Checkpointing strategy to start with (the CLI's spellings: none, full, every:K, sqrt, ...)."),
         QStringLiteral("S"));
+    QCommandLineOption expandOption(
+        QStringLiteral("expand-all"),
+        QApplication::translate("main", "Expand every block of the layer stack into its instances and sub-modules."));
     QCommandLineOption darkOption(QStringLiteral("dark"),
                                   QApplication::translate("main", "Use the dark palette."));
     parser.addOption(screenshotOption);
     parser.addOption(outputOption);
     parser.addOption(darkOption);
     parser.addOption(strategyOption);
+    parser.addOption(expandOption);
     parser.process(app);
 
     const QStringList positional = parser.positionalArguments();
@@ -119,6 +125,7 @@ int main(int argc, char** argv) {
         window.document()->undoStack()->clear();
     }
 
+    if (parser.isSet(expandOption)) window.layerStack()->tree()->expandAll();
     if (parser.isSet(screenshotOption)) {
         window.resize(1600, 1000);
         window.show();

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Regenerates the main-window screenshots in docs/screenshots/ (offscreen, no display needed)
+# from a built remat-studio: `bash scripts/screenshots.sh [path/to/remat-studio]`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+app="${1:-build/default/app/remat-studio}"
+out=docs/screenshots
+shot() {
+    local file=$1
+    shift
+    QT_QPA_PLATFORM=offscreen "$app" "$@" --screenshot "$out/$file"
+    echo "wrote $out/$file"
+}
+shot main-window-mlp.png mlp-3x1024
+shot main-window-gpt2-small.png gpt2-small --strategy every:3
+shot main-window-gpt2-small-dark.png gpt2-small --strategy every:3 --dark
+shot main-window-gpt2-small-selective.png gpt2-small --strategy selective:attention_core --expand-all
