@@ -91,15 +91,15 @@ void OptimalPlanner::transitions(int b, bool kept, std::vector<Transition>& out)
     out.clear();
     const ChainUnit& unit = m_model.units()[std::size_t(b)];
     const UnitPass& p = unit.kept[kept ? 1 : 0];
-    out.push_back(Transition{m_model.keptNeed(b, kept), p.retainedBytes, 0.0, b, false,
-                             p.streamKept});
+    out.push_back(
+        Transition{m_model.keptNeed(b, kept), p.retainedBytes, 0.0, b, false, p.streamKept});
     const std::int64_t held = m_model.heldBytes(b, kept);
     const auto& regions = m_regions[std::size_t(b)];
     for (std::size_t k = 0; k < regions.size(); ++k) {
         const RegionCost& rc = regions[k];
         if (!rc.valid) continue;
-        out.push_back(Transition{held + rc.coreNeedBytes, held, rc.recomputeTimeS, b + int(k),
-                                 true, rc.streamKeptAfter});
+        out.push_back(Transition{held + rc.coreNeedBytes, held, rc.recomputeTimeS, b + int(k), true,
+                                 rc.streamKeptAfter});
     }
 }
 
@@ -153,7 +153,7 @@ struct Run {
     std::int64_t addBytes;
     std::int64_t floorBytes;  // the backward pass maps bytes to max(floor, bytes + add)
     double addTimeS;
-    int first, last;          // the segment
+    int first, last;  // the segment
     bool prevKept, region;
 };
 
@@ -169,7 +169,8 @@ std::vector<Label> mergeRuns(std::vector<Run>& runs) {
     auto head = [&](std::uint32_t r) {
         const Run& run = runs[r];
         const Label& l = (*run.source)[run.next];
-        return Head{std::max(run.floorBytes, l.keptBytes + run.addBytes), l.timeS + run.addTimeS, r};
+        return Head{std::max(run.floorBytes, l.keptBytes + run.addBytes), l.timeS + run.addTimeS,
+                    r};
     };
     // Min-heap on (bytes, time).
     auto later = [](const Head& a, const Head& b) {
@@ -197,8 +198,10 @@ std::vector<Label> mergeRuns(std::vector<Run>& runs) {
         const double need = best - run.addTimeS;
         while (lo < hi) {
             const std::uint32_t mid = lo + (hi - lo) / 2;
-            if (src[mid].timeS >= need) lo = mid + 1;
-            else hi = mid;
+            if (src[mid].timeS >= need)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
         run.next = lo;
         if (run.next < run.end) {
@@ -247,23 +250,26 @@ std::optional<OptimalPlan> OptimalPlanner::solveWithin(std::int64_t budgetBytes,
             for (const Transition& t : ts) {
                 const std::size_t to = 2 * std::size_t(t.last + 1) + (t.streamKeptAfter ? 1 : 0);
                 // A state fits when this segment's peak and the best possible rest both fit.
-                const std::int64_t limit =
-                    std::min(budgetBytes - t.needBytes,
-                             budgetBytes - t.keptBytes - m_suffixNeed[to]);
+                const std::int64_t limit = std::min(budgetBytes - t.needBytes,
+                                                    budgetBytes - t.keptBytes - m_suffixNeed[to]);
                 // Bytes rise and times fall along the front: the fitting states are a prefix,
                 // those within the time bound a suffix.
                 std::size_t lo = 0, hi = from.size();
                 while (lo < hi) {
                     const std::size_t mid = (lo + hi) / 2;
-                    if (from[mid].timeS + t.timeS > timeBound) lo = mid + 1;
-                    else hi = mid;
+                    if (from[mid].timeS + t.timeS > timeBound)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
                 }
                 const std::size_t first = lo;
                 hi = from.size();
                 while (lo < hi) {
                     const std::size_t mid = (lo + hi) / 2;
-                    if (from[mid].keptBytes <= limit) lo = mid + 1;
-                    else hi = mid;
+                    if (from[mid].keptBytes <= limit)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
                 }
                 if (lo <= first) continue;
                 m_lastCandidates += lo - first;
@@ -299,8 +305,8 @@ Result<VerifiedPlan> verifyPlan(const Graph& g, const Plan& plan, const Training
                                 std::int64_t predictedPeakBytes, const std::string& planner) {
     auto program = compile(g, plan, cfg, compileOptionsFor(device));
     if (!program)
-        return makeError(planner + ": internal error: the plan does not compile: " +
-                         program.error().message);
+        return makeError(planner +
+                         ": internal error: the plan does not compile: " + program.error().message);
     VerifiedPlan v;
     v.timeline = simulate(g, *program, device);
     v.predictedPeakBytes = predictedPeakBytes;
@@ -334,11 +340,10 @@ std::string explainInfeasible(const Graph& g, const Plan& plan, const TrainingCo
     const Timeline t = simulate(g, *program, device);
     const auto& b = t.breakdownAtPeak;
     auto at = [&](Category c) { return b[std::size_t(c)]; };
-    const std::int64_t state = at(Category::Parameters) + at(Category::Gradients) +
-                               at(Category::OptimizerState);
-    const std::int64_t acts = at(Category::SavedActivations) +
-                              at(Category::RecomputedActivations) + at(Category::Transient) +
-                              at(Category::Inputs);
+    const std::int64_t state =
+        at(Category::Parameters) + at(Category::Gradients) + at(Category::OptimizerState);
+    const std::int64_t acts = at(Category::SavedActivations) + at(Category::RecomputedActivations) +
+                              at(Category::Transient) + at(Category::Inputs);
     const std::int64_t ws = at(Category::Workspace);
     msg += ": the smallest peak any " + planKind + " reaches is " + formatBytes(t.peakBytes) +
            " at micro-batch " + std::to_string(cfg.microBatch) + "; at that peak ";
@@ -346,7 +351,8 @@ std::string explainInfeasible(const Graph& g, const Plan& plan, const TrainingCo
         {state, "parameters + gradients + optimizer state"},
         {acts, "activations (saved, recomputed, transient, inputs)"},
         {ws, "workspace"}};
-    std::sort(parts.begin(), parts.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    std::sort(parts.begin(), parts.end(),
+              [](const auto& x, const auto& y) { return x.first > y.first; });
     bool first = true;
     for (const auto& [bytes, what] : parts) {
         if (bytes == 0) continue;
@@ -358,11 +364,13 @@ std::string explainInfeasible(const Graph& g, const Plan& plan, const TrainingCo
         msg += "; parameters + optimizer state alone (" + formatBytes(resident) +
                ") exceed the budget, which no checkpointing plan changes";
     else if (state >= acts)
-        msg += "; parameters, gradients and optimizer state dominate, which no checkpointing "
-               "plan changes";
+        msg +=
+            "; parameters, gradients and optimizer state dominate, which no checkpointing "
+            "plan changes";
     else
-        msg += "; activations dominate: a smaller micro-batch or nested checkpointing "
-               "(optimal-nested) may fit";
+        msg +=
+            "; activations dominate: a smaller micro-batch or nested checkpointing "
+            "(optimal-nested) may fit";
     return msg;
 }
 
@@ -375,8 +383,8 @@ Result<VerifiedPlan> planOptimal(const Graph& g, const TrainingConfig& cfg,
     auto sol = planner.solve(budgetBytes);
     if (!sol) {
         const Plan best = model->toPlan(planner.minimumPeak().segments, spelling);
-        return makeError("optimal: " + explainInfeasible(g, best, cfg, device, budgetBytes,
-                                                         "single-level plan"));
+        return makeError("optimal: " +
+                         explainInfeasible(g, best, cfg, device, budgetBytes, "single-level plan"));
     }
     return verifyPlan(g, model->toPlan(sol->segments, spelling), cfg, device, budgetBytes,
                       sol->predictedPeakBytes, "optimal");

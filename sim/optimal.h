@@ -54,10 +54,10 @@ public:
 
 private:
     struct Transition {
-        std::int64_t needBytes;   // peak above what earlier segments keep
-        std::int64_t keptBytes;   // what this segment adds to that
+        std::int64_t needBytes;  // peak above what earlier segments keep
+        std::int64_t keptBytes;  // what this segment adds to that
         double timeS;
-        int last;                 // last unit of the segment
+        int last;  // last unit of the segment
         bool region;
         bool streamKeptAfter;
     };

@@ -49,16 +49,24 @@ Result<std::int64_t> parseByteSize(std::string_view text) {
     if (!any) return bad("no number");
     while (i < text.size() && text[i] == ' ') ++i;
     const std::string unit = lower(text.substr(i));
-    static const std::array<std::pair<const char*, std::int64_t>, 17> kUnits = {{
-        {"", 1},          {"b", 1},
-        {"k", kKi},       {"kib", kKi},       {"kb", 1000},
-        {"m", kKi * kKi}, {"mib", kKi * kKi}, {"mb", 1000 * 1000},
-        {"g", kKi * kKi * kKi},       {"gib", kKi * kKi * kKi},
-        {"gb", std::int64_t{1000} * 1000 * 1000},
-        {"t", kKi * kKi * kKi * kKi}, {"tib", kKi * kKi * kKi * kKi},
-        {"tb", std::int64_t{1000} * 1000 * 1000 * 1000},
-        {"p", kKi * kKi * kKi * kKi * kKi}, {"pib", kKi * kKi * kKi * kKi * kKi},
-        {"pb", std::int64_t{1000} * 1000 * 1000 * 1000 * 1000}}};
+    static const std::array<std::pair<const char*, std::int64_t>, 17> kUnits = {
+        {{"", 1},
+         {"b", 1},
+         {"k", kKi},
+         {"kib", kKi},
+         {"kb", 1000},
+         {"m", kKi * kKi},
+         {"mib", kKi * kKi},
+         {"mb", 1000 * 1000},
+         {"g", kKi * kKi * kKi},
+         {"gib", kKi * kKi * kKi},
+         {"gb", std::int64_t{1000} * 1000 * 1000},
+         {"t", kKi * kKi * kKi * kKi},
+         {"tib", kKi * kKi * kKi * kKi},
+         {"tb", std::int64_t{1000} * 1000 * 1000 * 1000},
+         {"p", kKi * kKi * kKi * kKi * kKi},
+         {"pib", kKi * kKi * kKi * kKi * kKi},
+         {"pb", std::int64_t{1000} * 1000 * 1000 * 1000 * 1000}}};
     std::int64_t scale = 0;
     for (const auto& [name, s] : kUnits)
         if (unit == name) scale = s;
@@ -75,11 +83,15 @@ Result<std::int64_t> parseByteSize(std::string_view text) {
 
 std::string byteSizeSpelling(std::int64_t bytes) {
     // The unit giving the smallest whole number, binary or decimal: 40GiB, 512MB.
-    static const std::array<std::pair<const char*, std::int64_t>, 8> kUnits = {{
-        {"TiB", kKi * kKi * kKi * kKi}, {"TB", std::int64_t{1000} * 1000 * 1000 * 1000},
-        {"GiB", kKi * kKi * kKi},       {"GB", std::int64_t{1000} * 1000 * 1000},
-        {"MiB", kKi * kKi},             {"MB", std::int64_t{1000} * 1000},
-        {"KiB", kKi},                   {"KB", 1000}}};
+    static const std::array<std::pair<const char*, std::int64_t>, 8> kUnits = {
+        {{"TiB", kKi * kKi * kKi * kKi},
+         {"TB", std::int64_t{1000} * 1000 * 1000 * 1000},
+         {"GiB", kKi * kKi * kKi},
+         {"GB", std::int64_t{1000} * 1000 * 1000},
+         {"MiB", kKi * kKi},
+         {"MB", std::int64_t{1000} * 1000},
+         {"KiB", kKi},
+         {"KB", 1000}}};
     std::string best = std::to_string(bytes);
     std::int64_t bestValue = bytes;
     for (const auto& [name, s] : kUnits)

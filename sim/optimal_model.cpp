@@ -11,17 +11,17 @@ namespace {
 struct LocalStorage {
     TensorId storage;
     std::int64_t bytes = 0;
-    std::int64_t allocOp = -1;  // -1: alive when the unit starts (the incoming stream)
-    std::vector<std::uint32_t> uses;        // ops of the unit reading or writing it
-    std::vector<std::uint32_t> savingOps;   // ops of the unit saving it (needing backward)
+    std::int64_t allocOp = -1;             // -1: alive when the unit starts (the incoming stream)
+    std::vector<std::uint32_t> uses;       // ops of the unit reading or writing it
+    std::vector<std::uint32_t> savingOps;  // ops of the unit saving it (needing backward)
     bool streamIn = false;
     bool streamOut = false;
 };
 
 struct PassOptions {
     bool saves = true;
-    bool streamKept = false;  // the incoming stream belongs to an earlier unit
-    std::uint32_t stop = 0;   // last op run
+    bool streamKept = false;    // the incoming stream belongs to an earlier unit
+    std::uint32_t stop = 0;     // last op run
     bool keepStreamOut = true;  // the next unit runs and reads the stream
 };
 
@@ -142,13 +142,15 @@ private:
             if (t.storage.index() != s) continue;
             if (t.kind == TensorKind::Input) {
                 bool allFixed = true;
-                for (int u : touching[s]) allFixed = allFixed && units[std::size_t(u)].kind == UnitKind::Fixed;
+                for (int u : touching[s])
+                    allFixed = allFixed && units[std::size_t(u)].kind == UnitKind::Fixed;
                 if (allFixed) {
                     m_sideInput[s] = true;
                     continue;
                 }
                 if (minUnit[s] != 0)
-                    return makeError("optimal: input '" + t.name + "' is first read inside the "
+                    return makeError("optimal: input '" + t.name +
+                                     "' is first read inside the "
                                      "chain; the planner's model needs inputs read at its start");
                 if (auto st = crossing(s, -1, maxUnit[s]); !st) return st;
                 continue;
@@ -165,16 +167,17 @@ private:
         for (int u = 1; u < nUnits && m_model.m_nestedLimitation.empty(); ++u) {
             const TensorId x = m_stream[std::size_t(u)];
             if (!x.valid()) continue;
-            for (std::uint32_t o = units[std::size_t(u)].firstOp; o <= units[std::size_t(u)].lastOp; ++o) {
+            for (std::uint32_t o = units[std::size_t(u)].firstOp; o <= units[std::size_t(u)].lastOp;
+                 ++o) {
                 const Op& op = m_g.ops[o];
                 auto it = std::find_if(op.inputs.begin(), op.inputs.end(),
                                        [&](TensorId t) { return m_g.storageOf(t) == x; });
                 if (it == op.inputs.end()) continue;
                 const OpId p = m_g.tensor(*it).producer;
                 if (p.valid() && p.value != units[std::size_t(u) - 1].lastOp)
-                    m_model.m_nestedLimitation =
-                        "'" + units[std::size_t(u)].label + "' reads '" + m_g.tensor(*it).name +
-                        "', which is not made by the last op before it";
+                    m_model.m_nestedLimitation = "'" + units[std::size_t(u)].label + "' reads '" +
+                                                 m_g.tensor(*it).name +
+                                                 "', which is not made by the last op before it";
                 break;
             }
         }
@@ -436,8 +439,8 @@ private:
                 unit.overwritesStream = true;
         }
         // A later unit on the same stream overwriting it makes holding it unsafe too.
-        for (int v = u + 1; v < int(m_model.m_units.size()) && m_stream[std::size_t(v)] == unit.stream &&
-                            unit.stream.valid();
+        for (int v = u + 1; v < int(m_model.m_units.size()) &&
+                            m_stream[std::size_t(v)] == unit.stream && unit.stream.valid();
              ++v)
             for (std::uint32_t o = m_model.m_units[std::size_t(v)].firstOp;
                  o <= m_model.m_units[std::size_t(v)].lastOp; ++o) {
@@ -541,8 +544,9 @@ Result<PlanPrediction> ChainModel::predict(const std::vector<UnitSegment>& segme
             streamKept = p.streamKept;
         } else {
             RegionCost rc = region(s.first, s.last);
-            if (!rc.valid) return makeError("region over units " + std::to_string(s.first) + "-" +
-                                            std::to_string(s.last) + " is not allowed");
+            if (!rc.valid)
+                return makeError("region over units " + std::to_string(s.first) + "-" +
+                                 std::to_string(s.last) + " is not allowed");
             const std::int64_t held = heldBytes(s.first, streamKept);
             out.peakBytes = std::max(out.peakBytes, retained + held + rc.coreNeedBytes);
             retained += held;

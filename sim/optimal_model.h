@@ -60,7 +60,7 @@ struct ChainUnit {
     // The activation storage entering the unit (the stream), its bytes (0 when none).
     TensorId stream;
     std::int64_t streamBytes = 0;
-    bool passThrough = false;   // the stream leaves the unit unchanged (in-place op, view)
+    bool passThrough = false;       // the stream leaves the unit unchanged (in-place op, view)
     bool overwritesStream = false;  // an in-place op writes the stream: unsafe to start a region
     // Indexed by whether an earlier unit already keeps the incoming stream (0: no, 1: yes).
     UnitPass kept[2];       // forward with saved tensors, all ops

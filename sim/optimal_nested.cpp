@@ -126,9 +126,9 @@ public:
                 const NestedRegion& x = m_regions[std::size_t(c)];
                 const std::int64_t held = m_m.heldBytes(u, streamKept);
                 if (std::int64_t(units[std::size_t(x.last)].lastOp) <= stop) {
-                    out.needBytes = std::max(out.needBytes, kept + held +
-                                                                firstForward(x.first, x.last).first +
-                                                                background);
+                    out.needBytes =
+                        std::max(out.needBytes,
+                                 kept + held + firstForward(x.first, x.last).first + background);
                     for (int v = x.first; v <= x.last; ++v)
                         out.timeS += units[std::size_t(v)].recomputeTimeS;
                 }
@@ -194,7 +194,9 @@ public:
     }
 
 private:
-    std::size_t tri(int a, int j) const { return std::size_t(j) * std::size_t(j + 1) / 2 + std::size_t(a); }
+    std::size_t tri(int a, int j) const {
+        return std::size_t(j) * std::size_t(j + 1) / 2 + std::size_t(a);
+    }
     std::size_t index2(int a, int k) const { return 2 * std::size_t(a) + std::size_t(k); }
     std::size_t levelIndex(int a, int k, int j) const { return 2 * tri(a, j) + std::size_t(k); }
 
@@ -215,7 +217,8 @@ private:
         m_passAll.assign(std::size_t(m_n), {});
         m_timePrefix.assign(std::size_t(m_n) + 1, 0.0);
         for (int u = 0; u < m_n; ++u)
-            m_timePrefix[std::size_t(u) + 1] = m_timePrefix[std::size_t(u)] + units[std::size_t(u)].recomputeTimeS;
+            m_timePrefix[std::size_t(u) + 1] =
+                m_timePrefix[std::size_t(u)] + units[std::size_t(u)].recomputeTimeS;
         for (int a = 0; a < m_n; ++a) {
             if (!m_m.canStartRegion(a)) continue;
             std::int64_t local = kNoPeakBytes, absolute = kNoPeakBytes;
@@ -233,7 +236,8 @@ private:
         }
         m_firstSaving.assign(std::size_t(m_n) + 1, m_n);
         for (int u = m_n - 1; u >= 0; --u)
-            m_firstSaving[std::size_t(u)] = units[std::size_t(u)].saves ? u : m_firstSaving[std::size_t(u) + 1];
+            m_firstSaving[std::size_t(u)] =
+                units[std::size_t(u)].saves ? u : m_firstSaving[std::size_t(u) + 1];
     }
 
     // A child region [a, l] may be chosen: starts and ends at chain elements, saves something.
@@ -292,7 +296,8 @@ private:
         // Kept unit a.
         if (a < s) {
             const UnitPass& p = unit.kept[k];
-            const int need = slotsNeed(std::max(p.peakLocalBytes + background, p.backwardPeakBytes));
+            const int need =
+                slotsNeed(std::max(p.peakLocalBytes + background, p.backwardPeakBytes));
             const int keep = slotsKept(p.retainedBytes);
             const auto& rest = m_level[levelIndex(a + 1, p.streamKept ? 1 : 0, j)];
             const double t = unit.recomputeTimeS;
@@ -302,8 +307,8 @@ private:
             const UnitPass& p = unit.truncated[k];
             const std::int64_t tail =
                 a < j ? p.retainedBytes + m_bareTail[std::size_t(a) + 1] : kNoPeakBytes;
-            const int need = slotsNeed(
-                std::max({p.peakLocalBytes + background, p.backwardPeakBytes, tail}));
+            const int need =
+                slotsNeed(std::max({p.peakLocalBytes + background, p.backwardPeakBytes, tail}));
             const double t = unit.truncatedRecomputeTimeS;
             relax(best, choice, need, -1, [&](std::size_t) { return t; });
         }
@@ -315,8 +320,8 @@ private:
             const auto& inner = m_level[levelIndex(a, 1, l)];
             const bool after = m_passAll[std::size_t(a)][std::size_t(l - a)];
             if (l < s) {
-                const int need = slotsNeed(held + m_firstLocal[std::size_t(a)][std::size_t(l - a)] +
-                                           background);
+                const int need =
+                    slotsNeed(held + m_firstLocal[std::size_t(a)][std::size_t(l - a)] + background);
                 const auto& rest = m_level[levelIndex(l + 1, after ? 1 : 0, j)];
                 const double t = m_timePrefix[std::size_t(l) + 1] - m_timePrefix[std::size_t(a)];
                 relax(best, choice, std::max(need, h), std::int16_t(l), [&](std::size_t m) {
@@ -353,7 +358,8 @@ private:
                 for (int l = a; l < m_n; ++l) {
                     if (std::size_t(l - a) >= m_firstAbs[std::size_t(a)].size()) break;
                     if (!childAllowed(a, l)) continue;
-                    const int need2 = slotsNeed(held + m_firstAbs[std::size_t(a)][std::size_t(l - a)]);
+                    const int need2 =
+                        slotsNeed(held + m_firstAbs[std::size_t(a)][std::size_t(l - a)]);
                     const bool after = m_passAll[std::size_t(a)][std::size_t(l - a)];
                     const auto& rest2 = m_topValue[index2(l + 1, after ? 1 : 0)];
                     const auto& inner = m_level[levelIndex(a, 1, l)];
@@ -437,7 +443,8 @@ Result<NestedPlan> evaluateNested(const ChainModel& model, std::vector<NestedReg
         if (r.first < 0 || r.last >= model.unitCount() || r.first > r.last ||
             !model.canStartRegion(r.first) || !model.canEndRegion(r.last))
             return makeError("region over units " + std::to_string(r.first) + "-" +
-                             std::to_string(r.last) + " does not start and end at chain elements "
+                             std::to_string(r.last) +
+                             " does not start and end at chain elements "
                              "that can be checkpointed");
         for (int u = r.first; u <= r.last; ++u)
             if (!model.regionMember(u)) return makeError("a region covers a fixed unit");
@@ -470,7 +477,8 @@ Plan nestedToPlan(const ChainModel& model, const std::vector<NestedRegion>& regi
     return plan;
 }
 
-std::optional<NestedPlan> solveNested(const ChainModel& model, std::int64_t budgetBytes, int slots) {
+std::optional<NestedPlan> solveNested(const ChainModel& model, std::int64_t budgetBytes,
+                                      int slots) {
     NestedSolver solver(model, budgetBytes, slots);
     auto plan = solver.solve();
     if (!plan) return std::nullopt;

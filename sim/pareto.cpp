@@ -87,7 +87,8 @@ TradeoffGain gainOver(const Tradeoff& t, const TradeoffPoint& p) {
         if (f.stepTimeS <= p.stepTimeS + tol &&
             (gain.peakAtEqualTimeBytes < 0 || f.peakBytes < gain.peakAtEqualTimeBytes))
             gain.peakAtEqualTimeBytes = f.peakBytes;
-        if (f.peakBytes <= p.peakBytes) gain.timeAtEqualMemoryS = std::min(gain.timeAtEqualMemoryS, f.stepTimeS);
+        if (f.peakBytes <= p.peakBytes)
+            gain.timeAtEqualMemoryS = std::min(gain.timeAtEqualMemoryS, f.stepTimeS);
     }
     return gain;
 }
@@ -129,9 +130,9 @@ void choose(BatchFit& fit, std::int64_t globalBatch, std::int64_t maxOne, std::i
 
 }  // namespace
 
-Result<BatchFit> fitStrategy(const Graph& g, const Strategy& s, const std::vector<RegionSpec>& manual,
-                             const TrainingConfig& cfg, const DeviceSpec& device,
-                             std::int64_t globalBatch) {
+Result<BatchFit> fitStrategy(const Graph& g, const Strategy& s,
+                             const std::vector<RegionSpec>& manual, const TrainingConfig& cfg,
+                             const DeviceSpec& device, std::int64_t globalBatch) {
     if (s.kind == StrategyKind::Optimal || s.kind == StrategyKind::OptimalNested)
         return makeError(s.spelling() + ": the budget planners are fitted by fitOptimal");
     auto plan = makePlan(g, s, PlanContext{manual, &cfg, &device});

@@ -58,7 +58,7 @@ struct BatchFit {
     std::int64_t maxMicroBatch = 0;  // largest that fits (0: not even one sample)
     std::int64_t microBatch = 0;     // chosen to reach the global batch
     std::int64_t accumulationSteps = 0;
-    std::int64_t peakBytes = 0;      // simulated at the chosen micro-batch
+    std::int64_t peakBytes = 0;  // simulated at the chosen micro-batch
     double stepTimeS = 0.0;
     double samplesPerS = 0.0;
     Plan plan;
@@ -69,9 +69,9 @@ struct BatchFit {
 // the micro-batch is the largest divisor of G that fits and the accumulation steps G / it
 // (one step when G itself fits); otherwise the configured accumulation steps are kept.
 // Throughput comes from re-simulating at the chosen setting.
-Result<BatchFit> fitStrategy(const Graph& g, const Strategy& s, const std::vector<RegionSpec>& manual,
-                             const TrainingConfig& cfg, const DeviceSpec& device,
-                             std::int64_t globalBatch);
+Result<BatchFit> fitStrategy(const Graph& g, const Strategy& s,
+                             const std::vector<RegionSpec>& manual, const TrainingConfig& cfg,
+                             const DeviceSpec& device, std::int64_t globalBatch);
 // The same for the single-level optimum at the device's usable memory (the plan depends on the
 // micro-batch, so the answer comes from a search over micro-batches).
 Result<BatchFit> fitOptimal(const Graph& g, const TrainingConfig& cfg, const DeviceSpec& device,

@@ -21,7 +21,9 @@ std::int64_t binomial(std::int64_t n, std::int64_t k) {
 }
 
 // beta(c, r) = C(c + r, c): the most steps c slots reverse with at most r forwards per step.
-std::int64_t beta(std::int64_t c, std::int64_t r) { return binomial(c + r, c); }
+std::int64_t beta(std::int64_t c, std::int64_t r) {
+    return binomial(c + r, c);
+}
 
 constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max() / 4;
 

@@ -61,21 +61,28 @@ inline Network randomMlp(std::mt19937& rng, int elements, bool allowInPlace = tr
         }
         lastWasLinear = false;
         Layer l;
-        if (p < 45) l = layerOf(LayerKind::Relu);
-        else if (p < 55) l = layerOf(LayerKind::Gelu);
-        else if (p < 62) l = layerOf(LayerKind::Tanh);
-        else if (p < 68) l = layerOf(LayerKind::Sigmoid);
-        else if (p < 74) l = layerOf(LayerKind::Silu);
-        else if (p < 82) l = layerOf(LayerKind::LayerNorm);
-        else if (p < 88) l = layerOf(LayerKind::RmsNorm);
+        if (p < 45)
+            l = layerOf(LayerKind::Relu);
+        else if (p < 55)
+            l = layerOf(LayerKind::Gelu);
+        else if (p < 62)
+            l = layerOf(LayerKind::Tanh);
+        else if (p < 68)
+            l = layerOf(LayerKind::Sigmoid);
+        else if (p < 74)
+            l = layerOf(LayerKind::Silu);
+        else if (p < 82)
+            l = layerOf(LayerKind::LayerNorm);
+        else if (p < 88)
+            l = layerOf(LayerKind::RmsNorm);
         else {
             l = layerOf(LayerKind::Dropout);
             l.p = 0.1;
         }
         // In place only where the op saves its output (as ReLU(inplace=True) is used): gelu
         // and silu save their input, so writing over it is unsafe with or without a plan.
-        const bool savesOutput = l.kind == LayerKind::Relu || l.kind == LayerKind::Tanh ||
-                                 l.kind == LayerKind::Sigmoid;
+        const bool savesOutput =
+            l.kind == LayerKind::Relu || l.kind == LayerKind::Tanh || l.kind == LayerKind::Sigmoid;
         if (allowInPlace && savesOutput && pick(rng) < 35) l.inplace = true;
         net.layers.push_back(l);
     }
@@ -201,9 +208,9 @@ inline Simulated simulatePlan(const Graph& g, const Plan& plan, const TrainingCo
 // consecutive chain elements (gaps inside). `visit` gets the segment list.
 // With `safeOnly` false, regions the model refuses to start (an in-place op would overwrite
 // their held input) are enumerated too, so a brute force can judge them by compiling.
-inline void forEachSingleLevelPlan(const ChainModel& m,
-                                   const std::function<void(const std::vector<UnitSegment>&)>& visit,
-                                   bool safeOnly = true) {
+inline void forEachSingleLevelPlan(
+    const ChainModel& m, const std::function<void(const std::vector<UnitSegment>&)>& visit,
+    bool safeOnly = true) {
     std::vector<UnitSegment> segs;
     std::function<void(int)> rec = [&](int u) {
         if (u == m.unitCount()) {

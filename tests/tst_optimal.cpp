@@ -5,6 +5,7 @@
 // distinct simulated peak the planner's recompute time equals the least recompute time among
 // the safe plans whose simulated peak fits, every time; its own plan simulates within budget.
 // Also: budget spellings, infeasible budgets explained, presets end to end, the strategy API.
+#include "test_scale.h"
 #include <QtTest/QtTest>
 #include <map>
 
@@ -111,6 +112,8 @@ private slots:
         const int lengths[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 2, 3, 4, 5, 6, 7, 8, 9, 10,
                                3, 4, 5, 6, 7, 8, 9, 11, 12};
         for (int n : lengths) {
+            // Enumeration grows as 2^n: the 10- to 12-element chains run in optimised builds.
+            if (remat::test::kReducedSweeps && n > 9) continue;
             compareWithBruteForce(randomMlp(rng, n), randomTraining(rng), cases, plans);
             if (QTest::currentTestFailed()) return;
         }
@@ -120,7 +123,7 @@ private slots:
     void bruteForceTransformers() {
         std::mt19937 rng(22);
         int cases = 0, plans = 0;
-        for (int trial = 0; trial < 16; ++trial) {
+        for (int trial = 0; trial < remat::test::sweepCount(16); ++trial) {
             compareWithBruteForce(randomTransformer(rng, 1 + trial % 8), randomTraining(rng), cases,
                                   plans);
             if (QTest::currentTestFailed()) return;
@@ -131,7 +134,7 @@ private slots:
     void bruteForceResNets() {
         std::mt19937 rng(23);
         int cases = 0, plans = 0;
-        for (int trial = 0; trial < 8; ++trial) {
+        for (int trial = 0; trial < remat::test::sweepCount(8); ++trial) {
             compareWithBruteForce(randomResNet(rng, 1 + trial % 6), randomTraining(rng), cases, plans);
             if (QTest::currentTestFailed()) return;
         }

@@ -4,6 +4,7 @@
 // predicts for a single-level plan equals compile() + simulate() to the byte and its recompute
 // time agrees to rounding, for every plan of small chains and random plans of longer ones, and
 // for the named strategies on every preset.
+#include "test_scale.h"
 #include <QtTest/QtTest>
 
 #include "model_file.h"
@@ -57,7 +58,7 @@ private slots:
     void everyPlanOfSmallMlps() {
         std::mt19937 rng(11);
         int plans = 0;
-        for (int trial = 0; trial < 60; ++trial) {
+        for (int trial = 0; trial < remat::test::sweepCount(60); ++trial) {
             const int n = 1 + trial % 7;
             Network net = randomMlp(rng, n);
             checkAllPlans(net, randomTraining(rng), plans);
@@ -69,7 +70,7 @@ private slots:
     void everyPlanOfSmallTransformers() {
         std::mt19937 rng(12);
         int plans = 0;
-        for (int trial = 0; trial < 25; ++trial) {
+        for (int trial = 0; trial < remat::test::sweepCount(25); ++trial) {
             Network net = randomTransformer(rng, 1 + trial % 4);
             checkAllPlans(net, randomTraining(rng), plans);
             if (QTest::currentTestFailed()) return;
@@ -80,7 +81,7 @@ private slots:
     void everyPlanOfSmallResNets() {
         std::mt19937 rng(13);
         int plans = 0;
-        for (int trial = 0; trial < 12; ++trial) {
+        for (int trial = 0; trial < remat::test::sweepCount(12); ++trial) {
             Network net = randomResNet(rng, 1 + trial % 4);
             checkAllPlans(net, randomTraining(rng), plans);
             if (QTest::currentTestFailed()) return;
@@ -93,7 +94,7 @@ private slots:
         std::mt19937 rng(14);
         const DeviceSpec d = optimalTestDevice();
         int plans = 0;
-        for (int trial = 0; trial < 30; ++trial) {
+        for (int trial = 0; trial < remat::test::sweepCount(30); ++trial) {
             Network net = trial % 3 == 0 ? randomTransformer(rng, 6 + trial % 7)
                                          : randomMlp(rng, 15 + trial, trial % 2 == 0);
             TrainingConfig cfg = randomTraining(rng);

@@ -120,8 +120,8 @@ void BudgetSlider::sync() {
     m_syncing = true;
     refreshRange();
     auto s = parseStrategy(toStdString(m_document->strategySpelling()));
-    const bool budgeted = s && (s->kind == StrategyKind::Optimal ||
-                                s->kind == StrategyKind::OptimalNested);
+    const bool budgeted =
+        s && (s->kind == StrategyKind::Optimal || s->kind == StrategyKind::OptimalNested);
     // Without a budget planner in effect, show where the current plan's peak sits.
     const std::int64_t shown =
         budgeted ? s->budgetBytes : m_document->evaluation().timeline.peakBytes;
@@ -129,8 +129,9 @@ void BudgetSlider::sync() {
     if (!m_field->hasFocus()) m_field->setText(bytesText(shown, m_units));
     if (m_hi > m_lo)
         m_range->setText(tr("%1 … %2").arg(bytesText(m_lo, m_units), bytesText(m_hi, m_units)));
-    m_range->setToolTip(tr("From the smallest peak any single-level plan reaches to the peak "
-                           "without checkpointing"));
+    m_range->setToolTip(
+        tr("From the smallest peak any single-level plan reaches to the peak "
+           "without checkpointing"));
     m_syncing = false;
 }
 

@@ -67,10 +67,11 @@ int runMaxBatch(const MaxBatchOptions& o) {
         }
         char rate[32];
         std::snprintf(rate, sizeof rate, "%.1f", f.samplesPerS);
-        table.addRow({f.label,
-                      f.maxMicroBatch >= kMaxMicroBatch ? "unbounded" : std::to_string(f.maxMicroBatch),
-                      std::to_string(f.microBatch) + " x " + std::to_string(f.accumulationSteps),
-                      formatBytes(f.peakBytes), formatSeconds(f.stepTimeS), rate});
+        table.addRow(
+            {f.label,
+             f.maxMicroBatch >= kMaxMicroBatch ? "unbounded" : std::to_string(f.maxMicroBatch),
+             std::to_string(f.microBatch) + " x " + std::to_string(f.accumulationSteps),
+             formatBytes(f.peakBytes), formatSeconds(f.stepTimeS), rate});
     }
     std::cout << table.render();
     return 0;

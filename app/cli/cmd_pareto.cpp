@@ -26,8 +26,9 @@ std::string relative(double value, double base) {
 }
 
 void printCsv(const Tradeoff& t) {
-    std::cout << "kind,label,peak_bytes,step_time_s,recompute_time_s,optimal_peak_at_equal_time_bytes,"
-                 "optimal_time_at_equal_memory_s\n";
+    std::cout
+        << "kind,label,peak_bytes,step_time_s,recompute_time_s,optimal_peak_at_equal_time_bytes,"
+           "optimal_time_at_equal_memory_s\n";
     auto row = [&](const char* kind, const TradeoffPoint& p, bool gain) {
         // Labels may hold commas (selective:attention,mlp): always quoted.
         std::cout << kind << ",\"" << p.label << "\"," << p.peakBytes << "," << p.stepTimeS << ","
@@ -127,8 +128,9 @@ int runPareto(const ParetoOptions& o) {
 
 void addPareto(CLI::App& app, int& exitCode) {
     auto* cmd = app.add_subcommand(
-        "pareto", "the peak-memory / step-time frontier of the optimal plan beside every:K and "
-                  "the named strategies");
+        "pareto",
+        "the peak-memory / step-time frontier of the optimal plan beside every:K and "
+        "the named strategies");
     auto o = std::make_shared<ParetoOptions>();
     addCommonOptions(*cmd, o->common, false);
     cmd->add_flag("--csv", o->csv, "print comma-separated rows (kind,label,peak_bytes,...)");

@@ -44,7 +44,7 @@ Case heterogeneousChain(int layers, std::uint32_t seed = 5) {
             l.kind = LayerKind::Linear;
             l.out = width(rng);
         } else {
-            const LayerKind kinds[] = {LayerKind::Relu, LayerKind::Gelu, LayerKind::Tanh,
+            const LayerKind kinds[] = {LayerKind::Relu,      LayerKind::Gelu, LayerKind::Tanh,
                                        LayerKind::LayerNorm, LayerKind::Silu, LayerKind::Dropout};
             l.kind = kinds[pick(rng)];
             l.p = 0.1;
