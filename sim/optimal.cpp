@@ -126,6 +126,7 @@ void crossFilter(std::vector<Label>& without, std::vector<Label>& with, std::int
 
 std::optional<OptimalPlan> OptimalPlanner::solve(std::int64_t budgetBytes) const {
     m_lastStates = 0;
+    m_lastCandidates = 0;
     if (m_model.floorBytes() > budgetBytes || m_suffixNeed[0] > budgetBytes) return std::nullopt;
     if (m_allKept.predictedPeakBytes <= budgetBytes) return m_allKept;
     // A plan found with a narrow beam bounds the optimum's time; the exact pass then keeps only
