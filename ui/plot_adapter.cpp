@@ -225,10 +225,9 @@ protected:
                 painter->drawRect(r);
             }
             if (s.labels.isEmpty()) continue;
-            const QFontMetrics fm(painter->font());
             const QRectF visible = r.intersected(QRectF(area));
             for (const QString& label : s.labels) {
-                if (fm.horizontalAdvance(label) + 6 > visible.width()) continue;
+                if (labelWidth(painter, label) + 6 > visible.width()) continue;
                 // Dark text on light fills, light text on dark ones.
                 const QColor f = s.fill;
                 const bool light = 0.299 * f.red() + 0.587 * f.green() + 0.114 * f.blue() > 150;
@@ -241,7 +240,22 @@ protected:
     void drawLegendIcon(QCPPainter*, const QRectF&) const override {}
 
 private:
+    // Text measurement is slow next to drawing a rectangle; the labels repeat ("bwd", "re").
+    int labelWidth(QCPPainter* painter, const QString& label) {
+        if (painter->font() != m_widthFont) {
+            m_widths.clear();
+            m_widthFont = painter->font();
+        }
+        auto it = m_widths.constFind(label);
+        if (it != m_widths.cend()) return it.value();
+        const int w = QFontMetrics(m_widthFont).horizontalAdvance(label);
+        m_widths.insert(label, w);
+        return w;
+    }
+
     std::vector<Span> m_spans;
+    QFont m_widthFont;
+    QHash<QString, int> m_widths;
 };
 
 namespace {
@@ -616,7 +630,12 @@ void PlotAdapter::addMarker(const QString& group, double x, double y, const QStr
     arrow->setHead(QCPLineEnding(QCPLineEnding::esSpikeArrow, 7, 9));
     arrow->setPen(QPen(color, 1.5));
     addToGroup(group, arrow);
-    m_markers[group].push_back(MarkerItem{tracer, text, arrow});
+    // Measured once: placement runs after every layout.
+    const QFontMetrics fm(text->font());
+    const QSizeF size =
+        QSizeF(fm.boundingRect(QRect(0, 0, 4000, 4000), Qt::AlignLeft, label).size()) +
+        QSizeF(14, 10);
+    m_markers[group].push_back(MarkerItem{tracer, text, arrow, size});
     placeMarkers();
 }
 
@@ -627,12 +646,7 @@ void PlotAdapter::placeMarkers() {
     for (auto it = m_markers.begin(); it != m_markers.end(); ++it)
         for (const MarkerItem& m : it.value()) {
             const QPointF p = m.tracer->position->pixelPosition();
-            const QFontMetrics fm(m.text->font());
-            const QSizeF size =
-                QSizeF(fm.boundingRect(QRect(0, 0, 4000, 4000), Qt::AlignLeft, m.text->text())
-                           .size()) +
-                QSizeF(14, 10);
-            const double w = size.width(), h = size.height();
+            const double w = m.size.width(), h = m.size.height();
             auto shifted = [&](double left) {
                 return std::clamp(left, area.left(), std::max(area.left(), area.right() - w));
             };
@@ -692,6 +706,8 @@ void PlotAdapter::addPointLabels(const QString& group, const std::vector<PointLa
         }
         if (item.paletteColored) m_paletteTexts.push_back(item.text);
         addToGroup(group, item.text);
+        item.size =
+            QSizeF(QFontMetrics(item.text->font()).boundingRect(l.text).size()) + QSizeF(8, 4);
         item.leader = new QCPItemLine(m_plot);
         item.leader->setLayer(kLayerLabels);
         item.leader->start->setParentAnchor(item.text->position);
@@ -750,8 +766,7 @@ void PlotAdapter::placePointLabels() {
         return a->emphasised && !b->emphasised;
     });
     for (LabelItem* l : order) {
-        const QFontMetrics fm(l->text->font());
-        const QSizeF size = QSizeF(fm.boundingRect(l->text->text()).size()) + QSizeF(8, 4);
+        const QSizeF size = l->size;
         const QPointF p = l->anchor->position->pixelPosition();
         double bestCost = 1e300;
         int best = 0;

@@ -162,6 +162,7 @@ private:
         QCPItemTracer* anchor = nullptr;
         QCPItemText* text = nullptr;
         QCPItemLine* leader = nullptr;
+        QSizeF size;  // of the text with its padding
         bool emphasised = false;
         bool paletteColored = false;
     };
@@ -179,6 +180,7 @@ private:
         QCPItemTracer* tracer = nullptr;
         QCPItemText* text = nullptr;
         QCPItemLine* arrow = nullptr;
+        QSizeF size;  // of the label with its padding
     };
     QHash<QString, std::vector<MarkerItem>> m_markers;
     QPointF m_homeX;  // the x range setRange gave; a double-click returns to it

@@ -395,8 +395,8 @@ void RunPanel::showOutcome() {
         const QString cells[] = {what, predicted, measured, difference};
         for (int c = 0; c < 4; ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
-            item->setTextAlignment(c == 0 ? int(Qt::AlignLeft | Qt::AlignVCenter)
-                                          : int(Qt::AlignRight | Qt::AlignVCenter));
+            item->setTextAlignment(c == 0 ? Qt::Alignment(Qt::AlignLeft | Qt::AlignVCenter)
+                                          : Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
             m_table->setItem(row, c, item);
         }
     };
