@@ -46,13 +46,15 @@ int runHeadlessJob(const HeadlessJob& job) {
         return 2;
     }
     if (!QDir().mkpath(job.outputDir)) {
-        std::cerr << "remat-studio: cannot create the output folder '" << job.outputDir.toStdString()
-                  << "'\n";
+        std::cerr << "remat-studio: cannot create the output folder '"
+                  << job.outputDir.toStdString() << "'\n";
         return 2;
     }
     const QString stem = QFileInfo(job.model).completeBaseName();
-    const QString timelinePath = QDir(job.outputDir).filePath(stem + QStringLiteral("-timeline.png"));
-    const QString tradeOffPath = QDir(job.outputDir).filePath(stem + QStringLiteral("-tradeoff.png"));
+    const QString timelinePath =
+        QDir(job.outputDir).filePath(stem + QStringLiteral("-timeline.png"));
+    const QString tradeOffPath =
+        QDir(job.outputDir).filePath(stem + QStringLiteral("-tradeoff.png"));
 
     const auto state = document.stateHandle();
     ui::TimelinePlot timeline;
@@ -78,8 +80,8 @@ int runHeadlessJob(const HeadlessJob& job) {
         std::cerr << "remat-studio: " << error.toStdString() << "\n";
         return 2;
     }
-    std::cout << "\nwrote " << timelinePath.toStdString() << "\nwrote " << tradeOffPath.toStdString()
-              << "\n";
+    std::cout << "\nwrote " << timelinePath.toStdString() << "\nwrote "
+              << tradeOffPath.toStdString() << "\n";
     return 0;
 }
 

@@ -9,8 +9,8 @@
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QTimer>
-#include <QTreeView>
 #include <QTranslator>
+#include <QTreeView>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -19,15 +19,16 @@
 
 #include "app_settings.h"
 #include "document.h"
-#include "layer_stack_view.h"
 #include "headless_job.h"
+#include "layer_stack_view.h"
 #include "main_window.h"
 #include "theme.h"
 
 namespace {
 
 bool hasDisplay() {
-    return !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
+    return !qEnvironmentVariableIsEmpty("DISPLAY") ||
+           !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
            !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
 }
 
@@ -40,7 +41,8 @@ bool argvHas(int argc, char** argv, const char* flag) {
 
 void installTranslations(QApplication& app) {
     auto* ours = new QTranslator(&app);
-    if (ours->load(QLocale(), QStringLiteral("remat"), QStringLiteral("_"), QStringLiteral(":/i18n")))
+    if (ours->load(QLocale(), QStringLiteral("remat"), QStringLiteral("_"),
+                   QStringLiteral(":/i18n")))
         app.installTranslator(ours);
     auto* qt = new QTranslator(&app);
     if (qt->load(QLocale(), QStringLiteral("qtbase"), QStringLiteral("_"),
@@ -68,23 +70,28 @@ int main(int argc, char** argv) {
         "main", "Remat Studio: see what activation checkpointing costs and saves."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("MODEL"),
-                                 QApplication::translate("main", "A model file or a preset name (default gpt2-small)."));
+    parser.addPositionalArgument(
+        QStringLiteral("MODEL"),
+        QApplication::translate("main", "A model file or a preset name (default gpt2-small)."));
     QCommandLineOption screenshotOption(
         QStringLiteral("screenshot"),
         QApplication::translate("main", "Render the main window offscreen to FILE.png and quit."),
         QStringLiteral("FILE.png"));
     QCommandLineOption outputOption(
         QStringLiteral("output"),
-        QApplication::translate("main", "Folder for the plots written without a display (default ./remat-output)."),
+        QApplication::translate(
+            "main", "Folder for the plots written without a display (default ./remat-output)."),
         QStringLiteral("DIR"), QStringLiteral("remat-output"));
     QCommandLineOption strategyOption(
         QStringLiteral("strategy"),
-        QApplication::translate("main", "Checkpointing strategy to start with (the CLI's spellings: none, full, every:K, sqrt, ...)."),
+        QApplication::translate("main",
+                                "Checkpointing strategy to start with (the CLI's spellings: none, "
+                                "full, every:K, sqrt, ...)."),
         QStringLiteral("S"));
     QCommandLineOption expandOption(
         QStringLiteral("expand-all"),
-        QApplication::translate("main", "Expand every block of the layer stack into its instances and sub-modules."));
+        QApplication::translate(
+            "main", "Expand every block of the layer stack into its instances and sub-modules."));
     QCommandLineOption darkOption(QStringLiteral("dark"),
                                   QApplication::translate("main", "Use the dark palette."));
     parser.addOption(screenshotOption);
@@ -97,11 +104,11 @@ int main(int argc, char** argv) {
     const QStringList positional = parser.positionalArguments();
     const QString model = positional.isEmpty() ? QStringLiteral("gpt2-small") : positional.front();
 
-    if (headless)
-        return remat::studio::runHeadlessJob({model, parser.value(outputOption)});
+    if (headless) return remat::studio::runHeadlessJob({model, parser.value(outputOption)});
 
     remat::ui::AppSettings settings;
-    const remat::ui::Theme theme = parser.isSet(darkOption) ? remat::ui::Theme::Dark : settings.theme();
+    const remat::ui::Theme theme =
+        parser.isSet(darkOption) ? remat::ui::Theme::Dark : settings.theme();
     remat::ui::applyTheme(theme);
 
     remat::ui::MainWindow::Options options;

@@ -4,8 +4,8 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
-#include <ctime>
 #include <algorithm>
+#include <ctime>
 #include <functional>
 
 #include "autosave.h"
@@ -157,12 +157,15 @@ void TstDocument::everyEditKindIsUndoable_data() {
         return d.setInput(in);
     });
     add("name", "mlp-3x1024", [](Document& d) { return d.setNetworkName("renamed"); });
-    add("toggle", "gpt2-small",
-        [](Document& d) { return d.toggleRegion(RegionSpec{false, 2, 2, ""}); });
-    add("sub-module", "gpt2-small",
-        [](Document& d) { return d.toggleRegion(RegionSpec{true, 0, 0, "4/attention/attention_core"}); });
-    add("range", "gpt2-small",
-        [](Document& d) { return d.setRegion(RegionSpec{false, 1, 4, ""}, true); });
+    add("toggle", "gpt2-small", [](Document& d) {
+        return d.toggleRegion(RegionSpec{false, 2, 2, ""});
+    });
+    add("sub-module", "gpt2-small", [](Document& d) {
+        return d.toggleRegion(RegionSpec{true, 0, 0, "4/attention/attention_core"});
+    });
+    add("range", "gpt2-small", [](Document& d) {
+        return d.setRegion(RegionSpec{false, 1, 4, ""}, true);
+    });
     add("entry", "gpt2-small", [](Document& d) { return d.setEntryCheckpointed(1, true); });
     add("clear", "mlp-3x1024", [](Document& d) { return d.clearPlan(); });
     add("insert", "mlp-3x1024", [](Document& d) {
@@ -234,17 +237,20 @@ void TstDocument::rejectedEditKeepsModel() {
 void TstDocument::brokenFileKeepsCurrentModel_data() {
     QTest::addColumn<QByteArray>("text");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("bad field") << QByteArray(R"({"format": "remat-model/1", "input": {"shape": [64]},
+    QTest::newRow("bad field") << QByteArray(
+                                      R"({"format": "remat-model/1", "input": {"shape": [64]},
         "layers": [{"kind": "linear", "out": -3}, {"kind": "mse"}]})")
                                << QString("$.layers[0]");
     QTest::newRow("syntax") << QByteArray(R"({"format": "remat-model/1", "layers": [)")
                             << QString("broken.json");
-    QTest::newRow("unknown kind") << QByteArray(R"({"format": "remat-model/1", "input": {"shape": [64]},
+    QTest::newRow("unknown kind") << QByteArray(
+                                         R"({"format": "remat-model/1", "input": {"shape": [64]},
         "layers": [{"kind": "linaer", "out": 3}, {"kind": "mse"}]})")
                                   << QString("$.layers[0].kind");
-    QTest::newRow("unknown device") << QByteArray(R"({"format": "remat-model/1", "input": {"shape": [64]},
+    QTest::newRow("unknown device")
+        << QByteArray(R"({"format": "remat-model/1", "input": {"shape": [64]},
         "layers": [{"kind": "linear", "out": 3}, {"kind": "mse"}], "device": "no-such-gpu"})")
-                                    << QString("no-such-gpu");
+        << QString("no-such-gpu");
 }
 
 void TstDocument::brokenFileKeepsCurrentModel() {
@@ -403,10 +409,11 @@ void TstDocument::editUpdatesWithinOneFrame() {
     std::sort(wall.begin(), wall.end());
     std::sort(cpu.begin(), cpu.end());
     const double cpuMedian = cpu[cpu.size() / 2];
-    qInfo("%s: plan edit CPU %.2f ms median (%.2f..%.2f); wall %.2f ms median, %.2f best "
-          "(%zu instructions)",
-          qPrintable(preset), cpuMedian, cpu.front(), cpu.back(), wall[wall.size() / 2],
-          wall.front(), doc.evaluation().program.instructions.size());
+    qInfo(
+        "%s: plan edit CPU %.2f ms median (%.2f..%.2f); wall %.2f ms median, %.2f best "
+        "(%zu instructions)",
+        qPrintable(preset), cpuMedian, cpu.front(), cpu.back(), wall[wall.size() / 2], wall.front(),
+        doc.evaluation().program.instructions.size());
     QVERIFY2(cpuMedian < 16.0, qPrintable(QString("median CPU time %1 ms").arg(cpuMedian)));
 }
 

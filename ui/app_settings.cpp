@@ -15,29 +15,52 @@ const char* const kTimeAxis = "view/timeAxis";
 const char* const kRecent = "files/recent";
 }  // namespace
 
-QByteArray AppSettings::geometry() const { return QSettings().value(kGeometry).toByteArray(); }
-void AppSettings::setGeometry(const QByteArray& g) { QSettings().setValue(kGeometry, g); }
-QByteArray AppSettings::windowState() const { return QSettings().value(kState).toByteArray(); }
-void AppSettings::setWindowState(const QByteArray& s) { QSettings().setValue(kState, s); }
+QByteArray AppSettings::geometry() const {
+    return QSettings().value(kGeometry).toByteArray();
+}
+void AppSettings::setGeometry(const QByteArray& g) {
+    QSettings().setValue(kGeometry, g);
+}
+QByteArray AppSettings::windowState() const {
+    return QSettings().value(kState).toByteArray();
+}
+void AppSettings::setWindowState(const QByteArray& s) {
+    QSettings().setValue(kState, s);
+}
 
-QString AppSettings::lastDevice() const { return QSettings().value(kDevice).toString(); }
-void AppSettings::setLastDevice(const QString& id) { QSettings().setValue(kDevice, id); }
+QString AppSettings::lastDevice() const {
+    return QSettings().value(kDevice).toString();
+}
+void AppSettings::setLastDevice(const QString& id) {
+    QSettings().setValue(kDevice, id);
+}
 
 ByteUnits AppSettings::units() const {
     return QSettings().value(kUnits).toString() == QLatin1String("GB") ? ByteUnits::Decimal
-                                                                        : ByteUnits::Binary;
+                                                                       : ByteUnits::Binary;
 }
 void AppSettings::setUnits(ByteUnits u) {
-    QSettings().setValue(kUnits, u == ByteUnits::Decimal ? QStringLiteral("GB") : QStringLiteral("GiB"));
+    QSettings().setValue(kUnits,
+                         u == ByteUnits::Decimal ? QStringLiteral("GB") : QStringLiteral("GiB"));
 }
 
-Theme AppSettings::theme() const { return themeFromKey(QSettings().value(kTheme).toString()); }
-void AppSettings::setTheme(Theme t) { QSettings().setValue(kTheme, themeKey(t)); }
+Theme AppSettings::theme() const {
+    return themeFromKey(QSettings().value(kTheme).toString());
+}
+void AppSettings::setTheme(Theme t) {
+    QSettings().setValue(kTheme, themeKey(t));
+}
 
-bool AppSettings::timeAxis() const { return QSettings().value(kTimeAxis, false).toBool(); }
-void AppSettings::setTimeAxis(bool time) { QSettings().setValue(kTimeAxis, time); }
+bool AppSettings::timeAxis() const {
+    return QSettings().value(kTimeAxis, false).toBool();
+}
+void AppSettings::setTimeAxis(bool time) {
+    QSettings().setValue(kTimeAxis, time);
+}
 
-QStringList AppSettings::recentFiles() const { return QSettings().value(kRecent).toStringList(); }
+QStringList AppSettings::recentFiles() const {
+    return QSettings().value(kRecent).toStringList();
+}
 
 QStringList AppSettings::addRecentFile(const QString& path) {
     const QString abs = QFileInfo(path).absoluteFilePath();

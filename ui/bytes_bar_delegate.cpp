@@ -39,7 +39,8 @@ void BytesBarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opti
 QSize BytesBarDelegate::sizeHint(const QStyleOptionViewItem& option,
                                  const QModelIndex& index) const {
     QSize s = QStyledItemDelegate::sizeHint(option, index);
-    s.setWidth(std::max(s.width(), option.fontMetrics.horizontalAdvance(QStringLiteral("000.00 MiB")) + 16));
+    s.setWidth(std::max(s.width(),
+                        option.fontMetrics.horizontalAdvance(QStringLiteral("000.00 MiB")) + 16));
     return s;
 }
 

@@ -82,7 +82,9 @@ Document::~Document() {
     m_undo.clear();
 }
 
-QString Document::strategySpelling() const { return toQString(defaultStrategy(m_state->model)); }
+QString Document::strategySpelling() const {
+    return toQString(defaultStrategy(m_state->model));
+}
 
 QString Document::displayName() const {
     if (!m_filePath.isEmpty()) return QFileInfo(m_filePath).fileName();
@@ -90,7 +92,9 @@ QString Document::displayName() const {
     return tr("untitled");
 }
 
-bool Document::isModified() const { return !m_undo.isClean() || m_recovered; }
+bool Document::isModified() const {
+    return !m_undo.isClean() || m_recovered;
+}
 
 Result<DeviceSpec> Document::resolveDevice(const ModelFile& model) const {
     const std::string id = model.device.empty() ? toStdString(m_fallbackDeviceId) : model.device;
@@ -370,8 +374,8 @@ Status Document::setEntryCheckpointed(std::size_t entry, bool checkpointed) {
     std::vector<RegionSpec> specs = *current;
     const std::int64_t first = firstInstanceOf(entry);
     for (std::int64_t k = 0; k < net.layers[entry].repeat; ++k) {
-        auto next = setRegionSpec(*m_state->graph, specs, RegionSpec{false, first + k, first + k, ""},
-                                  checkpointed);
+        auto next = setRegionSpec(*m_state->graph, specs,
+                                  RegionSpec{false, first + k, first + k, ""}, checkpointed);
         if (!next) return reject(next.error());
         specs = std::move(*next);
     }
@@ -407,8 +411,8 @@ Status Document::layerListEdit(const QString& text, ModelFile after,
                                const std::vector<int>& entryMap) {
     const ModelFile& before = m_state->model;
     if (before.planForm == PlanForm::Regions) {
-        after.regions = remapRegionSpecs(before.regions,
-                                         instanceMap(before.network, after.network, entryMap));
+        after.regions =
+            remapRegionSpecs(before.regions, instanceMap(before.network, after.network, entryMap));
         // A sub-module region whose layer changed kind no longer has a module to name.
         if (auto g = lower(after.network, after.training.precision))
             after.regions = resolvableSpecs(*g, after.regions);
@@ -448,8 +452,9 @@ Status Document::removeLayers(std::vector<std::size_t> entries) {
             after.network.layers.push_back(before.network.layers[e]);
         }
     }
-    const QString text = entries.size() == 1 ? tr("Remove %1").arg(layerText(before.network, entries[0]))
-                                             : tr("Remove %n layers", nullptr, int(entries.size()));
+    const QString text = entries.size() == 1
+                             ? tr("Remove %1").arg(layerText(before.network, entries[0]))
+                             : tr("Remove %n layers", nullptr, int(entries.size()));
     return layerListEdit(text, std::move(after), map);
 }
 
@@ -492,7 +497,8 @@ Status Document::replaceLayer(std::size_t entry, const Layer& layer) {
     after.network.layers[entry] = l;
     std::vector<int> map;
     for (std::size_t e = 0; e < before.network.layers.size(); ++e) map.push_back(int(e));
-    return layerListEdit(tr("Edit %1").arg(layerText(before.network, entry)), std::move(after), map);
+    return layerListEdit(tr("Edit %1").arg(layerText(before.network, entry)), std::move(after),
+                         map);
 }
 
 }  // namespace remat::ui

@@ -22,11 +22,16 @@ namespace {
 QVariant editorValue(const QWidget* w, FieldType type) {
     switch (type) {
         case FieldType::Size:
-        case FieldType::Count: return qlonglong(static_cast<const QSpinBox*>(w)->value());
-        case FieldType::Probability: return static_cast<const QDoubleSpinBox*>(w)->value();
-        case FieldType::Bool: return static_cast<const QCheckBox*>(w)->isChecked();
-        case FieldType::Choice: return static_cast<const QComboBox*>(w)->currentText();
-        case FieldType::Text: return static_cast<const QLineEdit*>(w)->text();
+        case FieldType::Count:
+            return qlonglong(static_cast<const QSpinBox*>(w)->value());
+        case FieldType::Probability:
+            return static_cast<const QDoubleSpinBox*>(w)->value();
+        case FieldType::Bool:
+            return static_cast<const QCheckBox*>(w)->isChecked();
+        case FieldType::Choice:
+            return static_cast<const QComboBox*>(w)->currentText();
+        case FieldType::Text:
+            return static_cast<const QLineEdit*>(w)->text();
     }
     return {};
 }
@@ -98,7 +103,8 @@ QWidget* Inspector::makeEditor(const LayerField& field, const QVariant& value) {
             auto* spin = new QSpinBox(m_formHost);
             // Zero stays enterable so that inferShapes, not the widget, explains what is wrong.
             spin->setRange(0, std::numeric_limits<int>::max());
-            spin->setValue(int(std::min<qlonglong>(value.toLongLong(), std::numeric_limits<int>::max())));
+            spin->setValue(
+                int(std::min<qlonglong>(value.toLongLong(), std::numeric_limits<int>::max())));
             spin->setGroupSeparatorShown(true);
             connect(spin, &QSpinBox::valueChanged, this, &Inspector::revalidate);
             editor = spin;
@@ -164,14 +170,21 @@ void Inspector::rebuild() {
         m_baseInput = net.input;
         m_title->setText(tr("Network input"));
         if (net.input.isTokens()) {
-            LayerField tokens{QStringLiteral("tokens"), tr("Tokens (sequence length)"), FieldType::Size, {}, {}, {}};
-            LayerField vocab{QStringLiteral("vocab"), tr("Vocabulary"), FieldType::Size, {}, {}, {}};
+            LayerField tokens{QStringLiteral("tokens"),
+                              tr("Tokens (sequence length)"),
+                              FieldType::Size,
+                              {},
+                              {},
+                              {}};
+            LayerField vocab{
+                QStringLiteral("vocab"), tr("Vocabulary"), FieldType::Size, {}, {}, {}};
             m_tokensEdit = makeEditor(tokens, qlonglong(net.input.tokens));
             m_vocabEdit = makeEditor(vocab, qlonglong(net.input.vocab));
             m_form->addRow(tokens.label, m_tokensEdit);
             m_form->addRow(vocab.label, m_vocabEdit);
         } else {
-            LayerField shape{QStringLiteral("shape"), tr("Shape per sample"), FieldType::Text, {}, {}, {}};
+            LayerField shape{
+                QStringLiteral("shape"), tr("Shape per sample"), FieldType::Text, {}, {}, {}};
             QStringList dims;
             for (auto d : net.input.shape) dims << QString::number(d);
             m_shapeEdit = makeEditor(shape, dims.join(QStringLiteral(", ")));
@@ -221,8 +234,9 @@ void Inspector::revalidate() {
     }
     auto shapes = inferShapes(candidate);
     m_valid = shapes.ok();
-    const QColor error = palette().color(QPalette::Text).lightness() > 128 ? QColor(0xff, 0x8a, 0x80)
-                                                                          : QColor(0xc6, 0x28, 0x28);
+    const QColor error = palette().color(QPalette::Text).lightness() > 128
+                             ? QColor(0xff, 0x8a, 0x80)
+                             : QColor(0xc6, 0x28, 0x28);
     if (!shapes) {
         m_status->setStyleSheet(QStringLiteral("color: %1;").arg(error.name()));
         m_status->setText(toQString(shapes.error().message));
@@ -235,7 +249,8 @@ void Inspector::revalidate() {
             m_status->setText(tr("Output per sample: %1")
                                   .arg(out.empty() ? tr("scalar") : toQString(shapeToString(out))));
         } else {
-            m_status->setText(tr("Input per sample: %1").arg(toQString(shapeToString((*shapes)[0]))));
+            m_status->setText(
+                tr("Input per sample: %1").arg(toQString(shapeToString((*shapes)[0]))));
         }
     }
     m_apply->setEnabled(m_valid && changed);
@@ -254,7 +269,9 @@ void Inspector::apply() {
     rebuild();
 }
 
-void Inspector::revert() { rebuild(); }
+void Inspector::revert() {
+    rebuild();
+}
 
 void Inspector::reloadIfChanged() {
     const Network& net = m_document->network();
@@ -263,8 +280,10 @@ void Inspector::reloadIfChanged() {
             setEntry(-2);
             return;
         }
-        if (!(net.layers[std::size_t(m_entry)] == m_baseLayer)) rebuild();
-        else revalidate();
+        if (!(net.layers[std::size_t(m_entry)] == m_baseLayer))
+            rebuild();
+        else
+            revalidate();
     } else if (m_entry == -1 && !(net.input == m_baseInput)) {
         rebuild();
     }
@@ -278,7 +297,11 @@ QWidget* Inspector::editorFor(const QString& key) const {
     return nullptr;
 }
 
-QString Inspector::statusText() const { return m_status->text(); }
-bool Inspector::canApply() const { return m_apply->isEnabled() && !m_apply->isHidden(); }
+QString Inspector::statusText() const {
+    return m_status->text();
+}
+bool Inspector::canApply() const {
+    return m_apply->isEnabled() && !m_apply->isHidden();
+}
 
 }  // namespace remat::ui

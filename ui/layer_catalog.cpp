@@ -10,7 +10,6 @@ class LayerCatalogText {
     Q_DECLARE_TR_FUNCTIONS(LayerCatalog)
 };
 
-
 std::int64_t headsFor(std::int64_t width) {
     for (std::int64_t h : {16, 12, 8, 4, 2})
         if (width % h == 0 && width / h >= 32) return h;
@@ -20,11 +19,13 @@ std::int64_t headsFor(std::int64_t width) {
 
 std::vector<CatalogGroup> layerCatalog() {
     return {
-        {LayerCatalogText::tr("Dense"), {LayerKind::Linear, LayerKind::Dropout, LayerKind::Flatten}},
+        {LayerCatalogText::tr("Dense"),
+         {LayerKind::Linear, LayerKind::Dropout, LayerKind::Flatten}},
         {LayerCatalogText::tr("Activations"),
          {LayerKind::Relu, LayerKind::Gelu, LayerKind::Silu, LayerKind::Tanh, LayerKind::Sigmoid,
           LayerKind::Softmax}},
-        {LayerCatalogText::tr("Normalisation"), {LayerKind::LayerNorm, LayerKind::RmsNorm, LayerKind::BatchNorm2d}},
+        {LayerCatalogText::tr("Normalisation"),
+         {LayerKind::LayerNorm, LayerKind::RmsNorm, LayerKind::BatchNorm2d}},
         {LayerCatalogText::tr("Sequence models"),
          {LayerKind::Embedding, LayerKind::Attention, LayerKind::Mlp, LayerKind::TransformerBlock}},
         {LayerCatalogText::tr("Vision"),
@@ -36,32 +37,54 @@ std::vector<CatalogGroup> layerCatalog() {
 
 QString layerDescription(LayerKind kind) {
     switch (kind) {
-        case LayerKind::Linear: return LayerCatalogText::tr("Fully connected layer; saves its input.");
-        case LayerKind::Relu: return LayerCatalogText::tr("ReLU; saves its output.");
-        case LayerKind::Gelu: return LayerCatalogText::tr("GELU; saves its input.");
-        case LayerKind::Silu: return LayerCatalogText::tr("SiLU (swish); saves its input.");
-        case LayerKind::Tanh: return LayerCatalogText::tr("tanh; saves its output.");
-        case LayerKind::Sigmoid: return LayerCatalogText::tr("Sigmoid; saves its output.");
-        case LayerKind::Softmax: return LayerCatalogText::tr("Softmax over the last dimension; saves its output.");
-        case LayerKind::LayerNorm: return LayerCatalogText::tr("Layer norm; saves input, mean and rstd.");
-        case LayerKind::RmsNorm: return LayerCatalogText::tr("RMS norm; saves input and rstd.");
-        case LayerKind::Dropout: return LayerCatalogText::tr("Dropout; saves a 1-byte mask per element.");
+        case LayerKind::Linear:
+            return LayerCatalogText::tr("Fully connected layer; saves its input.");
+        case LayerKind::Relu:
+            return LayerCatalogText::tr("ReLU; saves its output.");
+        case LayerKind::Gelu:
+            return LayerCatalogText::tr("GELU; saves its input.");
+        case LayerKind::Silu:
+            return LayerCatalogText::tr("SiLU (swish); saves its input.");
+        case LayerKind::Tanh:
+            return LayerCatalogText::tr("tanh; saves its output.");
+        case LayerKind::Sigmoid:
+            return LayerCatalogText::tr("Sigmoid; saves its output.");
+        case LayerKind::Softmax:
+            return LayerCatalogText::tr("Softmax over the last dimension; saves its output.");
+        case LayerKind::LayerNorm:
+            return LayerCatalogText::tr("Layer norm; saves input, mean and rstd.");
+        case LayerKind::RmsNorm:
+            return LayerCatalogText::tr("RMS norm; saves input and rstd.");
+        case LayerKind::Dropout:
+            return LayerCatalogText::tr("Dropout; saves a 1-byte mask per element.");
         case LayerKind::Embedding:
-            return LayerCatalogText::tr("Token (and learned position) embedding; first layer of a token model.");
-        case LayerKind::Conv2d: return LayerCatalogText::tr("2-D convolution; saves its input.");
-        case LayerKind::BatchNorm2d: return LayerCatalogText::tr("Batch norm over channels; saves input and statistics.");
-        case LayerKind::MaxPool2d: return LayerCatalogText::tr("Max pooling; saves input and indices.");
-        case LayerKind::GlobalAvgPool: return LayerCatalogText::tr("Global average pooling to 1×1.");
-        case LayerKind::Flatten: return LayerCatalogText::tr("Flattens to one dimension (a view: no memory).");
+            return LayerCatalogText::tr(
+                "Token (and learned position) embedding; first layer of a token model.");
+        case LayerKind::Conv2d:
+            return LayerCatalogText::tr("2-D convolution; saves its input.");
+        case LayerKind::BatchNorm2d:
+            return LayerCatalogText::tr("Batch norm over channels; saves input and statistics.");
+        case LayerKind::MaxPool2d:
+            return LayerCatalogText::tr("Max pooling; saves input and indices.");
+        case LayerKind::GlobalAvgPool:
+            return LayerCatalogText::tr("Global average pooling to 1×1.");
+        case LayerKind::Flatten:
+            return LayerCatalogText::tr("Flattens to one dimension (a view: no memory).");
         case LayerKind::Attention:
-            return LayerCatalogText::tr("Multi-head self-attention (qkv, attention core, projection).");
-        case LayerKind::Mlp: return LayerCatalogText::tr("Two-layer MLP, optionally gated (SwiGLU).");
+            return LayerCatalogText::tr(
+                "Multi-head self-attention (qkv, attention core, projection).");
+        case LayerKind::Mlp:
+            return LayerCatalogText::tr("Two-layer MLP, optionally gated (SwiGLU).");
         case LayerKind::TransformerBlock:
-            return LayerCatalogText::tr("Pre-LN transformer block: attention and MLP with residuals; repeatable.");
+            return LayerCatalogText::tr(
+                "Pre-LN transformer block: attention and MLP with residuals; repeatable.");
         case LayerKind::ResidualBlock:
-            return LayerCatalogText::tr("ResNet block (basic or bottleneck) with shortcut; repeatable.");
-        case LayerKind::CrossEntropy: return LayerCatalogText::tr("Cross-entropy loss over the last dimension.");
-        case LayerKind::Mse: return LayerCatalogText::tr("Mean squared error loss.");
+            return LayerCatalogText::tr(
+                "ResNet block (basic or bottleneck) with shortcut; repeatable.");
+        case LayerKind::CrossEntropy:
+            return LayerCatalogText::tr("Cross-entropy loss over the last dimension.");
+        case LayerKind::Mse:
+            return LayerCatalogText::tr("Mean squared error loss.");
     }
     return {};
 }
@@ -72,9 +95,15 @@ Layer defaultLayer(LayerKind kind, const Shape& input) {
     const std::int64_t width = input.empty() ? 1024 : input.back();
     const std::int64_t channels = input.size() == 3 ? input[0] : 64;
     switch (kind) {
-        case LayerKind::Linear: l.out = width; break;
-        case LayerKind::Dropout: l.p = 0.1; break;
-        case LayerKind::Embedding: l.dim = 768; break;
+        case LayerKind::Linear:
+            l.out = width;
+            break;
+        case LayerKind::Dropout:
+            l.p = 0.1;
+            break;
+        case LayerKind::Embedding:
+            l.dim = 768;
+            break;
         case LayerKind::Conv2d:
             l.outChannels = channels;
             l.kernel = 3;
@@ -87,13 +116,18 @@ Layer defaultLayer(LayerKind kind, const Shape& input) {
         case LayerKind::Attention:
             l.heads = headsFor(width);
             break;
-        case LayerKind::Mlp: l.mlpHidden = 4 * width; break;
+        case LayerKind::Mlp:
+            l.mlpHidden = 4 * width;
+            break;
         case LayerKind::TransformerBlock:
             l.heads = headsFor(width);
             l.mlpHidden = 4 * width;
             break;
-        case LayerKind::ResidualBlock: l.channels = channels; break;
-        default: break;
+        case LayerKind::ResidualBlock:
+            l.channels = channels;
+            break;
+        default:
+            break;
     }
     return l;
 }

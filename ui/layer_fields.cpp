@@ -13,34 +13,47 @@ class LayerFieldsText {
     Q_DECLARE_TR_FUNCTIONS(LayerFields)
 };
 
-
 LayerField sizeField(const char* key, const QString& label, std::int64_t Layer::*member,
                      FieldType type = FieldType::Size) {
-    return {QString::fromLatin1(key), label, type, {},
+    return {QString::fromLatin1(key),
+            label,
+            type,
+            {},
             [member](const Layer& l) { return QVariant::fromValue<qlonglong>(l.*member); },
             [member](Layer& l, const QVariant& v) { l.*member = v.toLongLong(); }};
 }
 
 LayerField boolField(const char* key, const QString& label, bool Layer::*member) {
-    return {QString::fromLatin1(key), label, FieldType::Bool, {},
+    return {QString::fromLatin1(key),
+            label,
+            FieldType::Bool,
+            {},
             [member](const Layer& l) { return QVariant(l.*member); },
             [member](Layer& l, const QVariant& v) { l.*member = v.toBool(); }};
 }
 
 LayerField probabilityField(const char* key, const QString& label, double Layer::*member) {
-    return {QString::fromLatin1(key), label, FieldType::Probability, {},
+    return {QString::fromLatin1(key),
+            label,
+            FieldType::Probability,
+            {},
             [member](const Layer& l) { return QVariant(l.*member); },
             [member](Layer& l, const QVariant& v) { l.*member = v.toDouble(); }};
 }
 
 LayerField nameField() {
-    return {QStringLiteral("name"), LayerFieldsText::tr("Name"), FieldType::Text, {},
+    return {QStringLiteral("name"),
+            LayerFieldsText::tr("Name"),
+            FieldType::Text,
+            {},
             [](const Layer& l) { return QVariant(toQString(l.name)); },
             [](Layer& l, const QVariant& v) { l.name = v.toString().trimmed().toStdString(); }};
 }
 
 LayerField activationField() {
-    return {QStringLiteral("activation"), LayerFieldsText::tr("Activation"), FieldType::Choice,
+    return {QStringLiteral("activation"),
+            LayerFieldsText::tr("Activation"),
+            FieldType::Choice,
             {QStringLiteral("relu"), QStringLiteral("gelu"), QStringLiteral("silu")},
             [](const Layer& l) { return QVariant(toQString(activationName(l.activation))); },
             [](Layer& l, const QVariant& v) {
@@ -49,19 +62,24 @@ LayerField activationField() {
 }
 
 LayerField normField() {
-    return {QStringLiteral("norm"), LayerFieldsText::tr("Norm"), FieldType::Choice,
+    return {QStringLiteral("norm"),
+            LayerFieldsText::tr("Norm"),
+            FieldType::Choice,
             {QStringLiteral("layernorm"), QStringLiteral("rmsnorm")},
             [](const Layer& l) {
                 return QVariant(l.norm == NormKind::LayerNorm ? QStringLiteral("layernorm")
                                                               : QStringLiteral("rmsnorm"));
             },
             [](Layer& l, const QVariant& v) {
-                l.norm = v.toString() == QLatin1String("rmsnorm") ? NormKind::RmsNorm : NormKind::LayerNorm;
+                l.norm = v.toString() == QLatin1String("rmsnorm") ? NormKind::RmsNorm
+                                                                  : NormKind::LayerNorm;
             }};
 }
 
 LayerField attentionImplField() {
-    return {QStringLiteral("attention"), LayerFieldsText::tr("Attention core"), FieldType::Choice,
+    return {QStringLiteral("attention"),
+            LayerFieldsText::tr("Attention core"),
+            FieldType::Choice,
             {QStringLiteral("eager"), QStringLiteral("flash")},
             [](const Layer& l) {
                 return QVariant(l.attention == AttentionImpl::Eager ? QStringLiteral("eager")
@@ -74,15 +92,18 @@ LayerField attentionImplField() {
 }
 
 LayerField variantField() {
-    return {QStringLiteral("variant"), LayerFieldsText::tr("Variant"), FieldType::Choice,
+    return {QStringLiteral("variant"),
+            LayerFieldsText::tr("Variant"),
+            FieldType::Choice,
             {QStringLiteral("basic"), QStringLiteral("bottleneck")},
             [](const Layer& l) {
                 return QVariant(l.variant == ResidualVariant::Basic ? QStringLiteral("basic")
                                                                     : QStringLiteral("bottleneck"));
             },
             [](Layer& l, const QVariant& v) {
-                l.variant = v.toString() == QLatin1String("bottleneck") ? ResidualVariant::Bottleneck
-                                                                        : ResidualVariant::Basic;
+                l.variant = v.toString() == QLatin1String("bottleneck")
+                                ? ResidualVariant::Bottleneck
+                                : ResidualVariant::Basic;
             }};
 }
 
@@ -90,7 +111,9 @@ LayerField variantField() {
 
 std::vector<LayerField> fieldsFor(LayerKind kind) {
     std::vector<LayerField> f{nameField()};
-    if (isBlock(kind)) f.push_back(sizeField("repeat", LayerFieldsText::tr("Repeat"), &Layer::repeat, FieldType::Count));
+    if (isBlock(kind))
+        f.push_back(
+            sizeField("repeat", LayerFieldsText::tr("Repeat"), &Layer::repeat, FieldType::Count));
     switch (kind) {
         case LayerKind::Linear:
             f.push_back(sizeField("out", LayerFieldsText::tr("Output features"), &Layer::out));
@@ -109,55 +132,68 @@ std::vector<LayerField> fieldsFor(LayerKind kind) {
             break;
         case LayerKind::Embedding:
             f.push_back(sizeField("dim", LayerFieldsText::tr("Width"), &Layer::dim));
-            f.push_back(sizeField("positions", LayerFieldsText::tr("Learned positions (0: none)"), &Layer::positions,
-                                  FieldType::Count));
-            f.push_back(probabilityField("dropout", LayerFieldsText::tr("Dropout"), &Layer::dropout));
+            f.push_back(sizeField("positions", LayerFieldsText::tr("Learned positions (0: none)"),
+                                  &Layer::positions, FieldType::Count));
+            f.push_back(
+                probabilityField("dropout", LayerFieldsText::tr("Dropout"), &Layer::dropout));
             break;
         case LayerKind::Attention:
             f.push_back(sizeField("heads", LayerFieldsText::tr("Heads"), &Layer::heads));
-            f.push_back(sizeField("kv_heads", LayerFieldsText::tr("KV heads (0: same)"), &Layer::kvHeads, FieldType::Count));
+            f.push_back(sizeField("kv_heads", LayerFieldsText::tr("KV heads (0: same)"),
+                                  &Layer::kvHeads, FieldType::Count));
             f.push_back(attentionImplField());
             f.push_back(boolField("causal", LayerFieldsText::tr("Causal"), &Layer::causal));
-            f.push_back(probabilityField("dropout", LayerFieldsText::tr("Dropout"), &Layer::dropout));
+            f.push_back(
+                probabilityField("dropout", LayerFieldsText::tr("Dropout"), &Layer::dropout));
             f.push_back(boolField("bias", LayerFieldsText::tr("Bias"), &Layer::bias));
             break;
         case LayerKind::Mlp:
-            f.push_back(sizeField("mlp_hidden", LayerFieldsText::tr("Hidden width"), &Layer::mlpHidden));
+            f.push_back(
+                sizeField("mlp_hidden", LayerFieldsText::tr("Hidden width"), &Layer::mlpHidden));
             f.push_back(activationField());
             f.push_back(boolField("gated", LayerFieldsText::tr("Gated (SwiGLU)"), &Layer::gated));
-            f.push_back(probabilityField("dropout", LayerFieldsText::tr("Dropout"), &Layer::dropout));
+            f.push_back(
+                probabilityField("dropout", LayerFieldsText::tr("Dropout"), &Layer::dropout));
             f.push_back(boolField("bias", LayerFieldsText::tr("Bias"), &Layer::bias));
             break;
         case LayerKind::TransformerBlock:
             f.push_back(sizeField("heads", LayerFieldsText::tr("Heads"), &Layer::heads));
-            f.push_back(sizeField("kv_heads", LayerFieldsText::tr("KV heads (0: same)"), &Layer::kvHeads, FieldType::Count));
-            f.push_back(sizeField("mlp_hidden", LayerFieldsText::tr("MLP hidden width"), &Layer::mlpHidden));
+            f.push_back(sizeField("kv_heads", LayerFieldsText::tr("KV heads (0: same)"),
+                                  &Layer::kvHeads, FieldType::Count));
+            f.push_back(sizeField("mlp_hidden", LayerFieldsText::tr("MLP hidden width"),
+                                  &Layer::mlpHidden));
             f.push_back(activationField());
-            f.push_back(boolField("gated", LayerFieldsText::tr("Gated MLP (SwiGLU)"), &Layer::gated));
+            f.push_back(
+                boolField("gated", LayerFieldsText::tr("Gated MLP (SwiGLU)"), &Layer::gated));
             f.push_back(normField());
             f.push_back(attentionImplField());
             f.push_back(boolField("causal", LayerFieldsText::tr("Causal"), &Layer::causal));
-            f.push_back(probabilityField("dropout", LayerFieldsText::tr("Dropout"), &Layer::dropout));
+            f.push_back(
+                probabilityField("dropout", LayerFieldsText::tr("Dropout"), &Layer::dropout));
             f.push_back(boolField("bias", LayerFieldsText::tr("Bias"), &Layer::bias));
             break;
         case LayerKind::Conv2d:
-            f.push_back(sizeField("out_channels", LayerFieldsText::tr("Output channels"), &Layer::outChannels));
+            f.push_back(sizeField("out_channels", LayerFieldsText::tr("Output channels"),
+                                  &Layer::outChannels));
             f.push_back(sizeField("kernel", LayerFieldsText::tr("Kernel"), &Layer::kernel));
             f.push_back(sizeField("stride", LayerFieldsText::tr("Stride"), &Layer::stride));
-            f.push_back(sizeField("padding", LayerFieldsText::tr("Padding"), &Layer::padding, FieldType::Count));
+            f.push_back(sizeField("padding", LayerFieldsText::tr("Padding"), &Layer::padding,
+                                  FieldType::Count));
             f.push_back(boolField("bias", LayerFieldsText::tr("Bias"), &Layer::bias));
             break;
         case LayerKind::MaxPool2d:
             f.push_back(sizeField("kernel", LayerFieldsText::tr("Kernel"), &Layer::kernel));
             f.push_back(sizeField("stride", LayerFieldsText::tr("Stride"), &Layer::stride));
-            f.push_back(sizeField("padding", LayerFieldsText::tr("Padding"), &Layer::padding, FieldType::Count));
+            f.push_back(sizeField("padding", LayerFieldsText::tr("Padding"), &Layer::padding,
+                                  FieldType::Count));
             break;
         case LayerKind::ResidualBlock:
             f.push_back(variantField());
             f.push_back(sizeField("channels", LayerFieldsText::tr("Channels"), &Layer::channels));
             f.push_back(sizeField("stride", LayerFieldsText::tr("Stride"), &Layer::stride));
             break;
-        default: break;
+        default:
+            break;
     }
     return f;
 }

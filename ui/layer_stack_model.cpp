@@ -21,7 +21,8 @@ LayerStackModel::LayerStackModel(Document* document, QObject* parent)
         std::vector<int> previousRoots = m_roots;
         rebuild();
         bool same = m_nodes.size() == oldKeys.size();
-        for (std::size_t i = 0; same && i < m_nodes.size(); ++i) same = m_nodes[i].key == oldKeys[i];
+        for (std::size_t i = 0; same && i < m_nodes.size(); ++i)
+            same = m_nodes[i].key == oldKeys[i];
         if (same) {
             emitAllDataChanged(-1);
             return;
@@ -118,7 +119,8 @@ void LayerStackModel::rebuild() {
         instance += l.repeat;
     }
     m_maxRootBytes = 1;
-    for (int r : m_roots) m_maxRootBytes = std::max(m_maxRootBytes, keptBytes(m_nodes[std::size_t(r)]));
+    for (int r : m_roots)
+        m_maxRootBytes = std::max(m_maxRootBytes, keptBytes(m_nodes[std::size_t(r)]));
 }
 
 void LayerStackModel::emitAllDataChanged(int parentNode) {
@@ -168,7 +170,9 @@ int LayerStackModel::rowCount(const QModelIndex& parent) const {
     return n ? int(n->children.size()) : 0;
 }
 
-int LayerStackModel::columnCount(const QModelIndex&) const { return ColumnCount; }
+int LayerStackModel::columnCount(const QModelIndex&) const {
+    return ColumnCount;
+}
 
 bool LayerStackModel::opRange(const Node& n, std::uint32_t& first, std::uint32_t& last) const {
     const Graph& g = m_document->graph();
@@ -233,10 +237,12 @@ bool LayerStackModel::regionFor(const QModelIndex& index, RegionSpec& region) co
 QString LayerStackModel::nameText(const Node& n) const {
     const Network& net = m_document->network();
     switch (n.kind) {
-        case NodeKind::Input: return tr("input");
+        case NodeKind::Input:
+            return tr("input");
         case NodeKind::Entry: {
             const Layer& l = net.layers[std::size_t(n.entry)];
-            const QString label = l.name.empty() ? toQString(layerKindName(l.kind)) : toQString(l.name);
+            const QString label =
+                l.name.empty() ? toQString(layerKindName(l.kind)) : toQString(l.name);
             if (l.repeat == 1) return QStringLiteral("%1  %2").arg(n.instance).arg(label);
             const std::int64_t first = m_nodes[std::size_t(n.children.front())].instance;
             //: A repeated block, shown compactly: "1–12  transformer_block × 12"
@@ -248,10 +254,12 @@ QString LayerStackModel::nameText(const Node& n) const {
         }
         case NodeKind::Instance: {
             const Layer& l = net.layers[std::size_t(n.entry)];
-            const QString label = l.name.empty() ? toQString(layerKindName(l.kind)) : toQString(l.name);
+            const QString label =
+                l.name.empty() ? toQString(layerKindName(l.kind)) : toQString(l.name);
             return QStringLiteral("%1  %2").arg(n.instance).arg(label);
         }
-        case NodeKind::SubModule: return toQString(m_document->graph().module(n.module).name);
+        case NodeKind::SubModule:
+            return toQString(m_document->graph().module(n.module).name);
     }
     return {};
 }
@@ -259,11 +267,13 @@ QString LayerStackModel::nameText(const Node& n) const {
 QString LayerStackModel::kindText(const Node& n) const {
     const Network& net = m_document->network();
     switch (n.kind) {
-        case NodeKind::Input: return net.input.isTokens() ? tr("token ids") : tr("tensor");
+        case NodeKind::Input:
+            return net.input.isTokens() ? tr("token ids") : tr("tensor");
         case NodeKind::Entry:
         case NodeKind::Instance:
             return toQString(layerKindName(net.layers[std::size_t(n.entry)].kind));
-        case NodeKind::SubModule: return toQString(m_document->graph().module(n.module).kind);
+        case NodeKind::SubModule:
+            return toQString(m_document->graph().module(n.module).kind);
     }
     return {};
 }
@@ -286,7 +296,8 @@ QString LayerStackModel::shapeText(const Node& n) const {
             if (!n.module.valid() && !n.children.empty())
                 instance = m_nodes[std::size_t(n.children.back())].instance;
             break;
-        case NodeKind::Instance: break;
+        case NodeKind::Instance:
+            break;
         case NodeKind::SubModule: {
             const Graph& g = m_document->graph();
             const Module& m = g.module(n.module);
@@ -332,13 +343,15 @@ QString LayerStackModel::toolTip(const Node& n) const {
     const ByteUnits units = ByteUnits::Binary;
     const QString kept = tr("Kept for backward: %1").arg(bytesText(keptBytes(n), units));
     switch (n.kind) {
-        case NodeKind::Input: return tr("The network's input.") + QLatin1Char('\n') + kept;
+        case NodeKind::Input:
+            return tr("The network's input.") + QLatin1Char('\n') + kept;
         case NodeKind::Entry:
             if (!n.module.valid())
                 return tr("A repeated block; expand it to checkpoint single instances.") +
                        QLatin1Char('\n') + kept;
             break;
-        default: break;
+        default:
+            break;
     }
     const Qt::CheckState s = checkState(n);
     const QString plan = s == Qt::Checked
@@ -354,21 +367,29 @@ QVariant LayerStackModel::data(const QModelIndex& index, int role) const {
     std::uint32_t first = 0, last = 0;
     const bool hasOps = opRange(*n, first, last);
     switch (role) {
-        case NodeKindRole: return int(n->kind);
-        case EntryRole: return n->entry;
+        case NodeKindRole:
+            return int(n->kind);
+        case EntryRole:
+            return n->entry;
         case InstanceRole:
             return (n->kind == NodeKind::Entry && !n->module.valid()) ? -1 : qint64(n->instance);
         case ModulePathRole:
             return n->module.valid() ? toQString(m_document->graph().module(n->module).path)
                                      : QString();
-        case BytesRole: return qint64(keptBytes(*n));
+        case BytesRole:
+            return qint64(keptBytes(*n));
         case BarFractionRole:
             return std::clamp(double(keptBytes(*n)) / double(m_maxRootBytes), 0.0, 1.0);
-        case CheckableRole: return hasOps;
-        case FirstOpRole: return hasOps ? qint64(first) : qint64(-1);
-        case LastOpRole: return hasOps ? qint64(last) : qint64(-1);
-        case Qt::ToolTipRole: return toolTip(*n);
-        default: break;
+        case CheckableRole:
+            return hasOps;
+        case FirstOpRole:
+            return hasOps ? qint64(first) : qint64(-1);
+        case LastOpRole:
+            return hasOps ? qint64(last) : qint64(-1);
+        case Qt::ToolTipRole:
+            return toolTip(*n);
+        default:
+            break;
     }
     switch (index.column()) {
         case NameColumn:
@@ -388,7 +409,8 @@ QVariant LayerStackModel::data(const QModelIndex& index, int role) const {
             if (role == Qt::CheckStateRole && hasOps) return int(checkState(*n));
             if (role == Qt::DisplayRole) return checkpointText(*n);
             break;
-        default: break;
+        default:
+            break;
     }
     return {};
 }
@@ -397,23 +419,32 @@ QVariant LayerStackModel::headerData(int section, Qt::Orientation orientation, i
     if (orientation != Qt::Horizontal) return {};
     if (role == Qt::DisplayRole) {
         switch (section) {
-            case NameColumn: return tr("Layer");
-            case KindColumn: return tr("Kind");
-            case ShapeColumn: return tr("Output");
-            case BytesColumn: return tr("Kept");
-            case CheckpointColumn: return tr("Checkpoint");
-            default: break;
+            case NameColumn:
+                return tr("Layer");
+            case KindColumn:
+                return tr("Kind");
+            case ShapeColumn:
+                return tr("Output");
+            case BytesColumn:
+                return tr("Kept");
+            case CheckpointColumn:
+                return tr("Checkpoint");
+            default:
+                break;
         }
     }
     if (role == Qt::ToolTipRole) {
         switch (section) {
-            case ShapeColumn: return tr("Output shape of one sample");
+            case ShapeColumn:
+                return tr("Output shape of one sample");
             case BytesColumn:
-                return tr("Activation bytes this row keeps until backward under the current "
-                          "plan (at the micro-batch set in the strategy bar)");
+                return tr(
+                    "Activation bytes this row keeps until backward under the current "
+                    "plan (at the micro-batch set in the strategy bar)");
             case CheckpointColumn:
                 return tr("Checked: a checkpointed (recompute) region");
-            default: break;
+            default:
+                break;
         }
     }
     return {};
@@ -424,7 +455,8 @@ Qt::ItemFlags LayerStackModel::flags(const QModelIndex& index) const {
     if (!n) return Qt::ItemIsDropEnabled;
     Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
     std::uint32_t first = 0, last = 0;
-    if (index.column() == CheckpointColumn && opRange(*n, first, last)) f |= Qt::ItemIsUserCheckable;
+    if (index.column() == CheckpointColumn && opRange(*n, first, last))
+        f |= Qt::ItemIsUserCheckable;
     if (n->kind == NodeKind::Entry) f |= Qt::ItemIsDragEnabled | Qt::ItemIsDropEnabled;
     if (n->kind == NodeKind::Input) f |= Qt::ItemIsDropEnabled;
     if (n->children.empty()) f |= Qt::ItemNeverHasChildren;
@@ -442,16 +474,23 @@ bool LayerStackModel::setData(const QModelIndex& index, const QVariant& value, i
     return m_document->setRegion(region, on).ok();
 }
 
-Qt::DropActions LayerStackModel::supportedDropActions() const { return Qt::MoveAction; }
-Qt::DropActions LayerStackModel::supportedDragActions() const { return Qt::MoveAction; }
+Qt::DropActions LayerStackModel::supportedDropActions() const {
+    return Qt::MoveAction;
+}
+Qt::DropActions LayerStackModel::supportedDragActions() const {
+    return Qt::MoveAction;
+}
 
-QStringList LayerStackModel::mimeTypes() const { return {QString::fromLatin1(kEntryMimeType)}; }
+QStringList LayerStackModel::mimeTypes() const {
+    return {QString::fromLatin1(kEntryMimeType)};
+}
 
 QMimeData* LayerStackModel::mimeData(const QModelIndexList& indexes) const {
     QList<int> entries;
     for (const QModelIndex& i : indexes) {
         const Node* n = nodeOf(i);
-        if (n && n->kind == NodeKind::Entry && !entries.contains(n->entry)) entries.append(n->entry);
+        if (n && n->kind == NodeKind::Entry && !entries.contains(n->entry))
+            entries.append(n->entry);
     }
     if (entries.isEmpty()) return nullptr;
     auto* data = new QMimeData;

@@ -27,13 +27,13 @@ public:
     enum class NodeKind { Input, Entry, Instance, SubModule };
     enum Role {
         NodeKindRole = Qt::UserRole + 1,
-        EntryRole,          // index into network.layers; -1 for the input
-        InstanceRole,       // expanded layer index; -1 for the input and repeated entries
-        ModulePathRole,     // "3/attention"; empty for entries that repeat and the input
-        BytesRole,          // kept bytes as qint64
-        BarFractionRole,    // kept bytes / the largest top-level row's, in [0, 1]
-        CheckableRole,      // bool: the row covers ops and can be a region
-        FirstOpRole,        // op range of the row (first, last), -1 when none
+        EntryRole,        // index into network.layers; -1 for the input
+        InstanceRole,     // expanded layer index; -1 for the input and repeated entries
+        ModulePathRole,   // "3/attention"; empty for entries that repeat and the input
+        BytesRole,        // kept bytes as qint64
+        BarFractionRole,  // kept bytes / the largest top-level row's, in [0, 1]
+        CheckableRole,    // bool: the row covers ops and can be a region
+        FirstOpRole,      // op range of the row (first, last), -1 when none
         LastOpRole,
     };
 

@@ -17,7 +17,9 @@
 namespace remat::ui {
 
 LayerStackView::LayerStackView(Document* document, QWidget* parent)
-    : QWidget(parent), m_document(document), m_model(new LayerStackModel(document, this)),
+    : QWidget(parent),
+      m_document(document),
+      m_model(new LayerStackModel(document, this)),
       m_tree(new QTreeView(this)) {
     m_tree->setModel(m_model);
     m_tree->setObjectName(QStringLiteral("layerStackTree"));
@@ -40,10 +42,14 @@ LayerStackView::LayerStackView(Document* document, QWidget* parent)
     header->setSectionResizeMode(LayerStackModel::NameColumn, QHeaderView::Stretch);
     const QFontMetrics fm(font());
     // Fixed columns sized for their typical content; the name takes the rest.
-    header->resizeSection(LayerStackModel::KindColumn, fm.horizontalAdvance(QStringLiteral("transformer_blo")) + 12);
-    header->resizeSection(LayerStackModel::ShapeColumn, fm.horizontalAdvance(QStringLiteral("[1024, 50257]")) + 12);
-    header->resizeSection(LayerStackModel::BytesColumn, fm.horizontalAdvance(QStringLiteral("000.00 MiB")) + 24);
-    header->resizeSection(LayerStackModel::CheckpointColumn, fm.horizontalAdvance(QStringLiteral("recompute")) + 40);
+    header->resizeSection(LayerStackModel::KindColumn,
+                          fm.horizontalAdvance(QStringLiteral("transformer_blo")) + 12);
+    header->resizeSection(LayerStackModel::ShapeColumn,
+                          fm.horizontalAdvance(QStringLiteral("[1024, 50257]")) + 12);
+    header->resizeSection(LayerStackModel::BytesColumn,
+                          fm.horizontalAdvance(QStringLiteral("000.00 MiB")) + 24);
+    header->resizeSection(LayerStackModel::CheckpointColumn,
+                          fm.horizontalAdvance(QStringLiteral("recompute")) + 40);
     m_tree->setMinimumWidth(fm.horizontalAdvance(QLatin1Char('x')) * 60);
 
     m_checkpointSelection = new QAction(tr("Checkpoint selection"), this);
@@ -81,7 +87,8 @@ LayerStackView::LayerStackView(Document* document, QWidget* parent)
     layout->addLayout(bar);
     layout->addWidget(m_tree, 1);
 
-    connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this, &LayerStackView::saveExpansion);
+    connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this,
+            &LayerStackView::saveExpansion);
     connect(m_model, &QAbstractItemModel::modelReset, this, &LayerStackView::restoreExpansion);
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &LayerStackView::onCurrentChanged);
@@ -98,10 +105,12 @@ QString LayerStackView::keyOf(const QModelIndex& index) const {
                          .data()
                          .toString());
         case LayerStackModel::NodeKind::Instance:
-            return QStringLiteral("i%1").arg(index.data(LayerStackModel::InstanceRole).toLongLong());
+            return QStringLiteral("i%1").arg(
+                index.data(LayerStackModel::InstanceRole).toLongLong());
         case LayerStackModel::NodeKind::SubModule:
             return QStringLiteral("m") + index.data(LayerStackModel::ModulePathRole).toString();
-        default: return {};
+        default:
+            return {};
     }
 }
 
@@ -188,8 +197,9 @@ void LayerStackView::checkpointSelection() {
         const auto kind = LayerStackModel::NodeKind(i.data(LayerStackModel::NodeKindRole).toInt());
         if (kind == LayerStackModel::NodeKind::Input) continue;
         if (kind == LayerStackModel::NodeKind::SubModule) {
-            emit message(tr("A region of several rows must be made of whole layers, not "
-                            "sub-modules."));
+            emit message(
+                tr("A region of several rows must be made of whole layers, not "
+                   "sub-modules."));
             return;
         }
         RegionSpec r;
@@ -214,7 +224,8 @@ void LayerStackView::selectInstance(int instance) {
 }
 
 void LayerStackView::selectEntry(int entry) {
-    const QModelIndex i = entry < 0 ? m_model->index(0, 0) : m_model->indexForEntry(std::size_t(entry));
+    const QModelIndex i =
+        entry < 0 ? m_model->index(0, 0) : m_model->indexForEntry(std::size_t(entry));
     if (!i.isValid()) return;
     m_tree->setCurrentIndex(i);
     m_tree->scrollTo(i);

@@ -45,8 +45,8 @@ public slots:
     void selectEntry(int entry);
 
 signals:
-    void currentEntryChanged(int entry);       // -1: the input row
-    void currentInstanceChanged(int instance); // -1: none (input or a repeated block row)
+    void currentEntryChanged(int entry);        // -1: the input row
+    void currentInstanceChanged(int instance);  // -1: none (input or a repeated block row)
     void message(const QString& text);
 
 private:

@@ -15,7 +15,6 @@
 #include "autosave.h"
 #include "budget_slider.h"
 #include "comparison_panel.h"
-#include "summary_panel.h"
 #include "document.h"
 #include "inspector.h"
 #include "layer_catalog.h"
@@ -24,6 +23,7 @@
 #include "qt_convert.h"
 #include "run_panel.h"
 #include "strategy_bar.h"
+#include "summary_panel.h"
 #include "timeline_plot.h"
 
 namespace remat::ui {
@@ -92,7 +92,8 @@ void MainWindow::buildViews() {
 }
 
 void MainWindow::buildDocks() {
-    auto dock = [this](const QString& title, const char* name, QWidget* w, Qt::DockWidgetArea area) {
+    auto dock = [this](const QString& title, const char* name, QWidget* w,
+                       Qt::DockWidgetArea area) {
         auto* d = new QDockWidget(title, this);
         d->setObjectName(QString::fromLatin1(name));
         d->setWidget(w);
@@ -105,7 +106,8 @@ void MainWindow::buildDocks() {
     tabifyDockWidget(m_inspectorDock, m_paletteDock);
     m_inspectorDock->raise();
     m_summaryDock = dock(tr("Summary"), "summaryDock", m_summary, Qt::RightDockWidgetArea);
-    m_comparisonDock = dock(tr("Comparison"), "comparisonDock", m_comparison, Qt::BottomDockWidgetArea);
+    m_comparisonDock =
+        dock(tr("Comparison"), "comparisonDock", m_comparison, Qt::BottomDockWidgetArea);
     m_runDock = dock(tr("Run"), "runDock", m_runPanel, Qt::BottomDockWidgetArea);
     tabifyDockWidget(m_comparisonDock, m_runDock);
     m_comparisonDock->raise();
@@ -144,9 +146,8 @@ void MainWindow::connectDocument() {
         AppSettings().setLastDevice(id);
         m_document->setFallbackDeviceId(id);
     });
-    connect(m_comparison, &ComparisonPanel::strategyChosen, this, [this](const QString& spelling) {
-        (void)m_document->setStrategy(spelling);
-    });
+    connect(m_comparison, &ComparisonPanel::strategyChosen, this,
+            [this](const QString& spelling) { (void)m_document->setStrategy(spelling); });
     // A run executes exactly the program on the plot, so its live bytes line up with it.
     connect(m_runPanel, &RunPanel::measured, this, [this](const std::vector<std::int64_t>& live) {
         m_timeline->setMeasured(live, m_runPanel->measuredLabel());
@@ -192,7 +193,9 @@ void MainWindow::updateTitle() {
     setWindowModified(m_document->isModified());
 }
 
-void MainWindow::showMessage(const QString& message) { statusBar()->showMessage(message, 8000); }
+void MainWindow::showMessage(const QString& message) {
+    statusBar()->showMessage(message, 8000);
+}
 
 void MainWindow::showError(const QString& title, const QString& message) {
     m_lastError = message;
@@ -225,8 +228,10 @@ void MainWindow::addLayerFromPalette(int kindValue) {
     const Network& net = m_document->network();
     // After the current layer; with nothing selected, just before the loss.
     int entry = m_layerStack->currentEntry();
-    std::size_t position = entry >= 0 ? std::size_t(entry) + 1 : (entry == -1 ? 0 : net.layers.size());
-    if (entry == -2 && !net.layers.empty() && isLoss(net.layers.back().kind)) position = net.layers.size() - 1;
+    std::size_t position =
+        entry >= 0 ? std::size_t(entry) + 1 : (entry == -1 ? 0 : net.layers.size());
+    if (entry == -2 && !net.layers.empty() && isLoss(net.layers.back().kind))
+        position = net.layers.size() - 1;
     const auto& shapes = m_document->state().shapes;
     const std::int64_t before = m_document->firstInstanceOf(position);  // instances before it
     const Shape input = std::size_t(before) < shapes.size() ? shapes[std::size_t(before)] : Shape{};
@@ -269,9 +274,12 @@ void MainWindow::dropEvent(QDropEvent* event) {
     event->acceptProposedAction();
     const QString path = mime->urls().front().toLocalFile();
     // Opening may show a dialog; not from inside the drop handler, where the drag source waits.
-    QMetaObject::invokeMethod(this, [this, path] {
-        if (maybeSave()) openModel(path);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this, path] {
+            if (maybeSave()) openModel(path);
+        },
+        Qt::QueuedConnection);
 }
 
 }  // namespace remat::ui

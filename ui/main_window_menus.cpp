@@ -33,9 +33,8 @@ void MainWindow::buildActions() {
     });
     m_deleteAction = new QAction(tr("De&lete layer"), this);
     m_deleteAction->setShortcut(QKeySequence::Delete);
-    connect(m_deleteAction, &QAction::triggered, this, [this] {
-        (void)m_document->removeLayers(m_layerStack->selectedEntries());
-    });
+    connect(m_deleteAction, &QAction::triggered, this,
+            [this] { (void)m_document->removeLayers(m_layerStack->selectedEntries()); });
     m_moveUpAction = new QAction(tr("Move layer &up"), this);
     m_moveUpAction->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Up));
     connect(m_moveUpAction, &QAction::triggered, this, [this] { moveSelected(-1); });
@@ -68,7 +67,8 @@ void MainWindow::buildMenus() {
                        [this] { exportDialog(QStringLiteral("timeline")); });
     exports->addAction(tr("Trade-off plot (PNG, SVG, PDF)…"), this,
                        [this] { exportDialog(QStringLiteral("tradeoff")); });
-    exports->addAction(tr("Timeline as CSV…"), this, [this] { exportDialog(QStringLiteral("csv")); });
+    exports->addAction(tr("Timeline as CSV…"), this,
+                       [this] { exportDialog(QStringLiteral("csv")); });
     exports->addAction(tr("Comparison as CSV…"), this,
                        [this] { exportDialog(QStringLiteral("comparison-csv")); });
     exports->addAction(tr("Comparison as Markdown…"), this,
@@ -103,7 +103,8 @@ void MainWindow::buildMenus() {
     }
     m_instructionAxis->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
     m_timeAxis->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
-    (m_timeline->xAxis() == TimelinePlot::XAxis::Time ? m_timeAxis : m_instructionAxis)->setChecked(true);
+    (m_timeline->xAxis() == TimelinePlot::XAxis::Time ? m_timeAxis : m_instructionAxis)
+        ->setChecked(true);
     connect(axisGroup, &QActionGroup::triggered, this, [this](QAction* a) {
         const bool time = a == m_timeAxis;
         AppSettings().setTimeAxis(time);
@@ -129,12 +130,11 @@ void MainWindow::buildMenus() {
         themeGroup->addAction(a);
     }
     (AppSettings().theme() == Theme::Dark ? m_darkTheme : m_lightTheme)->setChecked(true);
-    connect(themeGroup, &QActionGroup::triggered, this, [this](QAction* a) {
-        setTheme(a == m_darkTheme ? Theme::Dark : Theme::Light);
-    });
+    connect(themeGroup, &QActionGroup::triggered, this,
+            [this](QAction* a) { setTheme(a == m_darkTheme ? Theme::Dark : Theme::Light); });
     view->addSeparator();
-    for (QDockWidget* d : {m_stackDock, m_inspectorDock, m_paletteDock, m_summaryDock,
-                           m_comparisonDock, m_runDock})
+    for (QDockWidget* d :
+         {m_stackDock, m_inspectorDock, m_paletteDock, m_summaryDock, m_comparisonDock, m_runDock})
         view->addAction(d->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -149,7 +149,8 @@ void MainWindow::rebuildRecentMenu() {
     const QStringList files = AppSettings().recentFiles();
     for (int i = 0; i < files.size(); ++i) {
         const QString path = files[i];
-        QAction* a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()));
+        QAction* a = m_recentMenu->addAction(
+            QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()));
         a->setToolTip(path);
         connect(a, &QAction::triggered, this, [this, path] {
             if (maybeSave()) openModel(path);
@@ -274,10 +275,14 @@ void MainWindow::exportDialog(const QString& what) {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export"), suggested, filter);
     if (path.isEmpty()) return;
     bool ok = false;
-    if (what == QLatin1String("timeline")) ok = exportTimelinePlot(path);
-    else if (what == QLatin1String("tradeoff")) ok = exportTradeOffPlot(path);
-    else if (what == QLatin1String("csv")) ok = exportTimelineCsv(path);
-    else ok = exportComparison(path, what == QLatin1String("comparison-md"));
+    if (what == QLatin1String("timeline"))
+        ok = exportTimelinePlot(path);
+    else if (what == QLatin1String("tradeoff"))
+        ok = exportTradeOffPlot(path);
+    else if (what == QLatin1String("csv"))
+        ok = exportTimelineCsv(path);
+    else
+        ok = exportComparison(path, what == QLatin1String("comparison-md"));
     if (ok) showMessage(tr("Exported %1").arg(QFileInfo(path).fileName()));
 }
 

@@ -12,9 +12,13 @@ ModelCommand::ModelCommand(Document* document, const QString& text, ModelFile be
       m_after(std::move(after)),
       m_mergeId(mergeId) {}
 
-void ModelCommand::undo() { m_document->restore(m_before); }
+void ModelCommand::undo() {
+    m_document->restore(m_before);
+}
 
-void ModelCommand::redo() { m_document->restore(m_after); }
+void ModelCommand::redo() {
+    m_document->restore(m_after);
+}
 
 bool ModelCommand::mergeWith(const QUndoCommand* other) {
     if (other->id() != id() || m_mergeId == EditMergeId::None) return false;

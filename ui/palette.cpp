@@ -15,7 +15,9 @@ constexpr int kKindRole = Qt::UserRole + 1;
 }
 
 Palette::Palette(QWidget* parent)
-    : QWidget(parent), m_list(new QTreeWidget(this)), m_add(new QPushButton(tr("Add after current layer"), this)),
+    : QWidget(parent),
+      m_list(new QTreeWidget(this)),
+      m_add(new QPushButton(tr("Add after current layer"), this)),
       m_description(new QLabel(this)) {
     m_list->setHeaderHidden(true);
     m_list->setRootIsDecorated(false);

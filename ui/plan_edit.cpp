@@ -24,7 +24,9 @@ std::int64_t leadingIndex(const std::string& path, std::string& rest) {
 
 }  // namespace
 
-std::string layerPath(std::int64_t index) { return std::to_string(index); }
+std::string layerPath(std::int64_t index) {
+    return std::to_string(index);
+}
 
 Result<Region> resolveRegionSpec(const Graph& g, const RegionSpec& spec) {
     if (spec.isPath) {
@@ -74,15 +76,15 @@ std::vector<RegionSpec> regionSpecsFromPlan(const Graph& g, const Plan& plan) {
 }
 
 bool planHasRegion(const Plan& plan, std::uint32_t firstOp, std::uint32_t lastOp) {
-    return std::any_of(plan.regions.begin(), plan.regions.end(), [&](const Region& r) {
-        return r.firstOp == firstOp && r.lastOp == lastOp;
-    });
+    return std::any_of(plan.regions.begin(), plan.regions.end(),
+                       [&](const Region& r) { return r.firstOp == firstOp && r.lastOp == lastOp; });
 }
 
 const Region* enclosingRegion(const Plan& plan, std::uint32_t firstOp, std::uint32_t lastOp) {
     const Region* best = nullptr;
     for (const Region& r : plan.regions) {
-        if (r.firstOp <= firstOp && lastOp <= r.lastOp && !(r.firstOp == firstOp && r.lastOp == lastOp)) {
+        if (r.firstOp <= firstOp && lastOp <= r.lastOp &&
+            !(r.firstOp == firstOp && r.lastOp == lastOp)) {
             if (!best || best->contains(r)) best = &r;
         }
     }
@@ -165,7 +167,8 @@ void storeManualPlan(ModelFile& model, const std::vector<RegionSpec>& specs) {
         if (single.size() && *single.rbegin() >= start) perLayer = false;
     }
     if (perLayer) {
-        for (std::size_t e = 0; e < flags.size(); ++e) model.network.layers[e].checkpoint = flags[e];
+        for (std::size_t e = 0; e < flags.size(); ++e)
+            model.network.layers[e].checkpoint = flags[e];
         model.planForm = PlanForm::PerLayer;
         return;
     }

@@ -8,29 +8,43 @@ QString bytesText(std::int64_t bytes, ByteUnits units) {
     return toQString(remat::formatBytes(bytes, units));
 }
 
-QString formatSeconds(double seconds) { return toQString(remat::formatSeconds(seconds)); }
+QString formatSeconds(double seconds) {
+    return toQString(remat::formatSeconds(seconds));
+}
 
-QString formatPercent(double fraction) { return toQString(remat::formatPercent(fraction)); }
+QString formatPercent(double fraction) {
+    return toQString(remat::formatPercent(fraction));
+}
 
 QColor categoryColor(Category c) {
     // Mid-saturation hues: legible on white and on a dark grey background alike.
     switch (c) {
-        case Category::Parameters: return QColor(0x4e, 0x79, 0xa7);
-        case Category::Gradients: return QColor(0xf2, 0x8e, 0x2b);
-        case Category::OptimizerState: return QColor(0x9c, 0x75, 0x5f);
-        case Category::SavedActivations: return QColor(0x59, 0xa1, 0x4f);
-        case Category::RecomputedActivations: return QColor(0xe1, 0x57, 0x59);
-        case Category::Transient: return QColor(0x76, 0xb7, 0xb2);
-        case Category::Inputs: return QColor(0xed, 0xc9, 0x48);
-        case Category::Workspace: return QColor(0xb0, 0x7a, 0xa1);
+        case Category::Parameters:
+            return QColor(0x4e, 0x79, 0xa7);
+        case Category::Gradients:
+            return QColor(0xf2, 0x8e, 0x2b);
+        case Category::OptimizerState:
+            return QColor(0x9c, 0x75, 0x5f);
+        case Category::SavedActivations:
+            return QColor(0x59, 0xa1, 0x4f);
+        case Category::RecomputedActivations:
+            return QColor(0xe1, 0x57, 0x59);
+        case Category::Transient:
+            return QColor(0x76, 0xb7, 0xb2);
+        case Category::Inputs:
+            return QColor(0xed, 0xc9, 0x48);
+        case Category::Workspace:
+            return QColor(0xb0, 0x7a, 0xa1);
     }
     return QColor(Qt::gray);
 }
 
 QString categoryDisplayName(Category c) {
     switch (c) {
-        case Category::Parameters: return QCoreApplication::translate("Category", "parameters");
-        case Category::Gradients: return QCoreApplication::translate("Category", "gradients");
+        case Category::Parameters:
+            return QCoreApplication::translate("Category", "parameters");
+        case Category::Gradients:
+            return QCoreApplication::translate("Category", "gradients");
         case Category::OptimizerState:
             return QCoreApplication::translate("Category", "optimizer state");
         case Category::SavedActivations:
@@ -38,9 +52,12 @@ QString categoryDisplayName(Category c) {
         case Category::RecomputedActivations:
             return QCoreApplication::translate("Category", "recomputed activations");
         case Category::Transient:
-            return QCoreApplication::translate("Category", "transient (temporaries, activation gradients)");
-        case Category::Inputs: return QCoreApplication::translate("Category", "inputs");
-        case Category::Workspace: return QCoreApplication::translate("Category", "workspace");
+            return QCoreApplication::translate("Category",
+                                               "transient (temporaries, activation gradients)");
+        case Category::Inputs:
+            return QCoreApplication::translate("Category", "inputs");
+        case Category::Workspace:
+            return QCoreApplication::translate("Category", "workspace");
     }
     return {};
 }

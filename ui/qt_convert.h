@@ -16,7 +16,9 @@ namespace remat::ui {
 inline QString toQString(std::string_view s) {
     return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
-inline std::string toStdString(const QString& s) { return s.toStdString(); }
+inline std::string toStdString(const QString& s) {
+    return s.toStdString();
+}
 
 // Byte counts as the user chose to see them (GB or GiB).
 // Named apart from remat::formatBytes: argument-dependent lookup would find both.

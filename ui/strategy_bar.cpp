@@ -29,9 +29,14 @@ struct StrategyChoice {
     const char* probe;  // a valid spelling, to ask the simulator whether it knows the planner
 };
 constexpr StrategyChoice kChoices[] = {
-    {"manual", "manual"},     {"none", "none"},       {"full", "full"},
-    {"every", "every:2"},     {"sqrt", "sqrt"},       {"selective", "selective:mlp"},
-    {"optimal", "optimal:1GiB"}, {"optimal-nested", "optimal-nested:1GiB"},
+    {"manual", "manual"},
+    {"none", "none"},
+    {"full", "full"},
+    {"every", "every:2"},
+    {"sqrt", "sqrt"},
+    {"selective", "selective:mlp"},
+    {"optimal", "optimal:1GiB"},
+    {"optimal-nested", "optimal-nested:1GiB"},
     {"revolve", "revolve:2"},
 };
 
@@ -43,7 +48,8 @@ QString choiceLabel(const QString& head) {
     if (head == QLatin1String("sqrt")) return StrategyBar::tr("sqrt(N) groups");
     if (head == QLatin1String("selective")) return StrategyBar::tr("selective (sub-modules)");
     if (head == QLatin1String("optimal")) return StrategyBar::tr("optimal under a budget");
-    if (head == QLatin1String("optimal-nested")) return StrategyBar::tr("optimal, nested, under a budget");
+    if (head == QLatin1String("optimal-nested"))
+        return StrategyBar::tr("optimal, nested, under a budget");
     if (head == QLatin1String("revolve")) return StrategyBar::tr("revolve (c checkpoints)");
     return head;
 }
@@ -71,7 +77,9 @@ StrategyBar::StrategyBar(Document* document, QWidget* parent)
       m_device(new QComboBox(this)),
       m_capacity(new QLabel(this)) {
     for (const StrategyChoice& c : kChoices)
-        if (parseStrategy(c.probe)) m_strategy->addItem(choiceLabel(QString::fromLatin1(c.head)), QString::fromLatin1(c.head));
+        if (parseStrategy(c.probe))
+            m_strategy->addItem(choiceLabel(QString::fromLatin1(c.head)),
+                                QString::fromLatin1(c.head));
     m_strategy->setObjectName(QStringLiteral("strategy"));
     m_strategy->setToolTip(tr("Checkpointing strategy"));
     m_k->setRange(1, 100000);
@@ -96,7 +104,8 @@ StrategyBar::StrategyBar(Document* document, QWidget* parent)
     m_microBatch->setObjectName(QStringLiteral("microBatch"));
     m_microBatch->setToolTip(tr("Samples per micro-batch"));
     m_accumulation->setRange(1, 1000000);
-    m_accumulation->setToolTip(tr("Gradient-accumulation steps (micro-batches per optimizer step)"));
+    m_accumulation->setToolTip(
+        tr("Gradient-accumulation steps (micro-batches per optimizer step)"));
     for (Precision p : {Precision::Fp32, Precision::MixedBf16, Precision::MixedFp16})
         m_precision->addItem(toQString(precisionName(p)), int(p));
     for (Optimizer o : {Optimizer::Sgd, Optimizer::Momentum, Optimizer::Adam, Optimizer::AdamW})
@@ -137,16 +146,20 @@ StrategyBar::StrategyBar(Document* document, QWidget* parent)
         if (!m_syncing && !m_document->setAccumulationSteps(v)) sync();
     });
     connect(m_precision, &QComboBox::currentIndexChanged, this, [this] {
-        if (!m_syncing && !m_document->setPrecision(Precision(m_precision->currentData().toInt()))) sync();
+        if (!m_syncing && !m_document->setPrecision(Precision(m_precision->currentData().toInt())))
+            sync();
     });
     connect(m_optimizer, &QComboBox::currentIndexChanged, this, [this] {
-        if (!m_syncing && !m_document->setOptimizer(Optimizer(m_optimizer->currentData().toInt()))) sync();
+        if (!m_syncing && !m_document->setOptimizer(Optimizer(m_optimizer->currentData().toInt())))
+            sync();
     });
     connect(m_device, &QComboBox::currentIndexChanged, this, [this] {
         if (m_syncing) return;
         const QString id = m_device->currentData().toString();
-        if (m_document->setDeviceId(id)) emit deviceChosen(id);
-        else sync();
+        if (m_document->setDeviceId(id))
+            emit deviceChosen(id);
+        else
+            sync();
     });
     connect(m_document, &Document::changed, this, &StrategyBar::sync);
     sync();
@@ -199,7 +212,8 @@ void StrategyBar::sync() {
         const QString head = spelling.section(QLatin1Char(':'), 0, 0);
         const int i = m_strategy->findData(head);
         if (i >= 0) m_strategy->setCurrentIndex(i);
-        if (s->kind == StrategyKind::EveryK || head == QLatin1String("revolve")) m_k->setValue(int(s->k));
+        if (s->kind == StrategyKind::EveryK || head == QLatin1String("revolve"))
+            m_k->setValue(int(s->k));
         if (s->kind == StrategyKind::Selective)
             for (QAction* a : m_kindsMenu->actions())
                 a->setChecked(std::find(s->kinds.begin(), s->kinds.end(), toStdString(a->text())) !=
@@ -221,10 +235,12 @@ void StrategyBar::sync() {
         di = m_device->count() - 1;
     }
     m_device->setCurrentIndex(di);
-    m_capacity->setText(tr("%1 (usable %2)")
-                            .arg(bytesText(d.memoryBytes, m_units), bytesText(d.usableBytes(), m_units)));
-    m_capacity->setToolTip(tr("Device memory, and what is left after the CUDA context and "
-                              "library reserve"));
+    m_capacity->setText(
+        tr("%1 (usable %2)")
+            .arg(bytesText(d.memoryBytes, m_units), bytesText(d.usableBytes(), m_units)));
+    m_capacity->setToolTip(
+        tr("Device memory, and what is left after the CUDA context and "
+           "library reserve"));
     updateParameterWidgets();
     m_syncing = false;
 }

@@ -59,7 +59,8 @@ QPalette darkPalette() {
 }  // namespace
 
 void applyTheme(Theme theme) {
-    if (QStyle* fusion = QStyleFactory::create(QStringLiteral("Fusion"))) QApplication::setStyle(fusion);
+    if (QStyle* fusion = QStyleFactory::create(QStringLiteral("Fusion")))
+        QApplication::setStyle(fusion);
     QApplication::setPalette(theme == Theme::Dark ? darkPalette() : lightPalette());
 }
 
