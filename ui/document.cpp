@@ -78,7 +78,10 @@ Document::Document(QObject* parent) : QObject(parent) {
 }
 
 Document::~Document() {
-    // Commands refer back to this document; drop them before members go away.
+    // Commands refer back to this document; drop them before members go away. Silently: the
+    // views connected to the stack may be half destroyed already (the document is usually
+    // deleted as a child of the main window).
+    m_undo.blockSignals(true);
     m_undo.clear();
 }
 

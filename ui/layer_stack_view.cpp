@@ -56,7 +56,8 @@ LayerStackView::LayerStackView(Document* document, QWidget* parent)
     m_checkpointSelection->setToolTip(
         tr("Make the selected consecutive layers one checkpointed (recompute) region"));
     m_checkpointSelection->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
-    m_checkpointSelection->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    // Also in the Edit menu: the shortcut works wherever the focus is in the window.
+    m_checkpointSelection->setShortcutContext(Qt::WindowShortcut);
     connect(m_checkpointSelection, &QAction::triggered, this, &LayerStackView::checkpointSelection);
     m_tree->addAction(m_checkpointSelection);
 

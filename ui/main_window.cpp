@@ -56,7 +56,12 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     updateTitle();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    // The document outlives this body (it is deleted with the children): nothing it emits from
+    // now on may reach this half-destroyed window.
+    disconnect(m_document, nullptr, this, nullptr);
+    disconnect(m_document->undoStack(), nullptr, this, nullptr);
+}
 
 void MainWindow::buildViews() {
     m_timeline = new TimelinePlot(this);
