@@ -212,6 +212,7 @@ void ComparisonPanel::install(const ComparisonResult& result) {
     m_result = result;
     QPalette pal = m_status->palette();
     if (!result.error.empty()) {
+        finishWatcher();
         m_model->clear();
         m_plot->clear();
         pal.setColor(QPalette::WindowText, statusColor(Status::Bad, palette()));
@@ -243,7 +244,11 @@ void ComparisonPanel::install(const ComparisonResult& result) {
                                              .arg(result.chainLength)
                                        : tr("%1 on %2; computing the every:K curve…")
                                              .arg(subject, toQString(result.deviceName)));
-    if (result.curveDone) emit computed();
+    if (result.curveDone) {
+        // The work is done once the curve is: the watcher's own "finished" may come later.
+        finishWatcher();
+        emit computed();
+    }
 }
 
 void ComparisonPanel::setCurrentStrategy(const QString& spelling) {
