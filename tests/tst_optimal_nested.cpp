@@ -115,8 +115,10 @@ private slots:
         const DeviceSpec d = optimalTestDevice();
         int budgetsChecked = 0, plans = 0;
         // (kind, chain length): 0 MLP, 1 transformer stack, 2 residual network.
+        // (A six-block transformer has 8 units and ~10x the nested plans of five blocks: 16 s of
+        // enumeration for no new case, so the six-element chain is the MLP's.)
         const std::pair<int, int> cases[] = {{0, 1}, {0, 2}, {0, 4}, {0, 6}, {1, 1}, {1, 3},
-                                             {1, 5}, {1, 6}, {2, 2}, {2, 4}, {2, 5}};
+                                             {1, 5}, {2, 2}, {2, 4}, {2, 5}};
         for (const auto& [kind, length] : cases) {
             Network net = randomNetwork(rng, kind, length);
             TrainingConfig cfg = randomTraining(rng);
@@ -175,7 +177,7 @@ private slots:
         const DeviceSpec d = optimalTestDevice();
         int equal = 0, cheaper = 0;
         for (int accum : {2, 1})
-            for (int l : {4, 6, 8, 10, 12}) {
+            for (int l : {4, 6, 8, 10}) {
                 std::mt19937 rng(7);
                 Network net = randomTransformer(rng, 1);
                 net.input.vocab = 8;

