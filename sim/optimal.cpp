@@ -13,30 +13,39 @@ namespace {
 
 constexpr std::int64_t kInfiniteBytes = std::numeric_limits<std::int64_t>::max() / 4;
 
-// A state at a boundary, with the segment that led to it (for the walk back).
-struct Label {
-    std::int64_t keptBytes;
-    double timeS;
+// How a state was reached: the segment that led to it (for the walk back).
+struct Step {
     int prevIndex;    // in the Pareto set at (first, prevKept)
     int first, last;  // the segment's units; last < 0 for the start state
     bool prevKept;    // stream flag at the segment's start
     bool region;
 };
 
-// Keeps the Pareto-minimal labels: ascending kept bytes, strictly descending time.
-void paretoFilter(std::vector<Label>& labels) {
-    std::sort(labels.begin(), labels.end(), [](const Label& a, const Label& b) {
-        return a.keptBytes != b.keptBytes ? a.keptBytes < b.keptBytes : a.timeS < b.timeS;
-    });
-    std::size_t out = 0;
-    double best = std::numeric_limits<double>::infinity();
-    for (const Label& l : labels)
-        if (l.timeS < best) {
-            best = l.timeS;
-            labels[out++] = l;
-        }
-    labels.resize(out);
-}
+// The Pareto set of one boundary: ascending kept bytes, strictly descending time. Stored by
+// column, so that the merge's searches, which read only times, touch a quarter of the memory.
+struct Front {
+    std::vector<std::int64_t> bytes;
+    std::vector<double> times;
+    std::vector<Step> steps;
+
+    std::size_t size() const { return times.size(); }
+    bool empty() const { return times.empty(); }
+    void push(std::int64_t b, double t, const Step& s) {
+        bytes.push_back(b);
+        times.push_back(t);
+        steps.push_back(s);
+    }
+    void move(std::size_t from, std::size_t to) {
+        bytes[to] = bytes[from];
+        times[to] = times[from];
+        steps[to] = steps[from];
+    }
+    void resize(std::size_t n) {
+        bytes.resize(n);
+        times.resize(n);
+        steps.resize(n);
+    }
+};
 
 }  // namespace
 
@@ -107,16 +116,15 @@ void OptimalPlanner::transitions(int b, bool kept, std::vector<Transition>& out)
 // keeps the incoming stream (flag 1) at no more bytes and time is at least as good as one that
 // does not (flag 0): every unit then needs and keeps no more. A flag-0 state is as good as a
 // flag-1 state holding the stream's bytes more.
-void crossFilter(std::vector<Label>& without, std::vector<Label>& with, std::int64_t streamBytes) {
-    auto drop = [](std::vector<Label>& victims, const std::vector<Label>& rivals,
-                   std::int64_t rivalExtra) {
+void crossFilter(Front& without, Front& with, std::int64_t streamBytes) {
+    auto drop = [](Front& victims, const Front& rivals, std::int64_t rivalExtra) {
         std::size_t out = 0, r = 0;
         double best = std::numeric_limits<double>::infinity();  // least time of rivals so far
-        for (const Label& v : victims) {
-            while (r < rivals.size() && rivals[r].keptBytes + rivalExtra <= v.keptBytes)
-                best = std::min(best, rivals[r++].timeS);
-            if (best <= v.timeS) continue;
-            victims[out++] = v;
+        for (std::size_t v = 0; v < victims.size(); ++v) {
+            while (r < rivals.size() && rivals.bytes[r] + rivalExtra <= victims.bytes[v])
+                best = std::min(best, rivals.times[r++]);
+            if (best <= victims.times[v]) continue;
+            victims.move(v, out++);
         }
         victims.resize(out);
     };
@@ -149,7 +157,7 @@ namespace {
 // A transition's candidates: a slice of a source boundary's Pareto set, shifted. Kept as a
 // slice (not copied) until the target boundary merges all slices into its own Pareto set.
 struct Run {
-    const std::vector<Label>* source;
+    const Front* source;
     std::uint32_t next, end;  // slice [next, end) of *source
     std::int64_t addBytes;
     std::int64_t floorBytes;  // the backward pass maps bytes to max(floor, bytes + add)
@@ -160,8 +168,7 @@ struct Run {
 
 // Merges slices (each ascending in bytes, strictly descending in time) into one Pareto set,
 // jumping over stretches a better state already dominates.
-std::vector<Label> mergeRuns(std::vector<Run>& runs) {
-    std::vector<Label> out;
+void mergeRuns(std::vector<Run>& runs, Front& out) {
     struct Head {
         std::int64_t bytes;
         double timeS;
@@ -169,48 +176,67 @@ std::vector<Label> mergeRuns(std::vector<Run>& runs) {
     };
     auto head = [&](std::uint32_t r) {
         const Run& run = runs[r];
-        const Label& l = (*run.source)[run.next];
-        return Head{std::max(run.floorBytes, l.keptBytes + run.addBytes), l.timeS + run.addTimeS,
-                    r};
+        return Head{std::max(run.floorBytes, run.source->bytes[run.next] + run.addBytes),
+                    run.source->times[run.next] + run.addTimeS, r};
     };
-    // Min-heap on (bytes, time).
-    auto later = [](const Head& a, const Head& b) {
-        return a.bytes != b.bytes ? a.bytes > b.bytes : a.timeS > b.timeS;
+    // Min-heap on (bytes, time); the top is replaced in place (one sift-down per step, where a
+    // pop followed by a push would sift twice).
+    auto before = [](const Head& a, const Head& b) {
+        return a.bytes != b.bytes ? a.bytes < b.bytes : a.timeS < b.timeS;
     };
     std::vector<Head> heap;
     heap.reserve(runs.size());
     for (std::uint32_t r = 0; r < runs.size(); ++r)
         if (runs[r].next < runs[r].end) heap.push_back(head(r));
-    std::make_heap(heap.begin(), heap.end(), later);
+    auto siftDown = [&](std::size_t i) {
+        const std::size_t n = heap.size();
+        const Head moving = heap[i];
+        for (;;) {
+            std::size_t c = 2 * i + 1;
+            if (c >= n) break;
+            if (c + 1 < n && before(heap[c + 1], heap[c])) ++c;
+            if (!before(heap[c], moving)) break;
+            heap[i] = heap[c];
+            i = c;
+        }
+        heap[i] = moving;
+    };
+    for (std::size_t i = heap.size() / 2; i-- > 0;) siftDown(i);
     double best = std::numeric_limits<double>::infinity();
     while (!heap.empty()) {
-        std::pop_heap(heap.begin(), heap.end(), later);
-        const Head h = heap.back();
-        heap.pop_back();
+        const Head h = heap.front();
         Run& run = runs[h.run];
         if (h.timeS < best) {
             best = h.timeS;
-            out.push_back(Label{h.bytes, h.timeS, int(run.next), run.first, run.last, run.prevKept,
-                                run.region});
+            out.push(h.bytes, h.timeS,
+                     Step{int(run.next), run.first, run.last, run.prevKept, run.region});
         }
-        // Skip to the first state of the slice that beats the best time so far.
-        const auto& src = *run.source;
-        std::uint32_t lo = run.next + 1, hi = run.end;
+        // Skip to the first state of the slice that beats the best time so far: usually the
+        // next one, so gallop from it before bisecting.
+        const std::vector<double>& src = run.source->times;
         const double need = best - run.addTimeS;
+        std::uint32_t lo = run.next + 1, hi = lo;
+        for (std::uint32_t step = 1; hi < run.end && src[hi] >= need; step *= 2) {
+            lo = hi + 1;  // everything up to hi is too slow
+            hi = std::min(run.end, hi + step);
+        }
+        // The first fast-enough state lies in [lo, hi] (hi: one that is, or the end).
         while (lo < hi) {
             const std::uint32_t mid = lo + (hi - lo) / 2;
-            if (src[mid].timeS >= need)
+            if (src[mid] >= need)
                 lo = mid + 1;
             else
                 hi = mid;
         }
         run.next = lo;
         if (run.next < run.end) {
-            heap.push_back(head(h.run));
-            std::push_heap(heap.begin(), heap.end(), later);
+            heap.front() = head(h.run);
+        } else {
+            heap.front() = heap.back();
+            heap.pop_back();
         }
+        if (!heap.empty()) siftDown(0);
     }
-    return out;
 }
 
 }  // namespace
@@ -222,16 +248,16 @@ std::optional<OptimalPlan> OptimalPlanner::solveWithin(std::int64_t budgetBytes,
     m_lastCandidates = 0;
     // sets[2 * boundary + kept]: the boundary's Pareto set once reached; runs: its incoming
     // slices until then.
-    std::vector<std::vector<Label>> sets(2 * std::size_t(n + 1));
+    std::vector<Front> sets(2 * std::size_t(n + 1));
     std::vector<std::vector<Run>> runs(2 * std::size_t(n + 1));
-    sets[0].push_back(Label{0, 0.0, -1, -1, -1, false, false});
+    sets[0].push(0, 0.0, Step{-1, -1, -1, false, false});
     std::vector<Transition> ts;
     for (int b = 0; b < n; ++b) {
         auto& without = sets[2 * std::size_t(b)];
         auto& with = sets[2 * std::size_t(b) + 1];
         if (b > 0) {
-            without = mergeRuns(runs[2 * std::size_t(b)]);
-            with = mergeRuns(runs[2 * std::size_t(b) + 1]);
+            mergeRuns(runs[2 * std::size_t(b)], without);
+            mergeRuns(runs[2 * std::size_t(b) + 1], with);
             runs[2 * std::size_t(b)].clear();
             runs[2 * std::size_t(b) + 1].clear();
         }
@@ -240,10 +266,9 @@ std::optional<OptimalPlan> OptimalPlanner::solveWithin(std::int64_t budgetBytes,
             auto& from = sets[2 * std::size_t(b) + std::size_t(k)];
             if (beam > 0 && from.size() > beam) {
                 // Keep `beam` states spread over the front, its two ends included.
-                std::vector<Label> thin;
                 for (std::size_t i = 0; i < beam; ++i)
-                    thin.push_back(from[i * (from.size() - 1) / (beam - 1)]);
-                from = std::move(thin);
+                    from.move(i * (from.size() - 1) / (beam - 1), i);  // ascending, never ahead
+                from.resize(beam);
             }
             if (from.empty()) continue;
             m_lastStates += from.size();
@@ -258,7 +283,7 @@ std::optional<OptimalPlan> OptimalPlanner::solveWithin(std::int64_t budgetBytes,
                 std::size_t lo = 0, hi = from.size();
                 while (lo < hi) {
                     const std::size_t mid = (lo + hi) / 2;
-                    if (from[mid].timeS + t.timeS > timeBound)
+                    if (from.times[mid] + t.timeS > timeBound)
                         lo = mid + 1;
                     else
                         hi = mid;
@@ -267,7 +292,7 @@ std::optional<OptimalPlan> OptimalPlanner::solveWithin(std::int64_t budgetBytes,
                 hi = from.size();
                 while (lo < hi) {
                     const std::size_t mid = (lo + hi) / 2;
-                    if (from[mid].keptBytes <= limit)
+                    if (from.bytes[mid] <= limit)
                         lo = mid + 1;
                     else
                         hi = mid;
@@ -279,20 +304,21 @@ std::optional<OptimalPlan> OptimalPlanner::solveWithin(std::int64_t budgetBytes,
             }
         }
     }
-    const Label* best = nullptr;
+    // The fastest end state: the last of each front (times descend along it).
+    const Front* bestFront = nullptr;
     for (int k = 0; k < 2; ++k) {
-        auto& end = sets[2 * std::size_t(n) + std::size_t(k)];
-        end = mergeRuns(runs[2 * std::size_t(n) + std::size_t(k)]);
-        for (const Label& l : end)
-            if (!best || l.timeS < best->timeS) best = &l;
+        Front& end = sets[2 * std::size_t(n) + std::size_t(k)];
+        mergeRuns(runs[2 * std::size_t(n) + std::size_t(k)], end);
+        if (!end.empty() && (!bestFront || end.times.back() < bestFront->times.back()))
+            bestFront = &end;
     }
-    if (!best) return std::nullopt;
+    if (!bestFront) return std::nullopt;
     OptimalPlan out;
-    out.recomputeTimeS = best->timeS;
+    out.recomputeTimeS = bestFront->times.back();
     // Walk back through the boundaries' Pareto sets.
-    for (const Label* l = best; l->last >= 0;) {
+    for (const Step* l = &bestFront->steps.back(); l->last >= 0;) {
         out.segments.push_back(UnitSegment{l->first, l->last, l->region});
-        l = &sets[2 * std::size_t(l->first) + (l->prevKept ? 1 : 0)][std::size_t(l->prevIndex)];
+        l = &sets[2 * std::size_t(l->first) + (l->prevKept ? 1 : 0)].steps[std::size_t(l->prevIndex)];
     }
     std::reverse(out.segments.begin(), out.segments.end());
     auto pred = m_model.predict(out.segments);
