@@ -172,7 +172,9 @@ void TestComparison::workerMatchesEvaluate() {
     QCOMPARE(r.chainLength, g->chain.size());
     QCOMPARE(r.everyK.size(), g->chain.size());
     QCOMPARE(progressCalls, lastTotal);
-    QCOMPARE(std::size_t(lastTotal), r.named.size() + r.everyK.size());
+    // The optimal frontier is the last step (tst_tradeoff_frontier checks its points).
+    QVERIFY(r.frontierDone);
+    QCOMPARE(std::size_t(lastTotal), r.named.size() + r.everyK.size() + 1);
     const auto named = namedStrategies(*g, in.model, "every:2");
     QCOMPARE(r.named.size(), named.size());
     for (std::size_t i = 0; i < named.size(); ++i)
@@ -354,7 +356,11 @@ void TestComparison::exportsWriteTable() {
     QFile csv(dir.filePath("c.csv"));
     QVERIFY(csv.open(QIODevice::ReadOnly | QIODevice::Text));
     const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
-    QCOMPARE(lines.size(), qsizetype(1 + r.named.size() + r.everyK.size()));
+    QCOMPARE(lines.size(), qsizetype(1 + r.named.size() + r.everyK.size() + r.frontier.size()));
+    QVERIFY(!r.frontier.empty());
+    QVERIFY(lines.back().startsWith(QString::fromStdString(r.frontier.back().spelling) +
+                                    ",optimal frontier," +
+                                    QString::number(r.frontier.back().peakBytes) + ","));
     QVERIFY(lines[0].startsWith("strategy,series,peak_bytes"));
     QVERIFY(lines[1].startsWith(QString::fromStdString(r.named[0].spelling) + ",table," +
                                 QString::number(r.named[0].peakBytes) + ","));

@@ -198,13 +198,22 @@ QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, i
     }
 }
 
-QString ComparisonModel::toCsv(const std::vector<ComparisonRow>& curve) const {
+QString ComparisonModel::toCsv(const std::vector<ComparisonRow>& curve,
+                               const std::vector<FrontierPoint>& frontier) const {
     QStringList lines;
     lines << QStringLiteral(
         "strategy,series,peak_bytes,saved_vs_none,recompute_overhead,"
         "step_time_s,largest_micro_batch,fits,peak_instruction,error");
     for (const ComparisonRow& r : m_rows) lines << csvRow(r, QStringLiteral("table"));
     for (const ComparisonRow& r : curve) lines << csvRow(r, QStringLiteral("every-k curve"));
+    for (const FrontierPoint& p : frontier) {
+        QStringList f;
+        f << csvField(toQString(p.spelling)) << QStringLiteral("optimal frontier")
+          << QString::number(p.peakBytes) << QString::number(p.memorySavedFraction, 'g', 9)
+          << QString::number(p.recomputeOverhead, 'g', 9) << QString::number(p.stepTimeS, 'g', 9)
+          << QString() << QLatin1String(p.fits ? "yes" : "no") << QString() << QString();
+        lines << f.join(QLatin1Char(','));
+    }
     return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
 }
 

@@ -50,8 +50,11 @@ public:
                         int role = Qt::DisplayRole) const override;
 
     // The table as text, for export: comma-separated with raw numbers (the rows of `curve`
-    // appended, marked as the every-k curve), or a Markdown table of the displayed text.
-    QString toCsv(const std::vector<ComparisonRow>& curve = {}) const;
+    // appended, marked as the every-k curve, then the plans of `frontier`, marked as the
+    // optimal frontier, without the figures only a full evaluation gives: largest micro-batch
+    // and peak instruction), or a Markdown table of the displayed text.
+    QString toCsv(const std::vector<ComparisonRow>& curve = {},
+                  const std::vector<FrontierPoint>& frontier = {}) const;
     QString toMarkdown() const;
 
 private:

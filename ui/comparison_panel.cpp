@@ -141,6 +141,8 @@ bool ComparisonPanel::holds(const QString& spelling) const {
     if (m_model->rowOf(spelling) >= 0) return true;
     for (const ComparisonRow& r : m_result.everyK)
         if (toQString(r.spelling) == spelling) return true;
+    for (const FrontierPoint& p : m_result.frontier)
+        if (toQString(p.spelling) == spelling) return true;
     return false;
 }
 
@@ -148,12 +150,14 @@ void ComparisonPanel::request(const ModelFile& model, const TrainingConfig& trai
                               const DeviceSpec& device, const QString& currentStrategy) {
     ComparisonRequest req{model, training, device, toStdString(currentStrategy)};
     setCurrentStrategy(currentStrategy);
-    if (!m_watcher && m_lastRequest && m_result.curveDone && sameInputs(req, *m_lastRequest) &&
+    if (!m_watcher && m_lastRequest && m_result.frontierDone && sameInputs(req, *m_lastRequest) &&
         holds(currentStrategy))
         return;
     cancel();
     auto* watcher = new QFutureWatcher<ComparisonResult>(this);
     m_watcher = watcher;
+    auto cancelFlag = std::make_shared<std::atomic<bool>>(false);
+    m_cancelFlag = cancelFlag;
     connect(watcher, &QFutureWatcherBase::resultReadyAt, this, [this, watcher, req](int i) {
         if (watcher != m_watcher) return;  // an older request's late result
         m_lastRequest = req;
@@ -170,14 +174,18 @@ void ComparisonPanel::request(const ModelFile& model, const TrainingConfig& trai
         if (watcher == m_watcher) finishWatcher();
         watcher->deleteLater();
     });
-    watcher->setFuture(QtConcurrent::run([req](QPromise<ComparisonResult>& promise) {
+    watcher->setFuture(QtConcurrent::run([req, cancelFlag](QPromise<ComparisonResult>& promise) {
         ComparisonHooks hooks;
         hooks.cancelled = [&promise] { return promise.isCanceled(); };
+        hooks.cancelFlag = cancelFlag.get();
         hooks.progress = [&promise](int done, int total) {
             promise.setProgressRange(0, total);
             promise.setProgressValue(done);
         };
         hooks.namedReady = [&promise](const ComparisonResult& partial) {
+            promise.addResult(partial);
+        };
+        hooks.curveReady = [&promise](const ComparisonResult& partial) {
             promise.addResult(partial);
         };
         ComparisonResult result = computeComparison(req, hooks);
@@ -191,6 +199,8 @@ void ComparisonPanel::cancel() {
     if (!m_watcher) return;
     QFutureWatcher<ComparisonResult>* old = m_watcher;
     m_watcher = nullptr;
+    if (m_cancelFlag) m_cancelFlag->store(true);
+    m_cancelFlag.reset();
     // The worker stops at its next check; whatever it still reports is ignored above, and the
     // watcher deletes itself when the future finishes.
     old->cancel();
@@ -199,6 +209,7 @@ void ComparisonPanel::cancel() {
 
 void ComparisonPanel::finishWatcher() {
     m_watcher = nullptr;
+    m_cancelFlag.reset();
     setBusy(false);
 }
 
@@ -239,13 +250,34 @@ void ComparisonPanel::install(const ComparisonResult& result) {
         result.modelName.empty()
             ? tr("%1 strategies").arg(result.named.size())
             : tr("%1 strategies for %2").arg(result.named.size()).arg(toQString(result.modelName));
-    m_status->setText(result.curveDone ? tr("%1 on %2; the curve is every:K for K = 1 … %3.")
-                                             .arg(subject, toQString(result.deviceName))
-                                             .arg(result.chainLength)
-                                       : tr("%1 on %2; computing the every:K curve…")
-                                             .arg(subject, toQString(result.deviceName)));
-    if (result.curveDone) {
-        // The work is done once the curve is: the watcher's own "finished" may come later.
+    const QString device = toQString(result.deviceName);
+    QString status;
+    if (!result.curveDone)
+        status = tr("%1 on %2; computing the every:K curve…").arg(subject, device);
+    else if (!result.frontierDone)
+        status = tr("%1 on %2; the curve is every:K for K = 1 … %3; computing the optimal "
+                    "frontier…")
+                     .arg(subject, device)
+                     .arg(result.chainLength);
+    else if (!result.frontierError.empty())
+        status = tr("%1 on %2; the curve is every:K for K = 1 … %3; no optimal frontier: %4")
+                     .arg(subject, device)
+                     .arg(result.chainLength)
+                     .arg(toQString(result.frontierError));
+    else if (result.frontier.size() == 1)
+        status = tr("%1 on %2; the curve is every:K for K = 1 … %3; the optimal frontier is one "
+                    "point: no plan lowers the peak.")
+                     .arg(subject, device)
+                     .arg(result.chainLength);
+    else
+        status = tr("%1 on %2; the curve is every:K for K = 1 … %3; %4 plans on the optimal "
+                    "frontier.")
+                     .arg(subject, device)
+                     .arg(result.chainLength)
+                     .arg(result.frontier.size());
+    m_status->setText(status);
+    if (result.frontierDone) {
+        // The work is done once the frontier is: the watcher's own "finished" may come later.
         finishWatcher();
         emit computed();
     }
@@ -277,7 +309,7 @@ bool ComparisonPanel::exportCsv(const QString& path, QString* error) const {
         if (error) *error = tr("There is no comparison to export yet.");
         return false;
     }
-    return writeText(path, m_model->toCsv(m_result.everyK), error);
+    return writeText(path, m_model->toCsv(m_result.everyK, m_result.frontier), error);
 }
 
 bool ComparisonPanel::exportMarkdown(const QString& path, QString* error) const {

@@ -2,13 +2,16 @@
 // (the columns of `remat compare`) and as the memory-versus-time trade-off plot. request()
 // starts the computation in the background (QtConcurrent) and returns at once; a newer request
 // cancels the older one, whose result is ignored if it still arrives. The table appears as soon
-// as its rows are done, the every:K curve follows. A click on a row or a point emits
-// strategyChosen(spelling) for the main window to apply. A busy bar shows progress.
+// as its rows are done, the every:K curve follows, then the optimal frontier. A click on a row
+// or a point (of the frontier too: `optimal:PEAK`) emits strategyChosen(spelling) for the main
+// window to apply. A busy bar shows progress.
 #pragma once
 
 #include <QFutureWatcher>
 #include <QString>
 #include <QWidget>
+#include <atomic>
+#include <memory>
 #include <optional>
 
 #include "comparison_worker.h"
@@ -58,7 +61,7 @@ public:
 
 signals:
     void strategyChosen(const QString& spelling);
-    // A complete result (table and curve) is shown.
+    // A complete result (table, curve and frontier) is shown.
     void computed();
     void busyChanged(bool busy);
 
@@ -83,6 +86,7 @@ private:
     QSplitter* m_split = nullptr;
     bool m_splitSized = false;
     QFutureWatcher<ComparisonResult>* m_watcher = nullptr;  // the request in flight
+    std::shared_ptr<std::atomic<bool>> m_cancelFlag;        // stops its frontier
     std::optional<ComparisonRequest> m_lastRequest;         // of m_result
     ComparisonResult m_result;
     QString m_current;

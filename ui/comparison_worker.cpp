@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "lower.h"
+#include "pareto.h"
 
 namespace remat::ui {
 namespace {
@@ -62,7 +63,9 @@ ComparisonResult computeComparison(const ComparisonRequest& request, const Compa
     result.deviceName = request.device.name;
     result.modelName = request.model.network.name;
     auto cancelled = [&] {
-        if (hooks.cancelled && hooks.cancelled()) result.cancelled = true;
+        if ((hooks.cancelled && hooks.cancelled()) ||
+            (hooks.cancelFlag && hooks.cancelFlag->load()))
+            result.cancelled = true;
         return result.cancelled;
     };
     auto graph = lower(request.model.network, request.training.precision);
@@ -79,7 +82,8 @@ ComparisonResult computeComparison(const ComparisonRequest& request, const Compa
     }
     const std::vector<RegionSpec> manual = manualRegions(request.model);
     const std::vector<Strategy> named = namedStrategies(g, request.model, request.currentStrategy);
-    const int total = int(named.size() + g.chain.size());
+    // The frontier counts as one step: it is one computation.
+    const int total = int(named.size() + g.chain.size()) + 1;
     int done = 0;
     auto evaluateOne = [&](const Strategy& s) {
         auto e = evaluate(g, s, manual, request.training, request.device, &*baseline);
@@ -98,6 +102,27 @@ ComparisonResult computeComparison(const ComparisonRequest& request, const Compa
             evaluateOne(Strategy{StrategyKind::EveryK, std::int64_t(k), {}, 0}));
     }
     result.curveDone = true;
+    if (hooks.curveReady) hooks.curveReady(result);
+    if (cancelled()) return result;
+    auto tradeoff = computeTradeoff(g, request.training, request.device, hooks.cancelFlag);
+    if (cancelled()) return result;  // the frontier stopped half way
+    if (tradeoff) {
+        for (const TradeoffPoint& p : tradeoff->frontier) {
+            const Strategy budget{StrategyKind::Optimal, 0, {}, p.peakBytes};
+            FrontierPoint f{budget.spelling(), p.peakBytes, p.stepTimeS, p.recomputeTimeS};
+            if (baseline->peakBytes > 0)
+                f.memorySavedFraction = 1.0 - double(p.peakBytes) / double(baseline->peakBytes);
+            if (baseline->timeS > 0)
+                f.recomputeOverhead = (p.stepTimeS - baseline->timeS) / baseline->timeS;
+            f.fits = p.peakBytes <= result.usableBytes;
+            result.frontier.push_back(std::move(f));
+        }
+    } else {
+        result.frontierError = tradeoff.error().message;
+    }
+    ++done;
+    if (hooks.progress) hooks.progress(done, total);
+    result.frontierDone = true;
     return result;
 }
 

@@ -2,11 +2,15 @@
 // called directly by tests: the model is lowered once, the no-checkpoint baseline simulated
 // once, then every named strategy (those `remat compare` shows, the file's manual plan, and the
 // current strategy when it is none of them) and every:K for every K from 1 to the chain length
-// is evaluated through remat::evaluate. Only the figures a table or a plot shows are kept (the
+// is evaluated through remat::evaluate; last comes the optimal frontier (remat::computeTradeoff:
+// the least step time the single-level optimal planner reaches at each peak, from the smallest
+// feasible peak to no checkpointing). Only the figures a table or a plot shows are kept (the
 // programs are dropped as soon as each is summarised). Cancellation is checked between
-// strategies; progress is reported after each.
+// strategies and inside the frontier; progress is reported after each strategy and after the
+// frontier.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -36,6 +40,19 @@ struct ComparisonRow {
     std::string peakCaption;  // the instruction at the peak
 };
 
+// One plan of the optimal frontier. `spelling` is the strategy that applies it:
+// `optimal:PEAK` with the point's exact simulated peak in bytes as the budget, which the
+// planner answers with this plan (or one no higher and no slower).
+struct FrontierPoint {
+    std::string spelling;  // "optimal:7571371520"
+    std::int64_t peakBytes = 0;
+    double stepTimeS = 0.0;
+    double recomputeTimeS = 0.0;
+    double memorySavedFraction = 0.0;  // against no checkpointing, as ComparisonRow's
+    double recomputeOverhead = 0.0;    // fraction of the no-checkpoint step time
+    bool fits = false;                 // peak within the device's usable memory
+};
+
 struct ComparisonRequest {
     ModelFile model;
     TrainingConfig training;
@@ -46,20 +63,31 @@ struct ComparisonRequest {
 struct ComparisonResult {
     std::vector<ComparisonRow> named;   // the table, in display order
     std::vector<ComparisonRow> everyK;  // every:1 .. every:N, the trade-off curve
+    // Ascending peak, descending step time; the last point is no checkpointing.
+    std::vector<FrontierPoint> frontier;
+    // Why there is no frontier (the network is outside the optimal planner's model); the rest
+    // of the result is still complete.
+    std::string frontierError;
     std::size_t chainLength = 0;
     std::int64_t usableBytes = 0;
     std::string deviceName;
     std::string modelName;
-    std::string error;       // the model itself could not be evaluated: no rows at all
-    bool curveDone = false;  // everyK complete (the table is ready before the curve)
+    std::string error;          // the model itself could not be evaluated: no rows at all
+    bool curveDone = false;     // everyK complete (the table is ready before the curve)
+    bool frontierDone = false;  // the frontier computed (or frontierError set): all complete
     bool cancelled = false;
 };
 
 struct ComparisonHooks {
     std::function<bool()> cancelled;  // checked between strategies
+    // Set from another thread to stop the work; also checked inside the frontier, which is one
+    // long computation (a cancelled frontier leaves the result cancelled).
+    const std::atomic<bool>* cancelFlag = nullptr;
     std::function<void(int done, int total)> progress;
     // Called once the table rows are done, before the curve is computed.
     std::function<void(const ComparisonResult&)> namedReady;
+    // Called once the every:K curve is done, before the frontier is computed.
+    std::function<void(const ComparisonResult&)> curveReady;
 };
 
 // Named strategies in display order: those of comparisonStrategies(), the file's manual plan

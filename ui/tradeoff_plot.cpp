@@ -14,6 +14,7 @@ namespace remat::ui {
 namespace {
 
 constexpr const char* kLineCurve = "curve";
+constexpr const char* kLineFrontier = "frontier";
 constexpr const char* kLineNamed = "named";
 constexpr const char* kLineCurrent = "current";
 constexpr const char* kLineCapacity = "capacity";
@@ -26,6 +27,7 @@ constexpr double kCapacityShownUpTo = 1.6;
 
 const QColor kCurveColor(0x3b, 0x82, 0xf6);
 const QColor kNamedColor(0xf5, 0x9e, 0x0b);
+const QColor kFrontierColor(0x8b, 0x5c, 0xf6);
 const QColor kCapacityColor(0xdc, 0x26, 0x26);
 
 struct Unit {
@@ -44,6 +46,20 @@ Unit byteUnitFor(double bytes, ByteUnits units) {
         ++i;
     }
     return {scale, QString::fromLatin1(units == ByteUnits::Binary ? binary[i] : decimal[i])};
+}
+
+// Which series wins when points of several sit on one spot: the table row (it has a label and a
+// simple spelling), then the frontier, then the curve.
+int rank(TradeoffPlot::Series s) {
+    switch (s) {
+        case TradeoffPlot::Series::Named:
+            return 2;
+        case TradeoffPlot::Series::Frontier:
+            return 1;
+        case TradeoffPlot::Series::Curve:
+            return 0;
+    }
+    return 0;
 }
 
 Unit timeUnitFor(double seconds) {
@@ -71,11 +87,16 @@ TradeoffPlot::TradeoffPlot(QWidget* parent) : QWidget(parent) {
             QToolTip::hideText();
             return;
         }
-        QToolTip::showText(globalPos,
-                           tr("<b>%1</b><br>peak %2<br>step time %3<br>click to apply")
-                               .arg(p->spelling.toHtmlEscaped(), bytesText(p->peakBytes, m_units),
-                                    formatSeconds(p->stepTimeS)),
-                           this);
+        const QString text =
+            p->series == Series::Frontier
+                ? tr("<b>optimal frontier</b><br>peak %1<br>step time %2<br>click to apply "
+                     "%3")
+                      .arg(bytesText(p->peakBytes, m_units), formatSeconds(p->stepTimeS),
+                           p->spelling.toHtmlEscaped())
+                : tr("<b>%1</b><br>peak %2<br>step time %3<br>click to apply")
+                      .arg(p->spelling.toHtmlEscaped(), bytesText(p->peakBytes, m_units),
+                           formatSeconds(p->stepTimeS));
+        QToolTip::showText(globalPos, text, this);
     });
     connect(m_plot, &PlotAdapter::left, this, [] { QToolTip::hideText(); });
     clear();
@@ -90,9 +111,16 @@ void TradeoffPlot::clear() {
 void TradeoffPlot::setData(const ComparisonResult& result) {
     m_points.clear();
     for (const ComparisonRow& r : result.named)
-        if (r.ok) m_points.push_back(Point{toQString(r.spelling), r.stepTimeS, r.peakBytes, true});
+        if (r.ok)
+            m_points.push_back(
+                Point{toQString(r.spelling), r.stepTimeS, r.peakBytes, Series::Named});
     for (const ComparisonRow& r : result.everyK)
-        if (r.ok) m_points.push_back(Point{toQString(r.spelling), r.stepTimeS, r.peakBytes, false});
+        if (r.ok)
+            m_points.push_back(
+                Point{toQString(r.spelling), r.stepTimeS, r.peakBytes, Series::Curve});
+    for (const FrontierPoint& f : result.frontier)
+        m_points.push_back(
+            Point{toQString(f.spelling), f.stepTimeS, f.peakBytes, Series::Frontier});
     m_usableBytes = result.usableBytes;
     m_deviceName = toQString(result.deviceName);
     m_chainLength = result.chainLength;
@@ -115,13 +143,16 @@ void TradeoffPlot::setUnits(ByteUnits units) {
 const TradeoffPlot::Point* TradeoffPlot::find(const QString& spelling) const {
     if (spelling.isEmpty()) return nullptr;
     // A named point first: it carries the label.
-    const Point* curve = nullptr;
+    const Point* best = nullptr;
     for (const Point& p : m_points)
-        if (p.spelling == spelling) {
-            if (p.named) return &p;
-            curve = &p;
-        }
-    return curve;
+        if (p.spelling == spelling && (!best || rank(p.series) > rank(best->series))) best = &p;
+    return best;
+}
+
+QString TradeoffPlot::labelOf(const Point& p) const {
+    // optimal:7571371520 names the budget exactly; a person reads the peak.
+    if (p.series == Series::Frontier) return tr("optimal, %1").arg(bytesText(p.peakBytes, m_units));
+    return p.spelling;
 }
 
 void TradeoffPlot::rebuild() {
@@ -153,9 +184,15 @@ void TradeoffPlot::rebuild() {
     m_plot->setRange(PlotAxis::Y, 0.0, top);
 
     QVector<double> cx, cy, nx, ny;
+    std::vector<const Point*> frontier;
     for (const Point& p : m_points) {
-        (p.named ? nx : cx).push_back(p.stepTimeS);
-        (p.named ? ny : cy).push_back(double(p.peakBytes));
+        if (p.series == Series::Frontier) {
+            frontier.push_back(&p);
+            continue;
+        }
+        const bool named = p.series == Series::Named;
+        (named ? nx : cx).push_back(p.stepTimeS);
+        (named ? ny : cy).push_back(double(p.peakBytes));
     }
     if (!cx.isEmpty()) {
         LineStyle curve;
@@ -164,6 +201,24 @@ void TradeoffPlot::rebuild() {
         curve.marker = MarkerShape::Circle;
         curve.markerSizePx = 5;
         m_plot->setLine(kLineCurve, tr("every:K for K = 1 … %1").arg(m_chainLength), cx, cy, curve);
+    }
+    if (!frontier.empty()) {
+        // By step time: each plan's peak holds until a slower plan lowers it, so the staircase
+        // is the least peak reachable within each step time.
+        std::sort(frontier.begin(), frontier.end(),
+                  [](const Point* a, const Point* b) { return a->stepTimeS < b->stepTimeS; });
+        QVector<double> fx, fy;
+        for (const Point* p : frontier) {
+            fx.push_back(p->stepTimeS);
+            fy.push_back(double(p->peakBytes));
+        }
+        LineStyle steps;
+        steps.color = kFrontierColor;
+        steps.steps = true;
+        steps.widthPx = 2.0;
+        steps.marker = MarkerShape::Square;
+        steps.markerSizePx = 4;
+        m_plot->setLine(kLineFrontier, tr("optimal frontier"), fx, fy, steps);
     }
     LineStyle named;
     named.color = kNamedColor;
@@ -214,7 +269,7 @@ void TradeoffPlot::updateLabels() {
     std::vector<const Point*> labelled;
     if (const Point* c = find(m_current)) labelled.push_back(c);
     for (const Point& p : m_points)
-        if (p.named && p.spelling != m_current) labelled.push_back(&p);
+        if (p.series == Series::Named && p.spelling != m_current) labelled.push_back(&p);
     for (const Point* p : labelled) {
         const QPointF pixel = m_plot->dataToPixel(p->stepTimeS, double(p->peakBytes));
         auto near = std::find_if(clusters.begin(), clusters.end(), [&](const Cluster& c) {
@@ -224,7 +279,8 @@ void TradeoffPlot::updateLabels() {
             clusters.push_back(Cluster{pixel, p->stepTimeS, double(p->peakBytes), {}, false});
             near = clusters.end() - 1;
         }
-        if (!near->names.contains(p->spelling)) near->names << p->spelling;
+        const QString name = labelOf(*p);
+        if (!near->names.contains(name)) near->names << name;
         near->current = near->current || p->spelling == m_current;
     }
     std::vector<PointLabel> labels;
@@ -251,8 +307,9 @@ QString TradeoffPlot::strategyAt(const QPoint& pixel) const {
     for (const Point& p : m_points) {
         const QPointF at = m_plot->dataToPixel(p.stepTimeS, double(p.peakBytes));
         const double d = std::hypot(at.x() - pixel.x(), at.y() - pixel.y());
-        // Named points win ties with the curve point under them.
-        if (d < bestDistance || (best && d == bestDistance && p.named && !best->named)) {
+        // Named points win ties with the curve or frontier point under them.
+        if (d < bestDistance ||
+            (best && d == bestDistance && rank(p.series) > rank(best->series))) {
             best = &p;
             bestDistance = d;
         }

@@ -1,8 +1,10 @@
 // The memory-versus-time trade-off of one model: every:K for every K from 1 to the chain length
 // as a curve (the classic U of checkpointing, from "every block its own region" to "one region
-// for everything"), the named strategies as labelled points, the plan in effect ringed, and the
-// device's usable capacity as a line. Clicking a point (or the curve at a K) chooses that
-// strategy. Draws through PlotAdapter only.
+// for everything"), the optimal frontier as a staircase (the least peak reachable within each
+// step time, from the smallest feasible peak to no checkpointing), the named strategies as
+// labelled points, the plan in effect ringed, and the device's usable capacity as a line.
+// Clicking a point (of the curve: every:K; of the frontier: optimal:PEAK) chooses that strategy.
+// Draws through PlotAdapter only.
 #pragma once
 
 #include <QString>
@@ -19,11 +21,13 @@ class PlotAdapter;
 class TradeoffPlot : public QWidget {
     Q_OBJECT
 public:
+    // A table row, a point of the every:K curve, or a plan of the optimal frontier.
+    enum class Series { Named, Curve, Frontier };
     struct Point {
-        QString spelling;
+        QString spelling;  // the strategy a click applies
         double stepTimeS = 0.0;
         std::int64_t peakBytes = 0;
-        bool named = false;  // a table row (else a point of the every:K curve only)
+        Series series = Series::Curve;
     };
 
     explicit TradeoffPlot(QWidget* parent = nullptr);
@@ -53,6 +57,7 @@ private:
     void rebuild();
     void updateLabels();
     const Point* find(const QString& spelling) const;
+    QString labelOf(const Point& p) const;
 
     PlotAdapter* m_plot = nullptr;
     std::vector<Point> m_points;

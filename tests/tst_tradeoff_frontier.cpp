@@ -1,0 +1,318 @@
+// Tests of the optimal frontier in the comparison: the background worker computes it after the
+// every:K curve (ascending in peak, descending in step time, ending at no checkpointing, the
+// same plans remat::computeTradeoff finds); the exact budget `optimal:PEAK` of every point gives
+// back a plan no higher and no slower; the panel draws it once the worker finishes and cancels
+// it with the next request; and in the main window a click on a frontier point of the trade-off
+// plot makes the document's strategy that budget, with a simulated peak within the point's,
+// the point ringed, nothing recomputed, and undo going back.
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QThreadPool>
+#include <QUndoStack>
+#include <QtTest>
+#include <algorithm>
+#include <atomic>
+
+#include "analysis.h"
+#include "comparison_panel.h"
+#include "comparison_worker.h"
+#include "document.h"
+#include "lower.h"
+#include "main_window.h"
+#include "model_file.h"
+#include "pareto.h"
+#include "plot_adapter.h"
+#include "tradeoff_plot.h"
+
+using namespace remat;
+using namespace remat::ui;
+
+namespace {
+
+struct Inputs {
+    ModelFile model;
+    TrainingConfig training;
+    DeviceSpec device;
+};
+
+Inputs preset(const std::string& name) {
+    auto m = loadModel(name);
+    if (!m) qFatal("%s", m.error().message.c_str());
+    auto d = findDevice(m->device.empty() ? "a100-80gb" : m->device);
+    if (!d) qFatal("%s", d.error().message.c_str());
+    return Inputs{*m, m->training, *d};
+}
+
+MainWindow::Options testOptions() {
+    MainWindow::Options o;
+    o.interactive = false;
+    o.autosave = false;
+    o.restoreSettings = false;
+    return o;
+}
+
+// Clicks the plot at `pixel` (plot adapter coordinates) as a person would.
+void clickPlot(TradeoffPlot* plot, const QPointF& pixel) {
+    QWidget* surface = plot->plotAdapter()->childAt(pixel.toPoint());
+    QVERIFY(surface);
+    QTest::mouseClick(surface, Qt::LeftButton, {},
+                      surface->mapFrom(plot->plotAdapter(), pixel.toPoint()));
+}
+
+}  // namespace
+
+class TestTradeoffFrontier : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+    void workerComputesFrontierAfterCurve();
+    void exactBudgetGivesThePointBack();
+    void panelDrawsFrontierWhenDone();
+    void cancelFlagStopsFrontier();
+    void nextRequestCancelsFrontier();
+    void clickingAFrontierPointAppliesIt();
+};
+
+void TestTradeoffFrontier::workerComputesFrontierAfterCurve() {
+    Inputs in = preset("gpt2-small");
+    auto g = lower(in.model.network, in.training.precision);
+    QVERIFY(g);
+    int curveReadyCalls = 0, lastDone = 0, lastTotal = 0;
+    ComparisonHooks hooks;
+    hooks.curveReady = [&](const ComparisonResult& partial) {
+        ++curveReadyCalls;
+        QVERIFY(partial.curveDone);
+        QVERIFY(!partial.frontierDone);
+        QVERIFY(partial.frontier.empty());
+        QCOMPARE(partial.everyK.size(), g->chain.size());
+    };
+    hooks.progress = [&](int done, int total) {
+        lastDone = done;
+        lastTotal = total;
+    };
+    const ComparisonResult r =
+        computeComparison(ComparisonRequest{in.model, in.training, in.device, "none"}, hooks);
+    QVERIFY(r.error.empty());
+    QCOMPARE(curveReadyCalls, 1);
+    QVERIFY(r.frontierDone);
+    QVERIFY2(r.frontierError.empty(), r.frontierError.c_str());
+    QCOMPARE(lastDone, lastTotal);
+    QCOMPARE(std::size_t(lastTotal), r.named.size() + r.everyK.size() + 1);
+    // A real frontier: several plans, ascending in peak and strictly descending in time.
+    QVERIFY(r.frontier.size() >= 3);
+    for (std::size_t i = 1; i < r.frontier.size(); ++i) {
+        QVERIFY(r.frontier[i].peakBytes > r.frontier[i - 1].peakBytes);
+        QVERIFY(r.frontier[i].stepTimeS < r.frontier[i - 1].stepTimeS);
+    }
+    // It ends at no checkpointing: the table's "none" row.
+    const auto none = std::find_if(r.named.begin(), r.named.end(),
+                                   [](const ComparisonRow& row) { return row.spelling == "none"; });
+    QVERIFY(none != r.named.end());
+    QCOMPARE(r.frontier.back().peakBytes, none->peakBytes);
+    QCOMPARE(r.frontier.back().recomputeTimeS, 0.0);
+    // No named strategy and no every:K beats it: each is matched in memory at no more time.
+    for (const ComparisonRow& row : r.named) {
+        if (!row.ok) continue;
+        const bool matched = std::any_of(r.frontier.begin(), r.frontier.end(), [&](auto& f) {
+            return f.peakBytes <= row.peakBytes && f.stepTimeS <= row.stepTimeS * (1 + 1e-9);
+        });
+        // Selective plans cut inside blocks, which the single-level chain planner cannot:
+        // only the plans on the chain are bound to be matched.
+        if (row.spelling.rfind("selective", 0) != 0) QVERIFY2(matched, row.spelling.c_str());
+    }
+    // The same plans as the library's own trade-off explorer, each spelled by its exact peak.
+    auto t = computeTradeoff(*g, in.training, in.device);
+    QVERIFY(t);
+    QCOMPARE(r.frontier.size(), t->frontier.size());
+    for (std::size_t i = 0; i < r.frontier.size(); ++i) {
+        QCOMPARE(r.frontier[i].peakBytes, t->frontier[i].peakBytes);
+        QCOMPARE(r.frontier[i].stepTimeS, t->frontier[i].stepTimeS);
+        QCOMPARE(r.frontier[i].spelling,
+                 (Strategy{StrategyKind::Optimal, 0, {}, r.frontier[i].peakBytes}.spelling()));
+        auto parsed = parseStrategy(r.frontier[i].spelling);
+        QVERIFY(parsed);
+        QCOMPARE(int(parsed->kind), int(StrategyKind::Optimal));
+        QCOMPARE(parsed->budgetBytes, r.frontier[i].peakBytes);
+        QCOMPARE(r.frontier[i].fits, r.frontier[i].peakBytes <= in.device.usableBytes());
+    }
+}
+
+void TestTradeoffFrontier::exactBudgetGivesThePointBack() {
+    for (const char* name : {"gpt2-small", "resnet-101"}) {
+        Inputs in = preset(name);
+        auto g = lower(in.model.network, in.training.precision);
+        QVERIFY(g);
+        const ComparisonResult r =
+            computeComparison(ComparisonRequest{in.model, in.training, in.device, "none"});
+        QVERIFY(r.frontierDone);
+        QVERIFY(!r.frontier.empty());
+        int equal = 0;
+        for (const FrontierPoint& f : r.frontier) {
+            auto s = parseStrategy(f.spelling);
+            QVERIFY(s);
+            auto e = evaluate(*g, *s, manualRegions(in.model), in.training, in.device);
+            QVERIFY2(e, f.spelling.c_str());
+            const Timeline& t = e->timeline;
+            QVERIFY2(t.peakBytes <= f.peakBytes, f.spelling.c_str());
+            QVERIFY2(t.timeS.total() <= f.stepTimeS * (1 + 1e-9), f.spelling.c_str());
+            if (t.peakBytes == f.peakBytes) ++equal;
+        }
+        qInfo("%s: %d of %zu frontier budgets give back exactly the point's peak", name, equal,
+              r.frontier.size());
+    }
+}
+
+void TestTradeoffFrontier::panelDrawsFrontierWhenDone() {
+    Inputs in = preset("gpt2-small");
+    ComparisonPanel panel;
+    panel.resize(1300, 600);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QSignalSpy computed(&panel, &ComparisonPanel::computed);
+    panel.request(in.model, in.training, in.device, "none");
+    QVERIFY(panel.isBusy());
+    QVERIFY(!panel.plot()->plotAdapter()->hasLine("frontier"));
+    QVERIFY(computed.wait(60000));
+    const ComparisonResult& r = panel.result();
+    QVERIFY(r.frontierDone);
+    QVERIFY(!r.frontier.empty());
+    // Drawn as one line, ordered by step time: the staircase from no checkpointing (fastest,
+    // highest) down to the smallest peak (slowest).
+    PlotAdapter* adapter = panel.plot()->plotAdapter();
+    QVERIFY(adapter->hasLine("frontier"));
+    const QVector<QPointF> drawn = adapter->lineData("frontier");
+    QCOMPARE(std::size_t(drawn.size()), r.frontier.size());
+    for (std::size_t i = 0; i < r.frontier.size(); ++i) {
+        const FrontierPoint& f = r.frontier[r.frontier.size() - 1 - i];
+        QCOMPARE(drawn[qsizetype(i)].x(), f.stepTimeS);
+        QCOMPARE(drawn[qsizetype(i)].y(), double(f.peakBytes));
+    }
+    // Every frontier point is a point of the plot, found where it is drawn.
+    std::size_t frontierPoints = 0;
+    for (const TradeoffPlot::Point& p : panel.plot()->points())
+        if (p.series == TradeoffPlot::Series::Frontier) ++frontierPoints;
+    QCOMPARE(frontierPoints, r.frontier.size());
+    const FrontierPoint& middle = r.frontier[r.frontier.size() / 2];
+    const QPointF at = panel.plot()->pixelOf(QString::fromStdString(middle.spelling));
+    QVERIFY(at.x() >= 0);
+    const QPointF back = adapter->pixelToData(at.toPoint());
+    QVERIFY(std::abs(back.x() - middle.stepTimeS) <= 0.02 * middle.stepTimeS);
+    QVERIFY(panel.statusText().contains(QString::number(r.frontier.size())));
+
+    const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR");
+    if (!dir.isEmpty()) {
+        panel.setCurrentStrategy(QString::fromStdString(middle.spelling));
+        QTest::qWait(50);
+        panel.grab().save(QString::fromLocal8Bit(dir) + "/comparison-frontier-gpt2-small.png");
+    }
+}
+
+void TestTradeoffFrontier::cancelFlagStopsFrontier() {
+    // The flag raised once the curve is done (as the panel raises it from the GUI thread when
+    // the next edit comes): the frontier is not computed and the result says it was cancelled.
+    Inputs in = preset("llama-7b");
+    std::atomic<bool> cancel{false};
+    int progressAfterCurve = 0;
+    bool curveSeen = false;
+    ComparisonHooks hooks;
+    hooks.cancelFlag = &cancel;
+    hooks.curveReady = [&](const ComparisonResult&) {
+        curveSeen = true;
+        cancel = true;
+    };
+    hooks.progress = [&](int, int) {
+        if (curveSeen) ++progressAfterCurve;
+    };
+    const ComparisonResult r =
+        computeComparison(ComparisonRequest{in.model, in.training, in.device, "none"}, hooks);
+    QVERIFY(curveSeen);
+    QVERIFY(r.cancelled);
+    QVERIFY(r.curveDone);
+    QVERIFY(!r.frontierDone);
+    QVERIFY(r.frontier.empty());
+    QCOMPARE(progressAfterCurve, 0);
+    // Without the flag the same request does compute it.
+    cancel = false;
+    hooks.curveReady = nullptr;
+    const ComparisonResult full =
+        computeComparison(ComparisonRequest{in.model, in.training, in.device, "none"}, hooks);
+    QVERIFY(!full.cancelled);
+    QVERIFY(full.frontierDone);
+    QVERIFY(full.frontier.size() > 1);
+}
+
+void TestTradeoffFrontier::nextRequestCancelsFrontier() {
+    // resnet-101's frontier takes about a second; a new request while it runs stops it.
+    Inputs big = preset("resnet-101");
+    Inputs small = preset("mlp-3x1024");
+    QThreadPool::globalInstance()->waitForDone();
+    ComparisonPanel panel;
+    QSignalSpy computed(&panel, &ComparisonPanel::computed);
+    panel.request(big.model, big.training, big.device, "none");
+    // Wait until the curve is shown: the worker is in the frontier now.
+    QTRY_VERIFY_WITH_TIMEOUT(panel.result().curveDone, 60000);
+    QVERIFY(!panel.result().frontierDone);
+    panel.request(small.model, small.training, small.device, "manual");
+    QVERIFY(computed.wait(60000));
+    QVERIFY(QThreadPool::globalInstance()->waitForDone(20000));
+    QTest::qWait(100);
+    QCOMPARE(computed.count(), 1);
+    QCOMPARE(panel.result().modelName, std::string("mlp-3x1024"));
+    QVERIFY(panel.result().frontierDone);
+}
+
+void TestTradeoffFrontier::clickingAFrontierPointAppliesIt() {
+    MainWindow w(testOptions());
+    QVERIFY(w.openModel("gpt2-small"));
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    ComparisonPanel* panel = w.comparison();
+    QSignalSpy computed(panel, &ComparisonPanel::computed);
+    if (panel->isBusy()) QVERIFY(computed.wait(60000));
+    QVERIFY(panel->result().frontierDone);
+    const std::vector<FrontierPoint> frontier = panel->result().frontier;
+    QVERIFY(frontier.size() >= 3);
+    TradeoffPlot* plot = panel->plot();
+    // A point inside the frontier (not no checkpointing, which the table's "none" covers):
+    // the one the plot finds at its own pixel.
+    const FrontierPoint* chosen = nullptr;
+    QPointF at;
+    for (std::size_t i = frontier.size() / 3; i + 1 < frontier.size() && !chosen; ++i) {
+        const QString spelling = QString::fromStdString(frontier[i].spelling);
+        at = plot->pixelOf(spelling);
+        if (at.x() >= 0 && plot->strategyAt(at.toPoint()) == spelling) chosen = &frontier[i];
+    }
+    QVERIFY2(chosen, "no frontier point can be clicked on its own");
+    const QString spelling = QString::fromStdString(chosen->spelling);
+    const QString before = w.document()->strategySpelling();
+    const std::int64_t peakBefore = w.document()->evaluation().timeline.peakBytes;
+    QSignalSpy chosenSpy(plot, &TradeoffPlot::strategyChosen);
+    clickPlot(plot, at);
+    QCOMPARE(chosenSpy.count(), 1);
+    QCOMPARE(chosenSpy.at(0).at(0).toString(), spelling);
+    // The document now plans with the point's exact peak as the budget.
+    QCOMPARE(w.document()->strategySpelling(), spelling);
+    auto s = parseStrategy(w.document()->strategySpelling().toStdString());
+    QVERIFY(s);
+    QCOMPARE(int(s->kind), int(StrategyKind::Optimal));
+    QCOMPARE(s->budgetBytes, chosen->peakBytes);
+    const Timeline& t = w.document()->evaluation().timeline;
+    QVERIFY(t.peakBytes <= chosen->peakBytes);
+    QVERIFY(t.timeS.total() <= chosen->stepTimeS * (1 + 1e-9));
+    QVERIFY(t.peakBytes < peakBefore);
+    // The comparison already holds the point: nothing is recomputed, the ring moves there.
+    QVERIFY(!panel->isBusy());
+    const QVector<QPointF> ring = plot->plotAdapter()->lineData("current");
+    QCOMPARE(ring.size(), qsizetype(1));
+    QCOMPARE(ring.front().x(), chosen->stepTimeS);
+    QCOMPARE(ring.front().y(), double(chosen->peakBytes));
+    // One undo step back to where it was.
+    QCOMPARE(w.document()->undoStack()->count(), 1);
+    w.document()->undoStack()->undo();
+    QCOMPARE(w.document()->strategySpelling(), before);
+    QCOMPARE(w.document()->evaluation().timeline.peakBytes, peakBefore);
+}
+
+QTEST_MAIN(TestTradeoffFrontier)
+#include "tst_tradeoff_frontier.moc"
