@@ -88,8 +88,8 @@ void BudgetSlider::fieldEdited() {
 }
 
 // The planner's smallest reachable peak and the no-checkpoint peak for the current network,
-// settings and device; the graph object changes with every network edit, the key with every
-// settings edit.
+// settings and device; recomputed when the network or the key (the settings) differ from what
+// the range was computed for.
 void BudgetSlider::refreshRange() {
     const ModelFile& m = m_document->model();
     const QString key = QStringLiteral("%1/%2/%3/%4/%5")
@@ -98,9 +98,10 @@ void BudgetSlider::refreshRange() {
                             .arg(int(m.training.precision))
                             .arg(int(m.training.optimizer))
                             .arg(toQString(m_document->device().id));
-    if (&m_document->graph() == m_rangeGraph && key == m_rangeKey) return;
-    m_rangeGraph = &m_document->graph();
+    if (m_rangeValid && key == m_rangeKey && m.network == m_rangeNetwork) return;
+    m_rangeNetwork = m.network;
     m_rangeKey = key;
+    m_rangeValid = true;
     m_lo = m_hi = 0;
     auto model = ChainModel::build(m_document->graph(), m.training, m_document->device());
     if (!model) {

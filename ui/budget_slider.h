@@ -10,15 +10,12 @@
 #include <cstdint>
 #include <memory>
 
+#include "network.h"
 #include "report.h"
 
 class QLabel;
 class QLineEdit;
 class QSlider;
-
-namespace remat {
-struct Graph;
-}
 
 namespace remat::ui {
 
@@ -56,9 +53,12 @@ private:
     QLineEdit* m_field;
     QLabel* m_range;
     std::int64_t m_lo = 0, m_hi = 0;
-    // What the range was computed for: the graph object and the settings' spelling.
-    const Graph* m_rangeGraph = nullptr;
+    // What the range was computed for: the network (by value: a graph's address says nothing
+    // once that graph is gone, and a new model's graph may be built at the same address) and
+    // the settings' spelling.
+    Network m_rangeNetwork;
     QString m_rangeKey;
+    bool m_rangeValid = false;
     bool m_syncing = false;
 };
 
