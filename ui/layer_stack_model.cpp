@@ -3,8 +3,11 @@
 #include <QDataStream>
 #include <QIODevice>
 #include <QMimeData>
+#include <algorithm>
 
 #include "document.h"
+#include "layer_insert.h"
+#include "layer_kind_mime.h"
 #include "plan_edit.h"
 #include "qt_convert.h"
 
@@ -475,14 +478,15 @@ bool LayerStackModel::setData(const QModelIndex& index, const QVariant& value, i
 }
 
 Qt::DropActions LayerStackModel::supportedDropActions() const {
-    return Qt::MoveAction;
+    // Rows of the stack move; kinds from the palette are copied in.
+    return Qt::MoveAction | Qt::CopyAction;
 }
 Qt::DropActions LayerStackModel::supportedDragActions() const {
     return Qt::MoveAction;
 }
 
 QStringList LayerStackModel::mimeTypes() const {
-    return {QString::fromLatin1(kEntryMimeType)};
+    return {QString::fromLatin1(kEntryMimeType), QString::fromLatin1(kLayerKindMimeType)};
 }
 
 QMimeData* LayerStackModel::mimeData(const QModelIndexList& indexes) const {
@@ -503,27 +507,47 @@ QMimeData* LayerStackModel::mimeData(const QModelIndexList& indexes) const {
 
 bool LayerStackModel::canDropMimeData(const QMimeData* data, Qt::DropAction action, int, int,
                                       const QModelIndex&) const {
-    return data && action == Qt::MoveAction && data->hasFormat(QString::fromLatin1(kEntryMimeType));
+    if (!data) return false;
+    if (action == Qt::MoveAction && data->hasFormat(QString::fromLatin1(kEntryMimeType)))
+        return true;
+    return action == Qt::CopyAction && layerKindFromMimeData(data).has_value();
+}
+
+int LayerStackModel::dropPosition(int row, const QModelIndex& parent) const {
+    const int entryCount = m_document ? int(m_document->network().layers.size()) : 0;
+    // Top-level row r is entry r - 1 (the input is row 0).
+    if (parent.isValid()) {
+        QModelIndex top = parent;
+        while (top.parent().isValid()) top = top.parent();
+        return std::max(0, top.row() - 1);
+    }
+    if (row >= 0) return std::clamp(row - 1, 0, entryCount);
+    return entryCount;
 }
 
 bool LayerStackModel::dropMimeData(const QMimeData* data, Qt::DropAction action, int row, int,
                                    const QModelIndex& parent) {
     if (!canDropMimeData(data, action, row, 0, parent) || !m_document) return false;
+    const int entryCount = int(m_document->network().layers.size());
+    int position = dropPosition(row, parent);
+    if (action == Qt::CopyAction) {
+        const LayerKind kind = *layerKindFromMimeData(data);
+        // Below the loss means at the end of the network, which is just before the loss (where
+        // the palette's Add puts a layer when nothing is selected).
+        const auto& layers = m_document->network().layers;
+        if (position == entryCount && !layers.empty() && isLoss(layers.back().kind))
+            position = entryCount - 1;
+        // A layer that cannot go there is refused by the document, which says why through its
+        // editRejected signal, as for the palette's Add.
+        if (!insertLayerOfKind(*m_document, kind, std::size_t(position))) return false;
+        emit layerDropped(position);
+        return true;
+    }
     QList<int> entries;
     QByteArray bytes = data->data(QString::fromLatin1(kEntryMimeType));
     QDataStream in(&bytes, QIODevice::ReadOnly);
     in >> entries;
     if (entries.size() != 1) return false;
-    const int entryCount = int(m_document->network().layers.size());
-    // Insertion point as an entry position: top-level row r is entry r - 1 (the input is row 0).
-    int position = entryCount;
-    if (parent.isValid()) {
-        QModelIndex top = parent;
-        while (top.parent().isValid()) top = top.parent();
-        position = std::max(0, top.row() - 1);
-    } else if (row >= 0) {
-        position = std::clamp(row - 1, 0, entryCount);
-    }
     const int from = entries.front();
     const int to = position > from ? position - 1 : position;
     if (from < 0 || from >= entryCount || to == from) return false;

@@ -3,8 +3,9 @@
 // its instances, each instance (and each non-repeated block) expandable into its sub-modules
 // (attention, attention_core, mlp, shortcut). Columns: name, kind, output shape, the bytes kept
 // for backward under the current plan (with a bar fraction for the delegate) and the
-// checkpoint toggle. Check-state edits and drag-and-drop moves become document edits (undo
-// commands); the model itself stores nothing the document does not hold.
+// checkpoint toggle. Check-state edits, drag-and-drop moves and layer kinds dropped from the
+// palette (inserted where they land) become document edits (undo commands); the model itself
+// stores nothing the document does not hold.
 #pragma once
 
 #include <QAbstractItemModel>
@@ -64,8 +65,15 @@ public:
     QModelIndex indexForInstance(std::int64_t instance, int column = 0) const;
     // The region a row stands for, when it is checkable.
     bool regionFor(const QModelIndex& index, RegionSpec& region) const;
+    // Where a drop at (row, parent) puts a layer, as an entry position (network.layers index;
+    // the layer count appends): before the top-level row dropped on or between.
+    int dropPosition(int row, const QModelIndex& parent) const;
 
     static constexpr const char* kEntryMimeType = "application/x-remat-layer-entry";
+
+signals:
+    // A layer dropped from the palette went in as entry `entry`.
+    void layerDropped(int entry);
 
 private:
     struct Node {

@@ -32,7 +32,8 @@ LayerStackView::LayerStackView(Document* document, QWidget* parent)
     m_tree->setDragEnabled(true);
     m_tree->setAcceptDrops(true);
     m_tree->setDropIndicatorShown(true);
-    m_tree->setDragDropMode(QAbstractItemView::InternalMove);
+    // Rows move within the stack; layer kinds come in from the palette (copied).
+    m_tree->setDragDropMode(QAbstractItemView::DragDrop);
     m_tree->setDefaultDropAction(Qt::MoveAction);
     m_tree->setContextMenuPolicy(Qt::ActionsContextMenu);
     m_tree->setAccessibleName(tr("Layer stack"));
@@ -94,6 +95,8 @@ LayerStackView::LayerStackView(Document* document, QWidget* parent)
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &LayerStackView::onCurrentChanged);
     connect(m_model, &QAbstractItemModel::modelReset, this, &LayerStackView::onCurrentChanged);
+    // A layer dropped from the palette becomes the current row, as one added with "Add" does.
+    connect(m_model, &LayerStackModel::layerDropped, this, &LayerStackView::selectEntry);
 }
 
 QString LayerStackView::keyOf(const QModelIndex& index) const {

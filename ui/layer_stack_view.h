@@ -1,8 +1,8 @@
 // The layer stack on screen: a tree over LayerStackModel with the bytes bar delegate, a row of
 // actions (checkpoint the selected consecutive layers as one region, clear the plan), drag and
-// drop of top-level layers, and expansion kept across edits. It reports which layer is
-// selected (for the inspector and the timeline highlight) and selects a layer on request
-// (a click on the timeline).
+// drop of top-level layers (moves) and of layer kinds from the palette (inserts), and expansion
+// kept across edits. It reports which layer is selected (for the inspector and the timeline
+// highlight) and selects a layer on request (a click on the timeline).
 #pragma once
 
 #include <QSet>

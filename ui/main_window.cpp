@@ -17,7 +17,7 @@
 #include "comparison_panel.h"
 #include "document.h"
 #include "inspector.h"
-#include "layer_catalog.h"
+#include "layer_insert.h"
 #include "layer_stack_view.h"
 #include "palette.h"
 #include "qt_convert.h"
@@ -237,11 +237,7 @@ void MainWindow::addLayerFromPalette(int kindValue) {
         entry >= 0 ? std::size_t(entry) + 1 : (entry == -1 ? 0 : net.layers.size());
     if (entry == -2 && !net.layers.empty() && isLoss(net.layers.back().kind))
         position = net.layers.size() - 1;
-    const auto& shapes = m_document->state().shapes;
-    const std::int64_t before = m_document->firstInstanceOf(position);  // instances before it
-    const Shape input = std::size_t(before) < shapes.size() ? shapes[std::size_t(before)] : Shape{};
-    if (m_document->insertLayer(position, defaultLayer(kind, input)))
-        m_layerStack->selectEntry(int(position));
+    if (insertLayerOfKind(*m_document, kind, position)) m_layerStack->selectEntry(int(position));
 }
 
 void MainWindow::moveSelected(int delta) {
