@@ -1,15 +1,12 @@
 // remat-studio: the desktop app. `remat-studio [MODEL] [--strategy S] [--screenshot FILE.png]
-// [--dark] [--expand-all] [--output DIR]`. With a display
+// [--dark] [--expand-all] [--language CODE] [--output DIR]`. With a display
 // it opens the main window on MODEL (default: the gpt2-small preset); `--screenshot` renders
 // the window offscreen to FILE and quits; without any display it runs the headless job
 // (comparison on stdout, plots as PNG files) instead of failing to open a window.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
-#include <QLibraryInfo>
-#include <QLocale>
 #include <QTimer>
-#include <QTranslator>
 #include <QTreeView>
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +17,7 @@
 #include "app_settings.h"
 #include "document.h"
 #include "headless_job.h"
+#include "language.h"
 #include "layer_stack_view.h"
 #include "main_window.h"
 #include "theme.h"
@@ -39,15 +37,17 @@ bool argvHas(int argc, char** argv, const char* flag) {
     return false;
 }
 
-void installTranslations(QApplication& app) {
-    auto* ours = new QTranslator(&app);
-    if (ours->load(QLocale(), QStringLiteral("remat"), QStringLiteral("_"),
-                   QStringLiteral(":/i18n")))
-        app.installTranslator(ours);
-    auto* qt = new QTranslator(&app);
-    if (qt->load(QLocale(), QStringLiteral("qtbase"), QStringLiteral("_"),
-                 QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
-        app.installTranslator(qt);
+// The value of `--flag VALUE` or `--flag=VALUE` (read before the parser runs: the language must
+// be chosen before any text, the parser's help included, is translated).
+QString argvValue(int argc, char** argv, const char* flag) {
+    const std::size_t n = std::strlen(flag);
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], flag) == 0 && i + 1 < argc)
+            return QString::fromLocal8Bit(argv[i + 1]);
+        if (std::strncmp(argv[i], flag, n) == 0 && argv[i][n] == '=')
+            return QString::fromLocal8Bit(argv[i] + n + 1);
+    }
+    return {};
 }
 
 }  // namespace
@@ -63,7 +63,13 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName(QStringLiteral("Remat Studio"));
     QApplication::setApplicationName(QStringLiteral("remat-studio"));
     QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
-    installTranslations(app);
+    // --language, else the choice saved from View → Language, else the system locale.
+    QString language = argvValue(argc, argv, "--language");
+    if (language.isEmpty()) language = remat::ui::AppSettings().language();
+    if (!remat::ui::installTranslators(app, language) && !language.isEmpty() &&
+        !language.startsWith(QLatin1String("en")))
+        std::cerr << "remat-studio: no translation for language '" << language.toStdString()
+                  << "'; the interface stays in English\n";
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QApplication::translate(
@@ -94,11 +100,18 @@ int main(int argc, char** argv) {
             "main", "Expand every block of the layer stack into its instances and sub-modules."));
     QCommandLineOption darkOption(QStringLiteral("dark"),
                                   QApplication::translate("main", "Use the dark palette."));
+    QCommandLineOption languageOption(
+        QStringLiteral("language"),
+        QApplication::translate("main",
+                                "User-interface language: en or zh_CN (default: the one chosen in "
+                                "View → Language, else the system's)."),
+        QStringLiteral("CODE"));
     parser.addOption(screenshotOption);
     parser.addOption(outputOption);
     parser.addOption(darkOption);
     parser.addOption(strategyOption);
     parser.addOption(expandOption);
+    parser.addOption(languageOption);
     parser.process(app);
 
     const QStringList positional = parser.positionalArguments();

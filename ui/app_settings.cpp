@@ -12,6 +12,7 @@ const char* const kDevice = "simulation/lastDevice";
 const char* const kUnits = "view/units";
 const char* const kTheme = "view/theme";
 const char* const kTimeAxis = "view/timeAxis";
+const char* const kLanguage = "view/language";
 const char* const kRecent = "files/recent";
 }  // namespace
 
@@ -56,6 +57,16 @@ bool AppSettings::timeAxis() const {
 }
 void AppSettings::setTimeAxis(bool time) {
     QSettings().setValue(kTimeAxis, time);
+}
+
+QString AppSettings::language() const {
+    return QSettings().value(kLanguage).toString();
+}
+void AppSettings::setLanguage(const QString& code) {
+    if (code.isEmpty())
+        QSettings().remove(kLanguage);
+    else
+        QSettings().setValue(kLanguage, code);
 }
 
 QStringList AppSettings::recentFiles() const {

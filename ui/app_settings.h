@@ -1,6 +1,7 @@
 // What Remat Studio remembers between sessions (QSettings): window geometry and dock layout,
 // the last device profile chosen, byte units (GB or GiB), the palette, the timeline's x axis,
-// and the recent files list. One place for the keys so that they stay consistent.
+// the user-interface language, and the recent files list. One place for the keys so that they
+// stay consistent.
 #pragma once
 
 #include <QByteArray>
@@ -29,6 +30,9 @@ public:
     void setTheme(Theme t);
     bool timeAxis() const;  // timeline x axis: predicted time rather than instruction
     void setTimeAxis(bool time);
+    // User-interface language ("zh_CN", "en"); empty: the system's. Read at start-up.
+    QString language() const;
+    void setLanguage(const QString& code);
 
     QStringList recentFiles() const;
     // Puts `path` first (dropping duplicates and files beyond the limit) and returns the list.

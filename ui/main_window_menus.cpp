@@ -16,6 +16,7 @@
 #include "autosave.h"
 #include "comparison_panel.h"
 #include "document.h"
+#include "language.h"
 #include "layer_stack_view.h"
 #include "main_window.h"
 #include "model_file.h"
@@ -132,6 +133,27 @@ void MainWindow::buildMenus() {
     (AppSettings().theme() == Theme::Dark ? m_darkTheme : m_lightTheme)->setChecked(true);
     connect(themeGroup, &QActionGroup::triggered, this,
             [this](QAction* a) { setTheme(a == m_darkTheme ? Theme::Dark : Theme::Light); });
+    // The language is chosen once at start-up (translators are installed before any window):
+    // the choice is saved and applies at the next start.
+    QMenu* language = view->addMenu(tr("&Language"));
+    language->setObjectName(QStringLiteral("languageMenu"));
+    auto* languageGroup = new QActionGroup(this);
+    const QString savedLanguage = AppSettings().language();
+    QAction* systemLanguage = language->addAction(tr("System default"));
+    systemLanguage->setData(QString());
+    for (const LanguageChoice& l : availableLanguages())
+        language->addAction(l.nativeName)->setData(l.code);
+    for (QAction* a : language->actions()) {
+        a->setCheckable(true);
+        a->setChecked(a->data().toString() == savedLanguage);
+        languageGroup->addAction(a);
+    }
+    connect(languageGroup, &QActionGroup::triggered, this, [this](QAction* a) {
+        AppSettings().setLanguage(a->data().toString());
+        const QString note = tr("The language changes when Remat Studio is started again.");
+        showMessage(note);
+        if (m_options.interactive) QMessageBox::information(this, tr("Language"), note);
+    });
     view->addSeparator();
     for (QDockWidget* d :
          {m_stackDock, m_inspectorDock, m_paletteDock, m_summaryDock, m_comparisonDock, m_runDock})

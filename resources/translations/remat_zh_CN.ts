@@ -4,42 +4,42 @@
 <context>
     <name>Category</name>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="32"/>
+        <location filename="../../ui/qt_convert.cpp" line="45"/>
         <source>parameters</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="33"/>
+        <location filename="../../ui/qt_convert.cpp" line="47"/>
         <source>gradients</source>
         <translation>梯度</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="35"/>
+        <location filename="../../ui/qt_convert.cpp" line="49"/>
         <source>optimizer state</source>
         <translation>优化器状态</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="37"/>
+        <location filename="../../ui/qt_convert.cpp" line="51"/>
         <source>saved activations</source>
         <translation>保存的激活</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="39"/>
+        <location filename="../../ui/qt_convert.cpp" line="53"/>
         <source>recomputed activations</source>
         <translation>重计算的激活</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="41"/>
+        <location filename="../../ui/qt_convert.cpp" line="55"/>
         <source>transient (temporaries, activation gradients)</source>
         <translation>临时（中间结果、激活梯度）</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="42"/>
+        <location filename="../../ui/qt_convert.cpp" line="58"/>
         <source>inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="43"/>
+        <location filename="../../ui/qt_convert.cpp" line="60"/>
         <source>workspace</source>
         <translation>工作区</translation>
     </message>
@@ -47,325 +47,330 @@
 <context>
     <name>LayerCatalog</name>
     <message>
-        <location filename="../../ui/layer_catalog.cpp" line="23"/>
+        <location filename="../../ui/layer_catalog.cpp" line="22"/>
         <source>Dense</source>
-        <translation type="unfinished"></translation>
+        <translation>全连接</translation>
     </message>
     <message>
         <location filename="../../ui/layer_catalog.cpp" line="24"/>
         <source>Activations</source>
-        <translation type="unfinished"></translation>
+        <translation>激活函数</translation>
     </message>
     <message>
         <location filename="../../ui/layer_catalog.cpp" line="27"/>
         <source>Normalisation</source>
-        <translation type="unfinished"></translation>
+        <translation>归一化</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_catalog.cpp" line="28"/>
+        <location filename="../../ui/layer_catalog.cpp" line="29"/>
         <source>Sequence models</source>
-        <translation type="unfinished"></translation>
+        <translation>序列模型</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_catalog.cpp" line="30"/>
+        <location filename="../../ui/layer_catalog.cpp" line="31"/>
         <source>Vision</source>
-        <translation type="unfinished"></translation>
+        <translation>视觉</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_catalog.cpp" line="33"/>
+        <location filename="../../ui/layer_catalog.cpp" line="34"/>
         <source>Losses</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_catalog.cpp" line="39"/>
-        <source>Fully connected layer; saves its input.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_catalog.cpp" line="40"/>
-        <source>ReLU; saves its output.</source>
-        <translation type="unfinished"></translation>
+        <translation>损失函数</translation>
     </message>
     <message>
         <location filename="../../ui/layer_catalog.cpp" line="41"/>
-        <source>GELU; saves its input.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_catalog.cpp" line="42"/>
-        <source>SiLU (swish); saves its input.</source>
-        <translation type="unfinished"></translation>
+        <source>Fully connected layer; saves its input.</source>
+        <translation>全连接层；保存其输入。</translation>
     </message>
     <message>
         <location filename="../../ui/layer_catalog.cpp" line="43"/>
-        <source>tanh; saves its output.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_catalog.cpp" line="44"/>
-        <source>Sigmoid; saves its output.</source>
-        <translation type="unfinished"></translation>
+        <source>ReLU; saves its output.</source>
+        <translation>ReLU；保存其输出。</translation>
     </message>
     <message>
         <location filename="../../ui/layer_catalog.cpp" line="45"/>
-        <source>Softmax over the last dimension; saves its output.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_catalog.cpp" line="46"/>
-        <source>Layer norm; saves input, mean and rstd.</source>
-        <translation type="unfinished"></translation>
+        <source>GELU; saves its input.</source>
+        <translation>GELU；保存其输入。</translation>
     </message>
     <message>
         <location filename="../../ui/layer_catalog.cpp" line="47"/>
-        <source>RMS norm; saves input and rstd.</source>
-        <translation type="unfinished"></translation>
+        <source>SiLU (swish); saves its input.</source>
+        <translation>SiLU（swish）；保存其输入。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_catalog.cpp" line="48"/>
-        <source>Dropout; saves a 1-byte mask per element.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_catalog.cpp" line="50"/>
-        <source>Token (and learned position) embedding; first layer of a token model.</source>
-        <translation type="unfinished"></translation>
+        <location filename="../../ui/layer_catalog.cpp" line="49"/>
+        <source>tanh; saves its output.</source>
+        <translation>tanh；保存其输出。</translation>
     </message>
     <message>
         <location filename="../../ui/layer_catalog.cpp" line="51"/>
-        <source>2-D convolution; saves its input.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_catalog.cpp" line="52"/>
-        <source>Batch norm over channels; saves input and statistics.</source>
-        <translation type="unfinished"></translation>
+        <source>Sigmoid; saves its output.</source>
+        <translation>Sigmoid；保存其输出。</translation>
     </message>
     <message>
         <location filename="../../ui/layer_catalog.cpp" line="53"/>
-        <source>Max pooling; saves input and indices.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_catalog.cpp" line="54"/>
-        <source>Global average pooling to 1×1.</source>
-        <translation type="unfinished"></translation>
+        <source>Softmax over the last dimension; saves its output.</source>
+        <translation>沿最后一维的 Softmax；保存其输出。</translation>
     </message>
     <message>
         <location filename="../../ui/layer_catalog.cpp" line="55"/>
-        <source>Flattens to one dimension (a view: no memory).</source>
-        <translation type="unfinished"></translation>
+        <source>Layer norm; saves input, mean and rstd.</source>
+        <translation>层归一化（LayerNorm）；保存输入、均值和 rstd。</translation>
     </message>
     <message>
         <location filename="../../ui/layer_catalog.cpp" line="57"/>
-        <source>Multi-head self-attention (qkv, attention core, projection).</source>
-        <translation type="unfinished"></translation>
+        <source>RMS norm; saves input and rstd.</source>
+        <translation>RMS 归一化（RMSNorm）；保存输入和 rstd。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_catalog.cpp" line="58"/>
-        <source>Two-layer MLP, optionally gated (SwiGLU).</source>
-        <translation type="unfinished"></translation>
+        <location filename="../../ui/layer_catalog.cpp" line="59"/>
+        <source>Dropout; saves a 1-byte mask per element.</source>
+        <translation>Dropout；每个元素保存 1 字节的掩码。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_catalog.cpp" line="60"/>
-        <source>Pre-LN transformer block: attention and MLP with residuals; repeatable.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_catalog.cpp" line="62"/>
-        <source>ResNet block (basic or bottleneck) with shortcut; repeatable.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_catalog.cpp" line="63"/>
-        <source>Cross-entropy loss over the last dimension.</source>
-        <translation type="unfinished"></translation>
+        <location filename="../../ui/layer_catalog.cpp" line="61"/>
+        <source>Token (and learned position) embedding; first layer of a token model.</source>
+        <translation>词元（及可学习位置）嵌入；词元模型的第一层。</translation>
     </message>
     <message>
         <location filename="../../ui/layer_catalog.cpp" line="64"/>
+        <source>2-D convolution; saves its input.</source>
+        <translation>二维卷积；保存其输入。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_catalog.cpp" line="66"/>
+        <source>Batch norm over channels; saves input and statistics.</source>
+        <translation>按通道的批归一化（BatchNorm）；保存输入和统计量。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_catalog.cpp" line="68"/>
+        <source>Max pooling; saves input and indices.</source>
+        <translation>最大池化；保存输入和索引。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_catalog.cpp" line="70"/>
+        <source>Global average pooling to 1×1.</source>
+        <translation>全局平均池化到 1×1。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_catalog.cpp" line="72"/>
+        <source>Flattens to one dimension (a view: no memory).</source>
+        <translation>展平为一维（视图：不占内存）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_catalog.cpp" line="74"/>
+        <source>Multi-head self-attention (qkv, attention core, projection).</source>
+        <translation>多头自注意力（qkv、注意力核心、输出投影）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_catalog.cpp" line="77"/>
+        <source>Two-layer MLP, optionally gated (SwiGLU).</source>
+        <translation>两层 MLP，可选门控（SwiGLU）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_catalog.cpp" line="79"/>
+        <source>Pre-LN transformer block: attention and MLP with residuals; repeatable.</source>
+        <translation>Pre-LN Transformer 块：带残差连接的注意力和 MLP；可重复。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_catalog.cpp" line="82"/>
+        <source>ResNet block (basic or bottleneck) with shortcut; repeatable.</source>
+        <translation>带捷径连接的 ResNet 块（基本型或瓶颈型）；可重复。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_catalog.cpp" line="85"/>
+        <source>Cross-entropy loss over the last dimension.</source>
+        <translation>沿最后一维的交叉熵损失。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_catalog.cpp" line="87"/>
         <source>Mean squared error loss.</source>
-        <translation type="unfinished"></translation>
+        <translation>均方误差损失。</translation>
     </message>
 </context>
 <context>
     <name>LayerFields</name>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="37"/>
+        <location filename="../../ui/layer_fields.cpp" line="46"/>
         <source>Name</source>
-        <translation type="unfinished"></translation>
+        <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="43"/>
+        <location filename="../../ui/layer_fields.cpp" line="55"/>
         <source>Activation</source>
-        <translation type="unfinished"></translation>
+        <translation>激活函数</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="52"/>
+        <location filename="../../ui/layer_fields.cpp" line="66"/>
         <source>Norm</source>
-        <translation type="unfinished"></translation>
+        <translation>归一化</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="64"/>
+        <location filename="../../ui/layer_fields.cpp" line="81"/>
         <source>Attention core</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_fields.cpp" line="77"/>
-        <source>Variant</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_fields.cpp" line="93"/>
-        <source>Repeat</source>
-        <translation type="unfinished"></translation>
+        <translation>注意力核心</translation>
     </message>
     <message>
         <location filename="../../ui/layer_fields.cpp" line="96"/>
+        <source>Variant</source>
+        <translation>变体</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="116"/>
+        <source>Repeat</source>
+        <translation>重复次数</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="119"/>
         <source>Output features</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_fields.cpp" line="97"/>
-        <location filename="../../ui/layer_fields.cpp" line="122"/>
-        <location filename="../../ui/layer_fields.cpp" line="129"/>
-        <location filename="../../ui/layer_fields.cpp" line="141"/>
-        <location filename="../../ui/layer_fields.cpp" line="148"/>
-        <source>Bias</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_fields.cpp" line="104"/>
-        <location filename="../../ui/layer_fields.cpp" line="108"/>
-        <source>In place</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_fields.cpp" line="107"/>
-        <source>Probability</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_fields.cpp" line="111"/>
-        <source>Width</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_fields.cpp" line="112"/>
-        <source>Learned positions (0: none)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_fields.cpp" line="114"/>
-        <location filename="../../ui/layer_fields.cpp" line="121"/>
-        <location filename="../../ui/layer_fields.cpp" line="128"/>
-        <location filename="../../ui/layer_fields.cpp" line="140"/>
-        <source>Dropout</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_fields.cpp" line="117"/>
-        <location filename="../../ui/layer_fields.cpp" line="132"/>
-        <source>Heads</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_fields.cpp" line="118"/>
-        <location filename="../../ui/layer_fields.cpp" line="133"/>
-        <source>KV heads (0: same)</source>
-        <translation type="unfinished"></translation>
+        <translation>输出特征数</translation>
     </message>
     <message>
         <location filename="../../ui/layer_fields.cpp" line="120"/>
-        <location filename="../../ui/layer_fields.cpp" line="139"/>
-        <source>Causal</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/layer_fields.cpp" line="125"/>
-        <source>Hidden width</source>
-        <translation type="unfinished"></translation>
+        <location filename="../../ui/layer_fields.cpp" line="148"/>
+        <location filename="../../ui/layer_fields.cpp" line="157"/>
+        <location filename="../../ui/layer_fields.cpp" line="173"/>
+        <location filename="../../ui/layer_fields.cpp" line="182"/>
+        <source>Bias</source>
+        <translation>偏置</translation>
     </message>
     <message>
         <location filename="../../ui/layer_fields.cpp" line="127"/>
-        <source>Gated (SwiGLU)</source>
-        <translation type="unfinished"></translation>
+        <location filename="../../ui/layer_fields.cpp" line="131"/>
+        <source>In place</source>
+        <translation>原地计算</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="130"/>
+        <source>Probability</source>
+        <translation>概率</translation>
     </message>
     <message>
         <location filename="../../ui/layer_fields.cpp" line="134"/>
-        <source>MLP hidden width</source>
-        <translation type="unfinished"></translation>
+        <source>Width</source>
+        <translation>宽度</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="136"/>
-        <source>Gated MLP (SwiGLU)</source>
-        <translation type="unfinished"></translation>
+        <location filename="../../ui/layer_fields.cpp" line="135"/>
+        <source>Learned positions (0: none)</source>
+        <translation>可学习位置数（0：无）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="144"/>
-        <source>Output channels</source>
-        <translation type="unfinished"></translation>
+        <location filename="../../ui/layer_fields.cpp" line="138"/>
+        <location filename="../../ui/layer_fields.cpp" line="147"/>
+        <location filename="../../ui/layer_fields.cpp" line="156"/>
+        <location filename="../../ui/layer_fields.cpp" line="172"/>
+        <source>Dropout</source>
+        <translation>Dropout</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="141"/>
+        <location filename="../../ui/layer_fields.cpp" line="160"/>
+        <source>Heads</source>
+        <translation>注意力头数</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="142"/>
+        <location filename="../../ui/layer_fields.cpp" line="161"/>
+        <source>KV heads (0: same)</source>
+        <translation>KV 头数（0：与头数相同）</translation>
     </message>
     <message>
         <location filename="../../ui/layer_fields.cpp" line="145"/>
-        <location filename="../../ui/layer_fields.cpp" line="151"/>
-        <source>Kernel</source>
-        <translation type="unfinished"></translation>
+        <location filename="../../ui/layer_fields.cpp" line="170"/>
+        <source>Causal</source>
+        <translation>因果掩码</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="146"/>
         <location filename="../../ui/layer_fields.cpp" line="152"/>
-        <location filename="../../ui/layer_fields.cpp" line="158"/>
+        <source>Hidden width</source>
+        <translation>隐藏层宽度</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="154"/>
+        <source>Gated (SwiGLU)</source>
+        <translation>门控（SwiGLU）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="163"/>
+        <source>MLP hidden width</source>
+        <translation>MLP 隐藏层宽度</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="167"/>
+        <source>Gated MLP (SwiGLU)</source>
+        <translation>门控 MLP（SwiGLU）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="176"/>
+        <source>Output channels</source>
+        <translation>输出通道数</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="178"/>
+        <location filename="../../ui/layer_fields.cpp" line="185"/>
+        <source>Kernel</source>
+        <translation>卷积核</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="179"/>
+        <location filename="../../ui/layer_fields.cpp" line="186"/>
+        <location filename="../../ui/layer_fields.cpp" line="193"/>
         <source>Stride</source>
-        <translation type="unfinished"></translation>
+        <translation>步幅</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="147"/>
-        <location filename="../../ui/layer_fields.cpp" line="153"/>
+        <location filename="../../ui/layer_fields.cpp" line="180"/>
+        <location filename="../../ui/layer_fields.cpp" line="187"/>
         <source>Padding</source>
-        <translation type="unfinished"></translation>
+        <translation>填充</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="157"/>
+        <location filename="../../ui/layer_fields.cpp" line="192"/>
         <source>Channels</source>
-        <translation type="unfinished"></translation>
+        <translation>通道数</translation>
     </message>
 </context>
 <context>
     <name>main</name>
     <message>
-        <location filename="../../app/studio_main.cpp" line="67"/>
-        <source>Remat Studio: see what activation checkpointing costs and saves.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../app/studio_main.cpp" line="72"/>
-        <source>A model file or a preset name (default gpt2-small).</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <location filename="../../app/studio_main.cpp" line="75"/>
+        <source>Remat Studio: see what activation checkpointing costs and saves.</source>
+        <translation>Remat Studio：看清激活检查点的开销与节省。</translation>
+    </message>
+    <message>
+        <location filename="../../app/studio_main.cpp" line="81"/>
+        <source>A model file or a preset name (default gpt2-small).</source>
+        <translation>模型文件或预设名称（默认 gpt2-small）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/studio_main.cpp" line="84"/>
         <source>Render the main window offscreen to FILE.png and quit.</source>
-        <translation type="unfinished"></translation>
+        <translation>在屏幕外将主窗口渲染到 FILE.png 后退出。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="79"/>
+        <location filename="../../app/studio_main.cpp" line="88"/>
         <source>Folder for the plots written without a display (default ./remat-output).</source>
-        <translation type="unfinished"></translation>
+        <translation>无显示器时写出图表的文件夹（默认 ./remat-output）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="83"/>
+        <location filename="../../app/studio_main.cpp" line="93"/>
         <source>Checkpointing strategy to start with (the CLI&apos;s spellings: none, full, every:K, sqrt, ...).</source>
-        <translation type="unfinished"></translation>
+        <translation>启动时使用的检查点策略（与命令行写法相同：none、full、every:K、sqrt 等）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="87"/>
+        <location filename="../../app/studio_main.cpp" line="99"/>
         <source>Expand every block of the layer stack into its instances and sub-modules.</source>
-        <translation type="unfinished"></translation>
+        <translation>将层栈中的每个块展开为其实例和子模块。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="89"/>
+        <location filename="../../app/studio_main.cpp" line="102"/>
         <source>Use the dark palette.</source>
-        <translation type="unfinished"></translation>
+        <translation>使用深色配色。</translation>
+    </message>
+    <message>
+        <location filename="../../app/studio_main.cpp" line="105"/>
+        <source>User-interface language: en or zh_CN (default: the one chosen in View → Language, else the system&apos;s).</source>
+        <translation>界面语言：en 或 zh_CN（默认：视图 → 语言中选择的语言，否则为系统语言）。</translation>
     </message>
 </context>
 <context>
@@ -373,38 +378,38 @@
     <message>
         <location filename="../../ui/budget_slider.cpp" line="28"/>
         <source>Memory budget: the optimal plan re-plans as you drag</source>
-        <translation type="unfinished"></translation>
+        <translation>内存预算：拖动时最优方案会实时重新规划</translation>
     </message>
     <message>
         <location filename="../../ui/budget_slider.cpp" line="30"/>
         <source>e.g. 40GiB</source>
-        <translation type="unfinished"></translation>
+        <translation>例如 40GiB</translation>
     </message>
     <message>
         <location filename="../../ui/budget_slider.cpp" line="32"/>
         <location filename="../../ui/budget_slider.cpp" line="86"/>
         <source>Memory budget (40GiB, 9.5 GiB, 512MB or bytes)</source>
-        <translation type="unfinished"></translation>
+        <translation>内存预算（40GiB、9.5 GiB、512MB 或字节数）</translation>
     </message>
     <message>
         <location filename="../../ui/budget_slider.cpp" line="37"/>
         <source>Budget</source>
-        <translation type="unfinished"></translation>
+        <translation>预算</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="108"/>
+        <location filename="../../ui/budget_slider.cpp" line="109"/>
         <source>(no budget planner: %1)</source>
-        <translation type="unfinished"></translation>
+        <translation>（无预算规划器：%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="131"/>
+        <location filename="../../ui/budget_slider.cpp" line="132"/>
         <source>%1 … %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 … %2</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="133"/>
+        <location filename="../../ui/budget_slider.cpp" line="134"/>
         <source>From the smallest peak any single-level plan reaches to the peak without checkpointing</source>
-        <translation type="unfinished"></translation>
+        <translation>从任意单层方案可达到的最小峰值，到不使用检查点时的峰值</translation>
     </message>
 </context>
 <context>
@@ -412,82 +417,82 @@
     <message>
         <location filename="../../ui/comparison_model.cpp" line="39"/>
         <source>unbounded</source>
-        <translation type="unfinished"></translation>
+        <translation>无上限</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_model.cpp" line="98"/>
         <source>%1 (current)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1（当前）</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_model.cpp" line="99"/>
         <source>error</source>
-        <translation type="unfinished"></translation>
+        <translation>错误</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_model.cpp" line="112"/>
         <source>yes</source>
-        <translation type="unfinished"></translation>
+        <translation>是</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_model.cpp" line="112"/>
         <source>no</source>
-        <translation type="unfinished"></translation>
+        <translation>否</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_model.cpp" line="167"/>
         <source>This strategy could not be evaluated: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无法评估此策略：%1</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_model.cpp" line="169"/>
         <source>Peak %1 (no checkpointing: %2), reached at %3</source>
-        <translation type="unfinished"></translation>
+        <translation>峰值 %1（不使用检查点：%2），出现在 %3</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_model.cpp" line="172"/>
         <source>Click to apply %1</source>
-        <translation type="unfinished"></translation>
+        <translation>点击以应用 %1</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_model.cpp" line="183"/>
         <source>strategy</source>
-        <translation type="unfinished"></translation>
+        <translation>策略</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_model.cpp" line="185"/>
         <source>peak</source>
-        <translation type="unfinished"></translation>
+        <translation>峰值</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_model.cpp" line="187"/>
         <source>saved vs none</source>
-        <translation type="unfinished"></translation>
+        <translation>相对无检查点的节省</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_model.cpp" line="189"/>
         <source>recompute overhead</source>
-        <translation type="unfinished"></translation>
+        <translation>重计算开销</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_model.cpp" line="191"/>
         <source>step time</source>
-        <translation type="unfinished"></translation>
+        <translation>单步时间</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_model.cpp" line="193"/>
         <source>largest micro-batch</source>
-        <translation type="unfinished"></translation>
+        <translation>最大微批次</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_model.cpp" line="195"/>
         <source>fits</source>
-        <translation type="unfinished"></translation>
+        <translation>能否容纳</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="224"/>
+        <location filename="../../ui/comparison_model.cpp" line="233"/>
         <source>error: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>错误：%1</translation>
     </message>
 </context>
 <context>
@@ -495,288 +500,303 @@
     <message>
         <location filename="../../ui/comparison_panel.cpp" line="39"/>
         <source>Could not write &quot;%1&quot;: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>无法写入“%1”：%2</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_panel.cpp" line="64"/>
         <source>Click a row to apply that strategy</source>
-        <translation type="unfinished"></translation>
+        <translation>点击一行以应用该策略</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_panel.cpp" line="74"/>
         <source>computing %v of %m strategies</source>
-        <translation type="unfinished"></translation>
+        <translation>正在计算第 %v 个策略，共 %m 个</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_panel.cpp" line="78"/>
         <source>Export</source>
-        <translation type="unfinished"></translation>
+        <translation>导出</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_panel.cpp" line="81"/>
         <source>Table as CSV…</source>
-        <translation type="unfinished"></translation>
+        <translation>表格导出为 CSV…</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_panel.cpp" line="82"/>
         <source>Export the comparison as CSV</source>
-        <translation type="unfinished"></translation>
+        <translation>将比较导出为 CSV</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_panel.cpp" line="83"/>
         <source>CSV files (*.csv)</source>
-        <translation type="unfinished"></translation>
+        <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_panel.cpp" line="86"/>
         <location filename="../../ui/comparison_panel.cpp" line="93"/>
         <location filename="../../ui/comparison_panel.cpp" line="101"/>
         <source>Export failed</source>
-        <translation type="unfinished"></translation>
+        <translation>导出失败</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_panel.cpp" line="88"/>
         <source>Table as Markdown…</source>
-        <translation type="unfinished"></translation>
+        <translation>表格导出为 Markdown…</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_panel.cpp" line="90"/>
         <source>Export the comparison as Markdown</source>
-        <translation type="unfinished"></translation>
+        <translation>将比较导出为 Markdown</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_panel.cpp" line="90"/>
         <source>Markdown files (*.md)</source>
-        <translation type="unfinished"></translation>
+        <translation>Markdown 文件 (*.md)</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_panel.cpp" line="95"/>
         <source>Trade-off plot as PNG, SVG or PDF…</source>
-        <translation type="unfinished"></translation>
+        <translation>权衡图导出为 PNG、SVG 或 PDF…</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_panel.cpp" line="97"/>
         <source>Export the trade-off plot</source>
-        <translation type="unfinished"></translation>
+        <translation>导出权衡图</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_panel.cpp" line="98"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
-        <translation type="unfinished"></translation>
+        <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
     </message>
     <message>
         <location filename="../../ui/comparison_panel.cpp" line="127"/>
         <source>No model yet.</source>
-        <translation type="unfinished"></translation>
+        <translation>尚无模型。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="220"/>
+        <location filename="../../ui/comparison_panel.cpp" line="232"/>
         <source>The strategies could not be compared: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无法比较各策略：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="239"/>
+        <location filename="../../ui/comparison_panel.cpp" line="251"/>
         <source>%1 strategies</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 个策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="240"/>
+        <location filename="../../ui/comparison_panel.cpp" line="252"/>
         <source>%1 strategies for %2</source>
-        <translation type="unfinished"></translation>
+        <translation>%2 的 %1 个策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="241"/>
-        <source>%1 on %2; the curve is every:K for K = 1 … %3.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/comparison_panel.cpp" line="244"/>
+        <location filename="../../ui/comparison_panel.cpp" line="256"/>
         <source>%1 on %2; computing the every:K curve…</source>
-        <translation type="unfinished"></translation>
+        <translation>%1，设备 %2；正在计算 every:K 曲线…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="272"/>
-        <location filename="../../ui/comparison_panel.cpp" line="280"/>
+        <location filename="../../ui/comparison_panel.cpp" line="258"/>
+        <source>%1 on %2; the curve is every:K for K = 1 … %3; computing the optimal frontier…</source>
+        <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；正在计算最优前沿…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/comparison_panel.cpp" line="263"/>
+        <source>%1 on %2; the curve is every:K for K = 1 … %3; no optimal frontier: %4</source>
+        <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；无最优前沿：%4</translation>
+    </message>
+    <message>
+        <location filename="../../ui/comparison_panel.cpp" line="268"/>
+        <source>%1 on %2; the curve is every:K for K = 1 … %3; the optimal frontier is one point: no plan lowers the peak.</source>
+        <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；最优前沿只有一个点：没有方案能降低峰值。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/comparison_panel.cpp" line="273"/>
+        <source>%1 on %2; the curve is every:K for K = 1 … %3; %4 plans on the optimal frontier.</source>
+        <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；最优前沿上有 %4 个方案。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/comparison_panel.cpp" line="309"/>
+        <location filename="../../ui/comparison_panel.cpp" line="317"/>
         <source>There is no comparison to export yet.</source>
-        <translation type="unfinished"></translation>
+        <translation>尚无可导出的比较。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="286"/>
+        <location filename="../../ui/comparison_panel.cpp" line="323"/>
         <source>Checkpointing strategies for %1</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 的检查点策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="290"/>
+        <location filename="../../ui/comparison_panel.cpp" line="327"/>
         <source>%1 (usable %2), micro-batch %3 × %4 accumulation steps, %5, %6.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1（可用 %2），微批次 %3 × %4 个梯度累积步，%5，%6。</translation>
     </message>
 </context>
 <context>
     <name>remat::ui::Document</name>
     <message>
-        <location filename="../../ui/document.cpp" line="90"/>
+        <location filename="../../ui/document.cpp" line="95"/>
         <source>untitled</source>
-        <translation type="unfinished"></translation>
+        <translation>未命名</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="282"/>
+        <location filename="../../ui/document.cpp" line="289"/>
         <source>Strategy %1</source>
-        <translation type="unfinished"></translation>
+        <translation>策略 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="288"/>
+        <location filename="../../ui/document.cpp" line="295"/>
         <source>Micro-batch %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/document.cpp" line="294"/>
-        <source>Accumulation steps %1</source>
-        <translation type="unfinished"></translation>
+        <translation>微批次 %1</translation>
     </message>
     <message>
         <location filename="../../ui/document.cpp" line="301"/>
+        <source>Accumulation steps %1</source>
+        <translation>梯度累积步数 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/document.cpp" line="308"/>
         <source>Precision %1</source>
-        <translation type="unfinished"></translation>
+        <translation>精度 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="307"/>
+        <location filename="../../ui/document.cpp" line="314"/>
         <source>Optimizer %1</source>
-        <translation type="unfinished"></translation>
+        <translation>优化器 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="313"/>
+        <location filename="../../ui/document.cpp" line="320"/>
         <source>Device %1</source>
-        <translation type="unfinished"></translation>
+        <translation>设备 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="319"/>
+        <location filename="../../ui/document.cpp" line="326"/>
         <source>Edit input</source>
-        <translation type="unfinished"></translation>
+        <translation>编辑输入</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="325"/>
+        <location filename="../../ui/document.cpp" line="332"/>
         <source>Rename network</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <location filename="../../ui/document.cpp" line="353"/>
-        <source>Toggle checkpoint %1</source>
-        <translation type="unfinished"></translation>
+        <translation>重命名网络</translation>
     </message>
     <message>
         <location filename="../../ui/document.cpp" line="360"/>
-        <location filename="../../ui/document.cpp" line="378"/>
+        <source>Toggle checkpoint %1</source>
+        <translation>切换检查点 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/document.cpp" line="367"/>
+        <location filename="../../ui/document.cpp" line="385"/>
         <source>Checkpoint %1</source>
-        <translation type="unfinished"></translation>
+        <translation>为 %1 设置检查点</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="361"/>
-        <location filename="../../ui/document.cpp" line="379"/>
-        <source>Keep %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
+        <location filename="../../ui/document.cpp" line="368"/>
         <location filename="../../ui/document.cpp" line="386"/>
+        <source>Keep %1</source>
+        <translation>保留 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/document.cpp" line="393"/>
         <source>Clear plan</source>
-        <translation type="unfinished"></translation>
+        <translation>清除方案</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="429"/>
+        <location filename="../../ui/document.cpp" line="436"/>
         <source>Add %1</source>
-        <translation type="unfinished"></translation>
+        <translation>添加 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="451"/>
+        <location filename="../../ui/document.cpp" line="459"/>
         <source>Remove %1</source>
-        <translation type="unfinished"></translation>
+        <translation>移除 %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/document.cpp" line="452"/>
+        <location filename="../../ui/document.cpp" line="460"/>
         <source>Remove %n layers</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>移除 %n 层</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="465"/>
+        <location filename="../../ui/document.cpp" line="473"/>
         <source>Duplicate %1</source>
-        <translation type="unfinished"></translation>
+        <translation>复制 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="483"/>
+        <location filename="../../ui/document.cpp" line="491"/>
         <source>Move %1</source>
-        <translation type="unfinished"></translation>
+        <translation>移动 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="495"/>
+        <location filename="../../ui/document.cpp" line="503"/>
         <source>Edit %1</source>
-        <translation type="unfinished"></translation>
+        <translation>编辑 %1</translation>
     </message>
 </context>
 <context>
     <name>remat::ui::Inspector</name>
     <message>
-        <location filename="../../ui/inspector.cpp" line="55"/>
+        <location filename="../../ui/inspector.cpp" line="60"/>
         <source>Apply</source>
         <translation>应用</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="56"/>
+        <location filename="../../ui/inspector.cpp" line="61"/>
         <source>Revert</source>
         <translation>还原</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="67"/>
+        <location filename="../../ui/inspector.cpp" line="72"/>
         <source>Apply the edit (one undo step)</source>
         <translation>应用修改（一步撤销）</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="135"/>
+        <location filename="../../ui/inspector.cpp" line="141"/>
         <source>(optional)</source>
         <translation>（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="156"/>
+        <location filename="../../ui/inspector.cpp" line="162"/>
         <source>Layer %1</source>
         <translation>层 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="165"/>
+        <location filename="../../ui/inspector.cpp" line="171"/>
         <source>Network input</source>
         <translation>网络输入</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="167"/>
+        <location filename="../../ui/inspector.cpp" line="174"/>
         <source>Tokens (sequence length)</source>
         <translation>词元数（序列长度）</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="168"/>
+        <location filename="../../ui/inspector.cpp" line="180"/>
         <source>Vocabulary</source>
         <translation>词表大小</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="174"/>
+        <location filename="../../ui/inspector.cpp" line="187"/>
         <source>Shape per sample</source>
         <translation>单样本形状</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="182"/>
+        <location filename="../../ui/inspector.cpp" line="195"/>
         <source>Select a layer in the stack to edit its parameters.</source>
         <translation>在层栈中选择一层以编辑其参数。</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="235"/>
+        <location filename="../../ui/inspector.cpp" line="249"/>
         <source>Output per sample: %1</source>
         <translation>单样本输出：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="236"/>
+        <location filename="../../ui/inspector.cpp" line="250"/>
         <source>scalar</source>
         <translation>标量</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="238"/>
+        <location filename="../../ui/inspector.cpp" line="253"/>
         <source>Input per sample: %1</source>
         <translation>单样本输入：%1</translation>
     </message>
@@ -784,115 +804,115 @@
 <context>
     <name>remat::ui::LayerStackModel</name>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="236"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="244"/>
         <source>input</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="243"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="252"/>
         <source>%1–%2  %3 × %4</source>
         <extracomment>A repeated block, shown compactly: &quot;1–12 transformer_block × 12&quot;</extracomment>
         <translation>%1–%2  %3 × %4</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="262"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="274"/>
         <source>token ids</source>
         <translation>词元编号</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="262"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="274"/>
         <source>tensor</source>
         <translation>张量</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="274"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="287"/>
         <source>scalar</source>
         <translation>标量</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="282"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="295"/>
         <source>%1 tokens (vocab %2)</source>
         <translation>%1 个词元（词表 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="308"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="322"/>
         <source>%1 of %2</source>
         <translation>%1 / %2</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="324"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="338"/>
         <source>recompute</source>
         <translation>重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="402"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="430"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="403"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="432"/>
         <source>Kept</source>
         <translation>保留</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="322"/>
-        <location filename="../../ui/layer_stack_model.cpp" line="327"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="336"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="341"/>
         <source>in %1</source>
         <extracomment>The row lies inside a larger checkpointed region, named by its label (&quot;1-3&quot;)</extracomment>
         <translation>属于 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="333"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="347"/>
         <source>Kept for backward: %1</source>
         <translation>为反向保留：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="335"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="350"/>
         <source>The network&apos;s input.</source>
         <translation>网络的输入。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="338"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="353"/>
         <source>A repeated block; expand it to checkpoint single instances.</source>
         <translation>重复的块；展开后可对单个实例设置检查点。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="345"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="361"/>
         <source>Checkpointed (recompute): only its inputs are kept; its saved tensors are recomputed in backward.</source>
         <translation>已设检查点（重计算）：只保留其输入；其保存的张量在反向时重新计算。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="347"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="363"/>
         <source>Kept: its saved tensors stay in memory until backward.</source>
         <translation>保留：其保存的张量留在内存中直到反向。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="400"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="426"/>
         <source>Layer</source>
         <translation>层</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="401"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="428"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="404"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="434"/>
         <source>Checkpoint</source>
         <translation>检查点</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="410"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="442"/>
         <source>Output shape of one sample</source>
         <translation>单个样本的输出形状</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="412"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="444"/>
         <source>Activation bytes this row keeps until backward under the current plan (at the micro-batch set in the strategy bar)</source>
-        <translation type="unfinished"></translation>
+        <translation>在当前方案下，此行保留到反向传播的激活字节数（按策略栏中设置的微批次计）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="415"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="448"/>
         <source>Checked: a checkpointed (recompute) region</source>
         <translation>勾选：一个检查点（重计算）区域</translation>
     </message>
@@ -900,52 +920,52 @@
 <context>
     <name>remat::ui::LayerStackView</name>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="36"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="39"/>
         <source>Layer stack</source>
         <translation>层栈</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="49"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="56"/>
         <source>Checkpoint selection</source>
         <translation>将所选设为检查点</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="51"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="58"/>
         <source>Make the selected consecutive layers one checkpointed (recompute) region</source>
         <translation>将所选的连续多层设为一个检查点（重计算）区域</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="57"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="65"/>
         <source>Clear plan</source>
         <translation>清除方案</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="58"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="66"/>
         <source>Remove every checkpointed region</source>
         <translation>移除所有检查点区域</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="70"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="78"/>
         <source>Expand all</source>
         <translation>全部展开</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="73"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="81"/>
         <source>Collapse all</source>
         <translation>全部折叠</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="176"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="189"/>
         <source>Select the layers to checkpoint together first.</source>
         <translation>请先选择要一起设为检查点的层。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="191"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="205"/>
         <source>A region of several rows must be made of whole layers, not sub-modules.</source>
-        <translation type="unfinished"></translation>
+        <translation>由多行组成的区域必须由完整的层构成，而不能是子模块。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="202"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="216"/>
         <source>Select consecutive layers: a region is one contiguous range.</source>
         <translation>请选择连续的层：一个区域是一段连续范围。</translation>
     </message>
@@ -953,82 +973,82 @@
 <context>
     <name>remat::ui::MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.cpp" line="76"/>
+        <location filename="../../ui/main_window.cpp" line="81"/>
         <source>Strategy and training</source>
         <translation>策略与训练</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="82"/>
+        <location filename="../../ui/main_window.cpp" line="87"/>
         <source>Memory budget</source>
         <translation>内存预算</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="90"/>
+        <location filename="../../ui/main_window.cpp" line="95"/>
         <source>Time the last edit took to simulate and redraw</source>
-        <translation type="unfinished"></translation>
+        <translation>上一次修改的模拟和重绘用时</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="102"/>
+        <location filename="../../ui/main_window.cpp" line="108"/>
         <source>Layer stack</source>
         <translation>层栈</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="103"/>
+        <location filename="../../ui/main_window.cpp" line="109"/>
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="104"/>
+        <location filename="../../ui/main_window.cpp" line="110"/>
         <source>Palette</source>
         <translation>层库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="107"/>
+        <location filename="../../ui/main_window.cpp" line="113"/>
         <source>Summary</source>
         <translation>摘要</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="108"/>
+        <location filename="../../ui/main_window.cpp" line="115"/>
         <source>Comparison</source>
         <translation>比较</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="109"/>
+        <location filename="../../ui/main_window.cpp" line="116"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="126"/>
+        <location filename="../../ui/main_window.cpp" line="133"/>
         <source>Edit refused: %1</source>
         <translation>修改被拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="155"/>
+        <location filename="../../ui/main_window.cpp" line="161"/>
         <source>Run finished: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>运行完成：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="156"/>
+        <location filename="../../ui/main_window.cpp" line="162"/>
         <source>Run did not finish: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>运行未完成：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="177"/>
+        <location filename="../../ui/main_window.cpp" line="183"/>
         <source>updated in %1 ms</source>
         <translation>更新用时 %1 毫秒</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="191"/>
+        <location filename="../../ui/main_window.cpp" line="197"/>
         <source>%1[*] — Remat Studio</source>
         <translation>%1[*] — Remat Studio</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="28"/>
+        <location filename="../../ui/main_window_menus.cpp" line="29"/>
         <source>&amp;Duplicate layer</source>
         <translation>复制层(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="34"/>
+        <location filename="../../ui/main_window_menus.cpp" line="35"/>
         <source>De&amp;lete layer</source>
         <translation>删除层(&amp;L)</translation>
     </message>
@@ -1098,255 +1118,282 @@
         <translation>时间线导出为 CSV…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="72"/>
+        <location filename="../../ui/main_window_menus.cpp" line="73"/>
         <source>Comparison as CSV…</source>
         <translation>比较导出为 CSV…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="74"/>
+        <location filename="../../ui/main_window_menus.cpp" line="75"/>
         <source>Comparison as Markdown…</source>
         <translation>比较导出为 Markdown…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="77"/>
+        <location filename="../../ui/main_window_menus.cpp" line="78"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="79"/>
+        <location filename="../../ui/main_window_menus.cpp" line="80"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="80"/>
+        <location filename="../../ui/main_window_menus.cpp" line="81"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="82"/>
+        <location filename="../../ui/main_window_menus.cpp" line="83"/>
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="93"/>
+        <location filename="../../ui/main_window_menus.cpp" line="94"/>
         <source>&amp;Clear plan</source>
         <translation>清除方案(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="95"/>
+        <location filename="../../ui/main_window_menus.cpp" line="96"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="96"/>
+        <location filename="../../ui/main_window_menus.cpp" line="97"/>
         <source>Timeline &amp;x axis</source>
         <translation>时间线横轴(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="98"/>
+        <location filename="../../ui/main_window_menus.cpp" line="99"/>
         <source>&amp;Instruction</source>
         <translation>指令(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="99"/>
+        <location filename="../../ui/main_window_menus.cpp" line="100"/>
         <source>Predicted &amp;time</source>
         <translation>预测时间(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="112"/>
+        <location filename="../../ui/main_window_menus.cpp" line="114"/>
         <source>&amp;Units</source>
         <translation>单位(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="114"/>
+        <location filename="../../ui/main_window_menus.cpp" line="116"/>
         <source>GiB (2^30 bytes)</source>
-        <translation type="unfinished"></translation>
+        <translation>GiB（2^30 字节）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="115"/>
+        <location filename="../../ui/main_window_menus.cpp" line="117"/>
         <source>GB (10^9 bytes)</source>
-        <translation type="unfinished"></translation>
+        <translation>GB（10^9 字节）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="123"/>
+        <location filename="../../ui/main_window_menus.cpp" line="125"/>
         <source>&amp;Palette</source>
         <translation>配色(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="125"/>
+        <location filename="../../ui/main_window_menus.cpp" line="127"/>
         <source>&amp;Light</source>
         <translation>浅色(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="126"/>
+        <location filename="../../ui/main_window_menus.cpp" line="128"/>
         <source>&amp;Dark</source>
         <translation>深色(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="140"/>
+        <location filename="../../ui/main_window_menus.cpp" line="138"/>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="142"/>
+        <source>System default</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="153"/>
+        <source>The language changes when Remat Studio is started again.</source>
+        <translation>重新启动 Remat Studio 后语言才会更改。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="155"/>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="162"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="141"/>
+        <location filename="../../ui/main_window_menus.cpp" line="163"/>
         <source>&amp;About Remat Studio</source>
         <translation>关于 Remat Studio(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="142"/>
+        <location filename="../../ui/main_window_menus.cpp" line="164"/>
         <source>About &amp;Qt</source>
         <translation>关于 Qt(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="164"/>
+        <location filename="../../ui/main_window_menus.cpp" line="187"/>
         <source>Cannot open model</source>
         <translation>无法打开模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="165"/>
+        <location filename="../../ui/main_window_menus.cpp" line="188"/>
         <source>The model was not opened; the current one is unchanged.
 
 %1</source>
-        <translation type="unfinished"></translation>
+        <translation>未打开该模型；当前模型保持不变。
+
+%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="174"/>
+        <location filename="../../ui/main_window_menus.cpp" line="197"/>
         <source>Opened %1</source>
         <translation>已打开 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="181"/>
+        <location filename="../../ui/main_window_menus.cpp" line="204"/>
         <source>Cannot save</source>
         <translation>无法保存</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="186"/>
+        <location filename="../../ui/main_window_menus.cpp" line="209"/>
         <source>Saved %1</source>
         <translation>已保存 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="198"/>
+        <location filename="../../ui/main_window_menus.cpp" line="221"/>
         <source>New model</source>
         <translation>新建模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="203"/>
+        <location filename="../../ui/main_window_menus.cpp" line="226"/>
         <source>Open model</source>
         <translation>打开模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="204"/>
+        <location filename="../../ui/main_window_menus.cpp" line="227"/>
         <source>Remat models (*.json);;All files (*)</source>
-        <translation type="unfinished"></translation>
+        <translation>Remat 模型 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="216"/>
+        <location filename="../../ui/main_window_menus.cpp" line="239"/>
         <source>Save model</source>
         <translation>保存模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="217"/>
+        <location filename="../../ui/main_window_menus.cpp" line="240"/>
         <source>Remat models (*.json)</source>
-        <translation type="unfinished"></translation>
+        <translation>Remat 模型 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="224"/>
+        <location filename="../../ui/main_window_menus.cpp" line="247"/>
         <source>Unsaved changes</source>
         <translation>未保存的修改</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="225"/>
+        <location filename="../../ui/main_window_menus.cpp" line="248"/>
         <source>%1 has unsaved changes. Save them first?</source>
         <translation>%1 有未保存的修改。先保存吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="234"/>
-        <location filename="../../ui/main_window_menus.cpp" line="241"/>
-        <location filename="../../ui/main_window_menus.cpp" line="248"/>
-        <location filename="../../ui/main_window_menus.cpp" line="256"/>
+        <location filename="../../ui/main_window_menus.cpp" line="257"/>
+        <location filename="../../ui/main_window_menus.cpp" line="264"/>
+        <location filename="../../ui/main_window_menus.cpp" line="271"/>
+        <location filename="../../ui/main_window_menus.cpp" line="279"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="264"/>
+        <location filename="../../ui/main_window_menus.cpp" line="287"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
-        <translation type="unfinished"></translation>
+        <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="267"/>
+        <location filename="../../ui/main_window_menus.cpp" line="290"/>
         <source>Markdown (*.md)</source>
-        <translation type="unfinished"></translation>
+        <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="270"/>
+        <location filename="../../ui/main_window_menus.cpp" line="293"/>
         <source>CSV (*.csv)</source>
-        <translation type="unfinished"></translation>
+        <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="274"/>
+        <location filename="../../ui/main_window_menus.cpp" line="297"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="281"/>
+        <location filename="../../ui/main_window_menus.cpp" line="308"/>
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="298"/>
+        <location filename="../../ui/main_window_menus.cpp" line="325"/>
         <source>Recover unsaved work</source>
         <translation>恢复未保存的工作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="299"/>
+        <location filename="../../ui/main_window_menus.cpp" line="326"/>
         <source>Remat Studio closed unexpectedly. Recover the unsaved changes to %1 from %2?</source>
-        <translation type="unfinished"></translation>
+        <translation>Remat Studio 意外关闭。要恢复 %2 自动保存的对 %1 的未保存修改吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="304"/>
+        <location filename="../../ui/main_window_menus.cpp" line="331"/>
         <source>Recovery failed</source>
         <translation>恢复失败</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="313"/>
+        <location filename="../../ui/main_window_menus.cpp" line="340"/>
         <source>About Remat Studio</source>
         <translation>关于 Remat Studio</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="314"/>
+        <location filename="../../ui/main_window_menus.cpp" line="341"/>
         <source>&lt;h3&gt;Remat Studio %1&lt;/h3&gt;&lt;p&gt;A lab for activation checkpointing: stack layers, choose what to recompute, and see the memory and time it costs — predicted by the simulator, confirmed by running the plan on the CPU or a GPU.&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;h3&gt;Remat Studio %1&lt;/h3&gt;&lt;p&gt;激活检查点实验室：堆叠网络层，选择要重计算的部分，查看它在内存和时间上的开销——由模拟器预测，并通过在 CPU 或 GPU 上实际运行该方案来验证。&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
     <name>remat::ui::Palette</name>
     <message>
-        <location filename="../../ui/palette.cpp" line="18"/>
+        <location filename="../../ui/palette.cpp" line="40"/>
         <source>Add after current layer</source>
         <translation>添加到当前层之后</translation>
     </message>
     <message>
-        <location filename="../../ui/palette.cpp" line="22"/>
+        <location filename="../../ui/palette.cpp" line="44"/>
         <source>Layer palette</source>
         <translation>层库</translation>
+    </message>
+    <message>
+        <location filename="../../ui/palette.cpp" line="58"/>
+        <source>Drag onto the layer stack to insert it there.</source>
+        <translation>拖到层栈上即可插入到该位置。</translation>
     </message>
 </context>
 <context>
     <name>remat::ui::PlotAdapter</name>
     <message>
-        <location filename="../../ui/plot_adapter.cpp" line="964"/>
+        <location filename="../../ui/plot_adapter.cpp" line="979"/>
         <source>Remat Studio plot</source>
-        <translation type="unfinished"></translation>
+        <translation>Remat Studio 图表</translation>
     </message>
     <message>
-        <location filename="../../ui/plot_adapter.cpp" line="971"/>
+        <location filename="../../ui/plot_adapter.cpp" line="986"/>
         <source>Cannot export to &quot;%1&quot;: choose a .png, .svg or .pdf file name.</source>
-        <translation type="unfinished"></translation>
+        <translation>无法导出到“%1”：请选择 .png、.svg 或 .pdf 文件名。</translation>
     </message>
     <message>
-        <location filename="../../ui/plot_adapter.cpp" line="976"/>
+        <location filename="../../ui/plot_adapter.cpp" line="991"/>
         <source>Could not write &quot;%1&quot;. Check that the folder exists and is writable.</source>
-        <translation type="unfinished"></translation>
+        <translation>无法写入“%1”。请检查文件夹是否存在且可写。</translation>
     </message>
 </context>
 <context>
@@ -1354,411 +1401,411 @@
     <message>
         <location filename="../../ui/run_panel.cpp" line="47"/>
         <source>CPU (reference executor)</source>
-        <translation type="unfinished"></translation>
+        <translation>CPU（参考执行器）</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="48"/>
         <source>GPU (CUDA)</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU（CUDA）</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="54"/>
         <source>Run even though the plan is unsafe (to see the damage)</source>
-        <translation type="unfinished"></translation>
+        <translation>即使方案不安全也运行（以查看其影响）</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="56"/>
         <source>Run</source>
-        <translation type="unfinished"></translation>
+        <translation>运行</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="57"/>
         <source>Cancel</source>
-        <translation type="unfinished"></translation>
+        <translation>取消</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="68"/>
         <source>predicted</source>
-        <translation type="unfinished"></translation>
+        <translation>预测</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="68"/>
         <location filename="../../ui/run_panel.cpp" line="196"/>
         <source>measured</source>
-        <translation type="unfinished"></translation>
+        <translation>实测</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="68"/>
         <source>measured − predicted</source>
-        <translation type="unfinished"></translation>
+        <translation>实测 − 预测</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="84"/>
         <source>Run on:</source>
-        <translation type="unfinished"></translation>
+        <translation>运行于：</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="118"/>
         <source>checking for a CUDA device…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在检测 CUDA 设备…</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="159"/>
         <source>Ready: one training step, %1 instructions. Choose where to run it and press Run.</source>
-        <translation type="unfinished"></translation>
+        <translation>就绪：一个训练步，共 %1 条指令。选择运行位置后点击“运行”。</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="174"/>
         <location filename="../../ui/run_panel.cpp" line="237"/>
         <source>No plan to run yet.</source>
-        <translation type="unfinished"></translation>
+        <translation>尚无可运行的方案。</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="197"/>
         <source>measured (GPU)</source>
-        <translation type="unfinished"></translation>
+        <translation>实测（GPU）</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="197"/>
         <source>measured (CPU)</source>
-        <translation type="unfinished"></translation>
+        <translation>实测（CPU）</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="208"/>
         <source>GPU option unavailable: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU 选项不可用：%1</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="218"/>
         <source>The plan is unsafe (%1); tick the box above to run it anyway.</source>
-        <translation type="unfinished"></translation>
+        <translation>该方案不安全（%1）；勾选上方的复选框后仍可运行。</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="222"/>
         <location filename="../../ui/run_panel.cpp" line="249"/>
         <source>The CPU executor cannot run this plan: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>CPU 执行器无法运行此方案：%1</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="241"/>
         <source>The GPU cannot be used: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无法使用 GPU：%1</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="245"/>
         <source>The plan is unsafe; tick the box to run it anyway.</source>
-        <translation type="unfinished"></translation>
+        <translation>该方案不安全；勾选复选框后仍可运行。</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="277"/>
         <location filename="../../ui/run_panel.cpp" line="300"/>
         <source>Running one training step on the GPU…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在 GPU 上运行一个训练步…</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="278"/>
         <location filename="../../ui/run_panel.cpp" line="301"/>
         <source>Running one training step on the CPU…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在 CPU 上运行一个训练步…</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="280"/>
         <source>About %1 in all, the reference run without checkpointing for the gradient check included.</source>
-        <translation type="unfinished"></translation>
+        <translation>总计约 %1，包括用于梯度检查的无检查点参考运行。</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="315"/>
         <location filename="../../ui/run_panel.cpp" line="334"/>
         <source>Run cancelled.</source>
-        <translation type="unfinished"></translation>
+        <translation>运行已取消。</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="326"/>
         <source>The run ended without a result.</source>
-        <translation type="unfinished"></translation>
+        <translation>运行结束但没有结果。</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="336"/>
         <source>The run failed: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>运行失败：%1</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="342"/>
         <source>the GPU</source>
-        <translation type="unfinished"></translation>
+        <translation>GPU</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="342"/>
         <source>the CPU</source>
-        <translation type="unfinished"></translation>
+        <translation>CPU</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="344"/>
         <source>Done: one training step on %1 (%2).</source>
-        <translation type="unfinished"></translation>
+        <translation>完成：在 %1 上运行了一个训练步（%2）。</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="354"/>
         <source>preparing (probing the device) — %p%</source>
-        <translation type="unfinished"></translation>
+        <translation>准备中（探测设备）— %p%</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="356"/>
         <source>warm-up step — %p%</source>
-        <translation type="unfinished"></translation>
+        <translation>预热步 — %p%</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="358"/>
         <source>measured step — %p%</source>
-        <translation type="unfinished"></translation>
+        <translation>测量步 — %p%</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="360"/>
         <source>reference run without checkpointing — %p%</source>
-        <translation type="unfinished"></translation>
+        <translation>无检查点参考运行 — %p%</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="403"/>
         <source>peak, tracked</source>
-        <translation type="unfinished"></translation>
+        <translation>峰值（跟踪）</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="406"/>
         <source>  reached after instruction</source>
-        <translation type="unfinished"></translation>
+        <translation>  峰值所在指令序号</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="409"/>
         <source>peak, device level (allocator reserved)</source>
-        <translation type="unfinished"></translation>
+        <translation>峰值（设备层面，分配器预留）</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="411"/>
         <source>%1 over tracked</source>
-        <translation type="unfinished"></translation>
+        <translation>比跟踪值多 %1</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="412"/>
         <source>  allocator in use (rounding included)</source>
-        <translation type="unfinished"></translation>
+        <translation>  分配器占用（含取整）</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="415"/>
         <source>  of which the executor&apos;s own scratch</source>
-        <translation type="unfinished"></translation>
+        <translation>  其中执行器自身的暂存空间</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="418"/>
         <source>forward</source>
-        <translation type="unfinished"></translation>
+        <translation>前向</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="419"/>
         <source>recompute</source>
-        <translation type="unfinished"></translation>
+        <translation>重计算</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="420"/>
         <source>backward</source>
-        <translation type="unfinished"></translation>
+        <translation>反向</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="421"/>
         <source>optimizer</source>
-        <translation type="unfinished"></translation>
+        <translation>优化器</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="422"/>
         <source>training step</source>
-        <translation type="unfinished"></translation>
+        <translation>训练步</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="425"/>
         <source>time: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>时间：%1</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="429"/>
         <source>Predicted times use this CPU&apos;s measured rates (%1 GFLOP/s sgemm); predicted memory is the device profile&apos;s.</source>
-        <translation type="unfinished"></translation>
+        <translation>预测时间使用本机 CPU 的实测速率（sgemm %1 GFLOP/s）；预测内存按设备配置计算。</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="432"/>
         <source>Predicted times use the device profile.</source>
-        <translation type="unfinished"></translation>
+        <translation>预测时间按设备配置计算。</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="438"/>
         <source>✔ Tracked live bytes equal the prediction after every one of the %1 instructions (largest difference 0 B).</source>
-        <translation type="unfinished"></translation>
+        <translation>✔ 在全部 %1 条指令之后，跟踪的存活字节数都与预测相等（最大差值 0 B）。</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="444"/>
         <source>✘ The measurement does not have one entry per instruction of the program: a bug in the executor.</source>
-        <translation type="unfinished"></translation>
+        <translation>✘ 测量结果并非程序的每条指令各对应一项：这是执行器的缺陷。</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="449"/>
         <source>✘ Tracked live bytes differ from the prediction by up to %1 (after instruction %2): a bug — prediction and execution share one program.</source>
-        <translation type="unfinished"></translation>
+        <translation>✘ 跟踪的存活字节数与预测最多相差 %1（在指令 %2 之后）：这是缺陷——预测与执行共用同一个程序。</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="458"/>
         <source>Gradient check not run: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>未进行梯度检查：%1</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="464"/>
         <source> (largest in %1)</source>
-        <translation type="unfinished"></translation>
+        <translation>（最大差值出现在 %1）</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="466"/>
         <source>✔ Gradients equal those of the same network without checkpointing, bit for bit (%1 parameters).</source>
-        <translation type="unfinished"></translation>
+        <translation>✔ 梯度与不使用检查点的同一网络逐位相同（%1 个参数）。</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="472"/>
         <source>%1 Gradients differ from the run without checkpointing: largest absolute difference %2, relative %3%4.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 梯度与无检查点运行的结果不同：最大绝对差 %2，相对差 %3%4。</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="482"/>
         <source>The plan without checkpointing is unsafe too (the damage is in the network), so agreement proves nothing.</source>
-        <translation type="unfinished"></translation>
+        <translation>不使用检查点的方案同样不安全（问题出在网络本身），因此结果一致也说明不了什么。</translation>
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="487"/>
         <source>Loss per micro-batch: %1. Alloc, free and data initialisation took %2 (not part of the step time).</source>
-        <translation type="unfinished"></translation>
+        <translation>每个微批次的损失：%1。分配、释放和数据初始化用时 %2（不计入单步时间）。</translation>
     </message>
 </context>
 <context>
     <name>remat::ui::StrategyBar</name>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="39"/>
+        <location filename="../../ui/strategy_bar.cpp" line="44"/>
         <source>manual (click the stack)</source>
         <translation>手动（点击层栈）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="40"/>
+        <location filename="../../ui/strategy_bar.cpp" line="45"/>
         <source>none (keep everything)</source>
         <translation>无（全部保留）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="41"/>
+        <location filename="../../ui/strategy_bar.cpp" line="46"/>
         <source>full (every block)</source>
         <translation>全部（每个块）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="42"/>
+        <location filename="../../ui/strategy_bar.cpp" line="47"/>
         <source>every k blocks</source>
         <translation>每 k 个块</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="43"/>
+        <location filename="../../ui/strategy_bar.cpp" line="48"/>
         <source>sqrt(N) groups</source>
         <translation>sqrt(N) 分组</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="44"/>
+        <location filename="../../ui/strategy_bar.cpp" line="49"/>
         <source>selective (sub-modules)</source>
         <translation>选择性（子模块）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="45"/>
+        <location filename="../../ui/strategy_bar.cpp" line="50"/>
         <source>optimal under a budget</source>
         <translation>预算内最优</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="46"/>
+        <location filename="../../ui/strategy_bar.cpp" line="52"/>
         <source>optimal, nested, under a budget</source>
         <translation>预算内最优（嵌套）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="47"/>
+        <location filename="../../ui/strategy_bar.cpp" line="53"/>
         <source>revolve (c checkpoints)</source>
         <translation>revolve（c 个检查点）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="76"/>
+        <location filename="../../ui/strategy_bar.cpp" line="84"/>
         <source>Checkpointing strategy</source>
         <translation>检查点策略</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="79"/>
+        <location filename="../../ui/strategy_bar.cpp" line="87"/>
         <source>Blocks per checkpointed group (every k) or checkpoints (revolve)</source>
-        <translation type="unfinished"></translation>
+        <translation>每个检查点分组的块数（every k），或检查点个数（revolve）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="88"/>
+        <location filename="../../ui/strategy_bar.cpp" line="96"/>
         <source>Sub-module kinds to checkpoint</source>
-        <translation type="unfinished"></translation>
+        <translation>要设置检查点的子模块类型</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="92"/>
+        <location filename="../../ui/strategy_bar.cpp" line="100"/>
         <source>Memory budget for the optimal planner</source>
-        <translation type="unfinished"></translation>
+        <translation>最优规划器的内存预算</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="97"/>
+        <location filename="../../ui/strategy_bar.cpp" line="105"/>
         <source>Samples per micro-batch</source>
         <translation>每个微批次的样本数</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="99"/>
+        <location filename="../../ui/strategy_bar.cpp" line="108"/>
         <source>Gradient-accumulation steps (micro-batches per optimizer step)</source>
         <translation>梯度累积步数（每次优化器更新的微批次数）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="107"/>
+        <location filename="../../ui/strategy_bar.cpp" line="116"/>
         <source>Device profile: capacity, peak FLOP/s, bandwidth</source>
-        <translation type="unfinished"></translation>
+        <translation>设备配置：容量、峰值 FLOP/s、带宽</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="112"/>
+        <location filename="../../ui/strategy_bar.cpp" line="121"/>
         <source>Strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="117"/>
+        <location filename="../../ui/strategy_bar.cpp" line="126"/>
         <source>Micro-batch</source>
         <translation>微批次</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="119"/>
+        <location filename="../../ui/strategy_bar.cpp" line="128"/>
         <source>× steps</source>
         <translation>× 步</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="121"/>
+        <location filename="../../ui/strategy_bar.cpp" line="130"/>
         <source>Precision</source>
         <translation>精度</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="123"/>
+        <location filename="../../ui/strategy_bar.cpp" line="132"/>
         <source>Optimizer</source>
         <translation>优化器</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="125"/>
+        <location filename="../../ui/strategy_bar.cpp" line="134"/>
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="181"/>
+        <location filename="../../ui/strategy_bar.cpp" line="194"/>
         <source>kinds…</source>
         <translation>类型…</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="224"/>
+        <location filename="../../ui/strategy_bar.cpp" line="239"/>
         <source>%1 (usable %2)</source>
         <translation>%1（可用 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="226"/>
+        <location filename="../../ui/strategy_bar.cpp" line="242"/>
         <source>Device memory, and what is left after the CUDA context and library reserve</source>
-        <translation type="unfinished"></translation>
+        <translation>设备内存，以及扣除 CUDA 上下文和库预留后的剩余内存</translation>
     </message>
 </context>
 <context>
@@ -1766,122 +1813,122 @@
     <message>
         <location filename="../../ui/summary_panel.cpp" line="56"/>
         <source>Peak memory</source>
-        <translation type="unfinished"></translation>
+        <translation>峰值内存</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="57"/>
         <source>Peak reached at</source>
-        <translation type="unfinished"></translation>
+        <translation>峰值出现于</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="58"/>
         <source>Recompute overhead</source>
-        <translation type="unfinished"></translation>
+        <translation>重计算开销</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="59"/>
         <source>Predicted step time</source>
-        <translation type="unfinished"></translation>
+        <translation>预测单步时间</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="60"/>
         <source>Throughput</source>
-        <translation type="unfinished"></translation>
+        <translation>吞吐量</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="61"/>
         <source>Largest micro-batch that fits</source>
-        <translation type="unfinished"></translation>
+        <translation>可容纳的最大微批次</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="64"/>
         <source>What the peak is made of</source>
-        <translation type="unfinished"></translation>
+        <translation>峰值构成</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="152"/>
         <source>No plan evaluated yet.</source>
-        <translation type="unfinished"></translation>
+        <translation>尚未评估任何方案。</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="162"/>
         <source>✔ Fits on %1: peak %2 of %3 usable (%4).</source>
-        <translation type="unfinished"></translation>
+        <translation>✔ 可在 %1 上容纳：峰值 %2，可用 %3（%4）。</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="166"/>
         <source>✘ Does not fit on %1: the peak of %2 exceeds the %3 usable by %4.</source>
-        <translation type="unfinished"></translation>
+        <translation>✘ 无法在 %1 上容纳：峰值 %2 超出可用的 %3 达 %4。</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="175"/>
         <source>%1, %2 less than without checkpointing (%3)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1，比不使用检查点少 %2（%3）</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="178"/>
         <source>%1, %2 more than without checkpointing (%3)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1，比不使用检查点多 %2（%3）</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="181"/>
         <source>%1, the same as without checkpointing</source>
-        <translation type="unfinished"></translation>
+        <translation>%1，与不使用检查点时相同</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="186"/>
         <source>%1 more step time than without checkpointing (%2 of recompute per step)</source>
-        <translation type="unfinished"></translation>
+        <translation>单步时间比不使用检查点多 %1（每步重计算 %2）</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="190"/>
         <source>none: nothing is recomputed</source>
-        <translation type="unfinished"></translation>
+        <translation>无：没有任何重计算</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="191"/>
         <source>%1 (forward %2, backward %3, recompute %4, optimizer %5)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1（前向 %2，反向 %3，重计算 %4，优化器 %5）</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="197"/>
         <source>%1 samples/s (1 sample per step)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 样本/秒（每步 1 个样本）</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="198"/>
         <source>%1 samples/s (%2 samples per step)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 样本/秒（每步 %2 个样本）</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="202"/>
         <source>unbounded: memory does not grow with the micro-batch</source>
-        <translation type="unfinished"></translation>
+        <translation>无上限：内存不随微批次增长</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="204"/>
         <source>none: not even one sample fits</source>
-        <translation type="unfinished"></translation>
+        <translation>无：连一个样本都放不下</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="206"/>
         <source>%1 (now %2)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1（当前 %2）</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="221"/>
         <source>&lt; 0.1%</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt; 0.1%</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="234"/>
         <source>%1: %2 (%3)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1：%2（%3）</translation>
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="239"/>
         <source>⚠ Unsafe plan: %1. Gradients will differ from a run without checkpointing.</source>
-        <translation type="unfinished"></translation>
+        <translation>⚠ 不安全的方案：%1。梯度将与不使用检查点的运行结果不同。</translation>
     </message>
 </context>
 <context>
@@ -1890,212 +1937,228 @@
         <location filename="../../ui/timeline_plot.cpp" line="51"/>
         <source>fwd</source>
         <comment>phase strip</comment>
-        <translation type="unfinished"></translation>
+        <translation>前</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="53"/>
         <source>re</source>
         <comment>phase strip</comment>
-        <translation type="unfinished"></translation>
+        <translation>重</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="55"/>
         <source>bwd</source>
         <comment>phase strip</comment>
-        <translation type="unfinished"></translation>
+        <translation>反</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="57"/>
         <source>opt</source>
         <comment>phase strip</comment>
-        <translation type="unfinished"></translation>
+        <translation>优</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="68"/>
         <source>setup</source>
-        <translation type="unfinished"></translation>
+        <translation>准备</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="70"/>
         <source>forward</source>
-        <translation type="unfinished"></translation>
+        <translation>前向</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="72"/>
         <source>recompute</source>
-        <translation type="unfinished"></translation>
+        <translation>重计算</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="74"/>
         <source>backward</source>
-        <translation type="unfinished"></translation>
+        <translation>反向</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="76"/>
         <source>optimizer</source>
-        <translation type="unfinished"></translation>
+        <translation>优化器</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="78"/>
         <source>teardown</source>
-        <translation type="unfinished"></translation>
+        <translation>收尾</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="155"/>
         <location filename="../../ui/timeline_plot.cpp" line="232"/>
         <source>instruction</source>
-        <translation type="unfinished"></translation>
+        <translation>指令</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="156"/>
         <source>live memory</source>
-        <translation type="unfinished"></translation>
+        <translation>存活内存</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="229"/>
         <source>live memory (%1)</source>
-        <translation type="unfinished"></translation>
+        <translation>存活内存（%1）</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="235"/>
         <source>predicted time (%1)</source>
-        <translation type="unfinished"></translation>
+        <translation>预测时间（%1）</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="343"/>
         <source>%1 (micro-batch %2)</source>
-        <translation type="unfinished"></translation>
+        <translation>%1（微批次 %2）</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="359"/>
         <source>usable capacity</source>
-        <translation type="unfinished"></translation>
+        <translation>可用容量</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="360"/>
         <source>usable capacity %1, above this scale</source>
-        <translation type="unfinished"></translation>
+        <translation>可用容量 %1，超出此坐标范围</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="367"/>
         <source>peak %1
 at %2</source>
-        <translation type="unfinished"></translation>
+        <translation>峰值 %1
+位于 %2</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="364"/>
         <source>usable capacity %1</source>
-        <translation type="unfinished"></translation>
+        <translation>可用容量 %1</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="400"/>
         <source>measured</source>
-        <translation type="unfinished"></translation>
+        <translation>实测</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="445"/>
         <source>phase: %1, micro-batch %2 of %3</source>
-        <translation type="unfinished"></translation>
+        <translation>阶段：%1，第 %2 个微批次，共 %3 个</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="453"/>
         <source>layer: %1 (%2)</source>
-        <translation type="unfinished"></translation>
+        <translation>层：%1（%2）</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="457"/>
         <source>predicted time: starts at %1, takes %2</source>
-        <translation type="unfinished"></translation>
+        <translation>预测时间：开始于 %1，耗时 %2</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="470"/>
         <source>live in total</source>
-        <translation type="unfinished"></translation>
+        <translation>存活总量</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="476"/>
         <source>This is the peak.</source>
-        <translation type="unfinished"></translation>
+        <translation>这是峰值。</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="499"/>
         <location filename="../../ui/timeline_plot.cpp" line="507"/>
         <source>There is no timeline to export yet.</source>
-        <translation type="unfinished"></translation>
+        <translation>尚无可导出的时间线。</translation>
     </message>
     <message>
         <location filename="../../ui/timeline_plot.cpp" line="512"/>
         <location filename="../../ui/timeline_plot.cpp" line="537"/>
         <source>Could not write &quot;%1&quot;: %2</source>
-        <translation type="unfinished"></translation>
+        <translation>无法写入“%1”：%2</translation>
     </message>
 </context>
 <context>
     <name>remat::ui::TradeoffPlot</name>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="75"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="92"/>
+        <source>&lt;b&gt;optimal frontier&lt;/b&gt;&lt;br&gt;peak %1&lt;br&gt;step time %2&lt;br&gt;click to apply %3</source>
+        <translation>&lt;b&gt;最优前沿&lt;/b&gt;&lt;br&gt;峰值 %1&lt;br&gt;单步时间 %2&lt;br&gt;点击以应用 %3</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tradeoff_plot.cpp" line="96"/>
         <source>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;peak %2&lt;br&gt;step time %3&lt;br&gt;click to apply</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;峰值 %2&lt;br&gt;单步时间 %3&lt;br&gt;点击以应用</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="130"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="154"/>
+        <source>optimal, %1</source>
+        <translation>最优，%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tradeoff_plot.cpp" line="161"/>
         <source>predicted step time</source>
-        <translation type="unfinished"></translation>
+        <translation>预测单步时间</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="131"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="162"/>
         <source>peak memory</source>
-        <translation type="unfinished"></translation>
+        <translation>峰值内存</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="150"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="181"/>
         <source>predicted step time (%1)</source>
-        <translation type="unfinished"></translation>
+        <translation>预测单步时间（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="151"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="182"/>
         <source>peak memory (%1)</source>
-        <translation type="unfinished"></translation>
+        <translation>峰值内存（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="166"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="203"/>
         <source>every:K for K = 1 … %1</source>
-        <translation type="unfinished"></translation>
+        <translation>every:K，K = 1 … %1</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="173"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="221"/>
+        <source>optimal frontier</source>
+        <translation>最优前沿</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tradeoff_plot.cpp" line="228"/>
         <source>named strategies</source>
-        <translation type="unfinished"></translation>
+        <translation>命名策略</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="180"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="235"/>
         <source>current plan</source>
-        <translation type="unfinished"></translation>
+        <translation>当前方案</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="191"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="246"/>
         <source>usable capacity</source>
-        <translation type="unfinished"></translation>
+        <translation>可用容量</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="192"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="247"/>
         <source>usable capacity %1 (above this scale)</source>
-        <translation type="unfinished"></translation>
+        <translation>可用容量 %1（超出此坐标范围）</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="196"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="251"/>
         <source>usable capacity %1</source>
-        <translation type="unfinished"></translation>
+        <translation>可用容量 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="234"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="290"/>
         <source>%1 +%2 more</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 及另外 %2 个</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="270"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="327"/>
         <source>There is no comparison to export yet.</source>
-        <translation type="unfinished"></translation>
+        <translation>尚无可导出的比较。</translation>
     </message>
 </context>
 </TS>
