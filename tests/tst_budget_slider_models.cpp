@@ -1,8 +1,10 @@
 // Regression test: the budget slider follows the model that is open. After opening another
 // model (a preset or a file), its range must be the new model's — the smallest peak the
 // single-level planner reaches to the peak without checkpointing — exactly what a slider created
-// on that model shows, and dragging it must plan within the new range. Also in the main window,
-// where the slider sits in a toolbar and models are opened through the window.
+// on that model shows, the text beside it must state that range (also for a model where no plan
+// lowers the peak, whose range is a single value: the text used to keep the previous model's
+// range then), and dragging it must plan within the new range. Also in the main window, where
+// the slider sits in a toolbar and models are opened through the window.
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QStandardPaths>
@@ -12,6 +14,7 @@
 #include "document.h"
 #include "main_window.h"
 #include "model_file.h"
+#include "qt_convert.h"
 #include "strategy.h"
 
 using namespace remat;
@@ -21,6 +24,7 @@ namespace {
 
 struct Range {
     std::int64_t lo = 0, hi = 0;
+    QString text;
 };
 
 // The range a slider made for `preset` from scratch shows.
@@ -28,7 +32,19 @@ Range freshRange(const QString& preset) {
     Document doc;
     if (!doc.open(preset).ok()) return {};
     BudgetSlider slider(&doc);
-    return {slider.minimumBytes(), slider.maximumBytes()};
+    return {slider.minimumBytes(), slider.maximumBytes(), slider.rangeText()};
+}
+
+// The slider shows `want` (and its text states those bounds).
+void compareRange(const BudgetSlider& slider, const Range& want) {
+    QCOMPARE(slider.minimumBytes(), want.lo);
+    QCOMPARE(slider.maximumBytes(), want.hi);
+    QCOMPARE(slider.rangeText(), want.text);
+    QVERIFY2(slider.rangeText().contains(bytesText(want.hi, ByteUnits::Binary)),
+             qPrintable(slider.rangeText()));
+    if (want.lo < want.hi)
+        QVERIFY(slider.rangeText().contains(bytesText(want.lo, ByteUnits::Binary)));
+    QCOMPARE(slider.slider()->isEnabled(), want.lo < want.hi);
 }
 
 }  // namespace
@@ -55,9 +71,7 @@ private slots:
             QVERIFY(doc.open(preset).ok());
             const Range want = freshRange(preset);
             QVERIFY(want.lo > 0 && want.lo < want.hi);
-            QCOMPARE(slider.minimumBytes(), want.lo);
-            QCOMPARE(slider.maximumBytes(), want.hi);
-            QVERIFY(slider.slider()->isEnabled());
+            compareRange(slider, want);
             // With no plan the handle sits at the new model's no-checkpoint peak.
             QCOMPARE(doc.evaluation().timeline.peakBytes, want.hi);
             QCOMPARE(slider.slider()->value(), slider.slider()->maximum());
@@ -67,6 +81,24 @@ private slots:
             QVERIFY(s.ok());
             QCOMPARE(s->budgetBytes, want.lo);
             QVERIFY(doc.evaluation().timeline.peakBytes <= want.lo);
+        }
+    }
+
+    // Models where no single-level plan lowers the peak (the MLP's chain, GPT-3's optimizer
+    // state) have a one-value range: the slider is disabled and its text names that value, not
+    // the range of the model open before.
+    void oneValueRangeReplacesThePreviousText() {
+        Document doc;
+        BudgetSlider slider(&doc);
+        QString previous;
+        for (const char* preset :
+             {"gpt2-small", "mlp-3x1024", "resnet-101", "gpt3-175b", "gpt2-small"}) {
+            QVERIFY(doc.open(QString::fromLatin1(preset)).ok());
+            const Range want = freshRange(QString::fromLatin1(preset));
+            QVERIFY(want.lo > 0 && want.lo <= want.hi);
+            compareRange(slider, want);
+            QVERIFY2(slider.rangeText() != previous, preset);
+            previous = slider.rangeText();
         }
     }
 
@@ -110,11 +142,9 @@ private slots:
         MainWindow w(options);
         auto* slider = w.findChild<BudgetSlider*>();
         QVERIFY(slider);
-        for (const char* preset : {"gpt2-small", "resnet-101"}) {
+        for (const char* preset : {"gpt2-small", "resnet-101", "mlp-3x1024", "gpt2-small"}) {
             QVERIFY(w.openModel(QString::fromLatin1(preset)));
-            const Range want = freshRange(QString::fromLatin1(preset));
-            QCOMPARE(slider->minimumBytes(), want.lo);
-            QCOMPARE(slider->maximumBytes(), want.hi);
+            compareRange(*slider, freshRange(QString::fromLatin1(preset)));
         }
     }
 };

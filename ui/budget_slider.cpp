@@ -67,6 +67,10 @@ int BudgetSlider::positionOf(std::int64_t bytes) const {
     return int(std::lround(std::clamp(f, 0.0, 1.0) * kTicks));
 }
 
+QString BudgetSlider::rangeText() const {
+    return m_range->text();
+}
+
 bool BudgetSlider::applyBudget(std::int64_t bytes) {
     const QString spelling = QStringLiteral("optimal:") + toQString(byteSizeSpelling(bytes));
     if (m_document->setStrategy(spelling)) return true;
@@ -103,10 +107,11 @@ void BudgetSlider::refreshRange() {
     m_rangeKey = key;
     m_rangeValid = true;
     m_lo = m_hi = 0;
+    m_plannerError.clear();
     auto model = ChainModel::build(m_document->graph(), m.training, m_document->device());
     if (!model) {
         m_slider->setEnabled(false);
-        m_range->setText(tr("(no budget planner: %1)").arg(toQString(model.error().message)));
+        m_plannerError = toQString(model.error().message);
         return;
     }
     const OptimalPlanner planner(*model);
@@ -128,8 +133,14 @@ void BudgetSlider::sync() {
         budgeted ? s->budgetBytes : m_document->evaluation().timeline.peakBytes;
     m_slider->setValue(positionOf(shown));
     if (!m_field->hasFocus()) m_field->setText(bytesText(shown, m_units));
-    if (m_hi > m_lo)
+    // Always from the range just computed: a label left as it was would show the previous
+    // model's range.
+    if (!m_plannerError.isEmpty())
+        m_range->setText(tr("(no budget planner: %1)").arg(m_plannerError));
+    else if (m_hi > m_lo)
         m_range->setText(tr("%1 … %2").arg(bytesText(m_lo, m_units), bytesText(m_hi, m_units)));
+    else
+        m_range->setText(tr("%1: no plan lowers the peak").arg(bytesText(m_hi, m_units)));
     m_range->setToolTip(
         tr("From the smallest peak any single-level plan reaches to the peak "
            "without checkpointing"));

@@ -3,7 +3,8 @@
 // planner (`optimal:BUDGET`): the document's strategy becomes that spelling, so the stack,
 // the timeline and the summary follow as for any other edit. The slider spans the smallest
 // peak any single-level plan reaches to the peak without checkpointing, for the current
-// network, settings and device (recomputed when those change, from the planner's own tables).
+// network, settings and device (recomputed when those change, from the planner's own tables);
+// the text beside it always states the range of the model that is open, or why it has none.
 #pragma once
 
 #include <QWidget>
@@ -28,12 +29,15 @@ public:
     ~BudgetSlider() override;
 
     void setUnits(ByteUnits units);
-    // The budget range the slider spans now (0, 0 when the chain is outside the planner's model).
+    // The budget range the slider spans now (0, 0 when the chain is outside the planner's model;
+    // equal bounds when no single-level plan lowers the peak: the slider is then disabled).
     std::int64_t minimumBytes() const { return m_lo; }
     std::int64_t maximumBytes() const { return m_hi; }
 
     QSlider* slider() const { return m_slider; }
     QLineEdit* field() const { return m_field; }
+    // The text beside the field: the range, or why there is none.
+    QString rangeText() const;
 
     // Sets the budget as the slider or the field would (false when refused).
     bool applyBudget(std::int64_t bytes);
@@ -53,6 +57,7 @@ private:
     QLineEdit* m_field;
     QLabel* m_range;
     std::int64_t m_lo = 0, m_hi = 0;
+    QString m_plannerError;  // why the planner does not model this chain (then no range)
     // What the range was computed for: the network (by value: a graph's address says nothing
     // once that graph is gone, and a new model's graph may be built at the same address) and
     // the settings' spelling.

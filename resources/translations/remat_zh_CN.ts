@@ -387,7 +387,7 @@
     </message>
     <message>
         <location filename="../../ui/budget_slider.cpp" line="32"/>
-        <location filename="../../ui/budget_slider.cpp" line="86"/>
+        <location filename="../../ui/budget_slider.cpp" line="90"/>
         <source>Memory budget (40GiB, 9.5 GiB, 512MB or bytes)</source>
         <translation>内存预算（40GiB、9.5 GiB、512MB 或字节数）</translation>
     </message>
@@ -397,17 +397,22 @@
         <translation>预算</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="109"/>
+        <location filename="../../ui/budget_slider.cpp" line="139"/>
         <source>(no budget planner: %1)</source>
         <translation>（无预算规划器：%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="132"/>
+        <location filename="../../ui/budget_slider.cpp" line="141"/>
         <source>%1 … %2</source>
         <translation>%1 … %2</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="134"/>
+        <location filename="../../ui/budget_slider.cpp" line="143"/>
+        <source>%1: no plan lowers the peak</source>
+        <translation>%1：没有方案能降低峰值</translation>
+    </message>
+    <message>
+        <location filename="../../ui/budget_slider.cpp" line="145"/>
         <source>From the smallest peak any single-level plan reaches to the peak without checkpointing</source>
         <translation>从任意单层方案可达到的最小峰值，到不使用检查点时的峰值</translation>
     </message>
