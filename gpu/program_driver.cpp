@@ -190,7 +190,7 @@ private:
         const Buffer& b = m_p.buffer(id);
         return TensorRef{m_blocks[id.index()].data, b.dtype, b.shape};
     }
-    std::vector<TensorRef> refs(const std::vector<BufferId>& ids) const {
+    std::vector<TensorRef> refs(const BufferList& ids) const {
         std::vector<TensorRef> out;
         out.reserve(ids.size());
         for (BufferId id : ids) out.push_back(ref(id));

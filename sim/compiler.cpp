@@ -192,7 +192,7 @@ private:
             m_p.buffers[b.index()].category = Category::Parameters;
             m_resident.push_back(b);
             m_paramBuf[p.index()] = b;
-            std::vector<BufferId> state;
+            BufferList state;
             if (mixed) {
                 BufferId mw = newBuffer(BufferRole::MasterWeight, p, DType::F32, 0,
                                         name + " (fp32 master)");
@@ -539,8 +539,9 @@ private:
     std::vector<BufferId> m_resident;
     // Indexed by TensorId.
     std::vector<BufferId> m_paramBuf, m_paramGrad, m_gradBuf;
-    std::vector<std::vector<BufferId>> m_stateBufs;
-    std::vector<std::vector<BufferId>> m_saved, m_heldInputs;
+    std::vector<BufferList> m_stateBufs;
+    std::vector<BufferList> m_saved;
+    std::vector<std::vector<BufferId>> m_heldInputs;
     std::uint32_t m_micro = 0;
     std::uint32_t m_freshDraws = 0;
 };

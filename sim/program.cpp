@@ -78,7 +78,7 @@ Status validateProgram(const Graph& g, const Program& p) {
             }
             continue;
         }
-        auto check = [&](const std::vector<BufferId>& list, const char* what,
+        auto check = [&](const BufferList& list, const char* what,
                          bool mayBeInvalid) -> Status {
             for (BufferId b : list) {
                 if (!b.valid()) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "buffer_list.h"
 #include "graph.h"
 #include "plan.h"
 #include "result.h"
@@ -67,14 +68,14 @@ struct Instruction {
     std::uint32_t rngDraw = 0;
 
     // Operand bindings (compute instructions), each aligned with the op's lists:
-    std::vector<BufferId> inputs;   // Forward/Recompute: op.inputs
-    std::vector<BufferId> outputs;  // Forward/Recompute: op.outputs
-    std::vector<BufferId> params;   // op.params (all compute kinds)
-    std::vector<BufferId> saved;    // Backward: op.saved
-    std::vector<BufferId> gradOutputs;  // Backward: gradient of op.outputs (invalid if none)
-    std::vector<BufferId> gradInputs;   // Backward: gradient of op.inputs (invalid if none)
-    std::vector<BufferId> paramGrads;   // Backward: op.params' gradients; OptimizerStep: [grad]
-    std::vector<BufferId> state;        // OptimizerStep: [master weight,] optimizer states
+    BufferList inputs;   // Forward/Recompute: op.inputs
+    BufferList outputs;  // Forward/Recompute: op.outputs
+    BufferList params;   // op.params (all compute kinds)
+    BufferList saved;    // Backward: op.saved
+    BufferList gradOutputs;  // Backward: gradient of op.outputs (invalid if none)
+    BufferList gradInputs;   // Backward: gradient of op.inputs (invalid if none)
+    BufferList paramGrads;   // Backward: op.params' gradients; OptimizerStep: [grad]
+    BufferList state;        // OptimizerStep: [master weight,] optimizer states
     BufferId workspace;                 // scratch for this instruction, if any
 };
 

@@ -88,8 +88,8 @@ private slots:
     void exportsWriteFiles();
     void comparisonRowAppliesStrategy();
     void cpuRunOfTheMlpMatchesThePrediction();
-    void editRedrawsWithinOneFrame_data();
-    void editRedrawsWithinOneFrame();
+    void editReevaluatesAndRedraws_data();
+    void editReevaluatesAndRedraws();
 };
 
 void TstMainWindow::initTestCase() {
@@ -347,21 +347,18 @@ void TstMainWindow::cpuRunOfTheMlpMatchesThePrediction() {
     QVERIFY(!w.timeline()->hasMeasured());
 }
 
-void TstMainWindow::editRedrawsWithinOneFrame_data() {
+void TstMainWindow::editReevaluatesAndRedraws_data() {
     QTest::addColumn<QString>("preset");
     for (const char* p : {"mlp-3x1024", "gpt2-small", "resnet-101", "llama-7b", "gpt3-175b"})
         QTest::newRow(p) << QString(p);
 }
 
-// End to end: evaluation plus redrawing the timeline and the summary (the comparison runs in
-// the background). Wall and CPU times are printed for the report. The assertion is on the GUI
-// thread's CPU time of the cheapest edit: wall time on a shared machine mostly measures whatever
-// else runs, and even CPU time grows when other processes thrash the caches.
-void TstMainWindow::editRedrawsWithinOneFrame() {
+// End to end: every toggle re-evaluates and redraws the timeline and the summary synchronously
+// (the comparison runs in the background), and the window reports how long that took. The
+// times are printed; their budget (one 16 ms frame) is measured by bench_edit and reported in
+// docs/performance.md: a test asserts behaviour, not the speed of whatever machine runs it.
+void TstMainWindow::editReevaluatesAndRedraws() {
     QFETCH(QString, preset);
-#if defined(__SANITIZE_ADDRESS__) || !defined(NDEBUG)
-    QSKIP("the frame budget is asserted on optimised builds only (sanitizers cost 3-10x)");
-#endif
     MainWindow w(testOptions());
     QVERIFY(w.openModel(preset));
     w.resize(1600, 1000);
@@ -372,6 +369,11 @@ void TstMainWindow::editRedrawsWithinOneFrame() {
     for (int i = 0; i < 9; ++i) {
         const std::int64_t layer = i % std::max<std::int64_t>(1, layers - 1);
         QVERIFY(w.document()->toggleRegion(RegionSpec{false, layer, layer, ""}).ok());
+        // Redrawn before the toggle returns: the plot shows this evaluation's program.
+        const auto& t = w.document()->evaluation().timeline;
+        QCOMPARE(w.timeline()->peakInstruction(), t.peakInstruction);
+        QVERIFY(!w.timeline()->displayedInstructions().empty());
+        QVERIFY(w.timeline()->displayedInstructions().back() < t.live.size());
         ms.push_back(w.lastUpdateMs());
         cpu.push_back(w.lastUpdateCpuMs());
     }
@@ -382,7 +384,8 @@ void TstMainWindow::editRedrawsWithinOneFrame() {
         "%s: edit to redrawn timeline and summary: CPU %.2f ms median (%.2f..%.2f), wall "
         "%.2f ms median, %.2f fastest",
         qPrintable(preset), cpuMedian, cpu.front(), cpu.back(), ms[ms.size() / 2], ms.front());
-    QVERIFY2(cpu.front() < 16.0, qPrintable(QString("cheapest edit %1 ms CPU").arg(cpu.front())));
+    QVERIFY(cpu.front() > 0.0);
+    QVERIFY(ms.front() > 0.0);
 }
 
 QTEST_MAIN(TstMainWindow)

@@ -1,0 +1,65 @@
+// Speed of an edit in the desktop app, results in docs/performance.md ("Edit to redrawn
+// timeline"): a checkpoint toggle on each preset, timed from the edit to the redrawn timeline
+// and summary (evaluation on the GUI thread, then TimelinePlot::setData and the summary panel;
+// the comparison follows in the background and is not part of the frame). Target: one 16 ms
+// frame for every preset, GPT-3 175B included. Runs offscreen; reports the GUI thread's CPU
+// time per edit (the "cpu_ms" counter) beside the wall time Google Benchmark measures.
+#include <benchmark/benchmark.h>
+
+#include <QApplication>
+#include <algorithm>
+
+#include "document.h"
+#include "main_window.h"
+
+using namespace remat;
+using namespace remat::ui;
+
+namespace {
+
+void editPreset(benchmark::State& state, const char* preset) {
+    MainWindow::Options o;
+    o.interactive = false;
+    o.autosave = false;
+    o.restoreSettings = false;
+    MainWindow w(o);
+    if (!w.openModel(QString::fromLatin1(preset))) {
+        state.SkipWithError(qPrintable(w.lastError()));
+        return;
+    }
+    w.resize(1600, 1000);
+    w.show();
+    QApplication::processEvents();
+    const auto layers = std::int64_t(w.document()->graph().layerModules.size());
+    std::int64_t i = 0;
+    double cpu = 0.0;
+    for (auto _ : state) {
+        const std::int64_t layer = i++ % std::max<std::int64_t>(1, layers - 1);
+        if (!w.document()->toggleRegion(RegionSpec{false, layer, layer, ""}).ok()) {
+            state.SkipWithError("the toggle was refused");
+            return;
+        }
+        cpu += w.lastUpdateCpuMs();
+        state.PauseTiming();
+        QApplication::processEvents();  // the background comparison's results, as in the app
+        state.ResumeTiming();
+    }
+    state.counters["cpu_ms"] = cpu / double(std::max<std::int64_t>(1, i));
+}
+
+}  // namespace
+
+BENCHMARK_CAPTURE(editPreset, mlp_3x1024, "mlp-3x1024")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(editPreset, gpt2_small, "gpt2-small")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(editPreset, resnet_101, "resnet-101")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(editPreset, llama_7b, "llama-7b")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(editPreset, gpt3_175b, "gpt3-175b")->Unit(benchmark::kMillisecond);
+
+int main(int argc, char** argv) {
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
