@@ -431,10 +431,11 @@ private:
     // Every byte count must stay far inside int64 once scaled by the micro-batch, or sums
     // would wrap around and a huge model could look as if it fits.
     Status checkSizes() const {
-        constexpr __int128 kMaxTotal = __int128(1) << 62;
-        __int128 total = 0;
+        __extension__ using Wide = __int128;  // a GCC/Clang type: wide enough for any product
+        constexpr Wide kMaxTotal = Wide(1) << 62;
+        Wide total = 0;
         for (const Buffer& b : m_p.buffers) {
-            const __int128 bytes = __int128(b.bytes.perSample) * m_cfg.microBatch + b.bytes.fixed;
+            const Wide bytes = Wide(b.bytes.perSample) * m_cfg.microBatch + b.bytes.fixed;
             total += bytes;
             if (total > kMaxTotal)
                 return makeError("'" + b.label + "' and the other tensors of one step take more "
