@@ -21,25 +21,13 @@
 #include "model_file.h"
 #include "plot_adapter.h"
 #include "tradeoff_plot.h"
+#include "ui_test_support.h"
 
 using namespace remat;
 using namespace remat::ui;
+using namespace remat::test;
 
 namespace {
-
-struct Inputs {
-    ModelFile model;
-    TrainingConfig training;
-    DeviceSpec device;
-};
-
-Inputs preset(const std::string& name) {
-    auto m = loadModel(name);
-    if (!m) qFatal("%s", m.error().message.c_str());
-    auto d = findDevice(m->device.empty() ? "a100-80gb" : m->device);
-    if (!d) qFatal("%s", d.error().message.c_str());
-    return Inputs{*m, m->training, *d};
-}
 
 // The row remat::evaluate gives for `spelling`, computed here independently of the panel.
 ComparisonRow expectedRow(const Inputs& in, const Graph& g, const std::string& spelling) {
@@ -130,28 +118,26 @@ void TestComparison::modelPassesTester() {
 
 void TestComparison::namedStrategiesIncludeManualAndCurrent() {
     Inputs mlp = preset("mlp-3x1024");  // per-layer checkpoint flags: a manual plan
-    auto g = lower(mlp.model.network, mlp.training.precision);
-    QVERIFY(g);
+    const Graph g = lowered(mlp);
     auto names = [](const std::vector<Strategy>& v) {
         QStringList out;
         for (const Strategy& s : v) out << QString::fromStdString(s.spelling());
         return out;
     };
-    const QStringList plain = names(comparisonStrategies(*g));
-    const QStringList withManual = names(namedStrategies(*g, mlp.model, "none"));
+    const QStringList plain = names(comparisonStrategies(g));
+    const QStringList withManual = names(namedStrategies(g, mlp.model, "none"));
     QCOMPARE(withManual.size(), plain.size() + 1);
     QCOMPARE(withManual.at(1), QString("manual"));
-    const QStringList withCurrent = names(namedStrategies(*g, mlp.model, "selective:mlp"));
+    const QStringList withCurrent = names(namedStrategies(g, mlp.model, "selective:mlp"));
     QCOMPARE(withCurrent.back(), QString("selective:mlp"));
     // A strategy already listed is not added twice; an unparsable one is ignored.
-    QCOMPARE(names(namedStrategies(*g, mlp.model, "full")).size(), withManual.size());
-    QCOMPARE(names(namedStrategies(*g, mlp.model, "nonsense:3")).size(), withManual.size());
+    QCOMPARE(names(namedStrategies(g, mlp.model, "full")).size(), withManual.size());
+    QCOMPARE(names(namedStrategies(g, mlp.model, "nonsense:3")).size(), withManual.size());
 }
 
 void TestComparison::workerMatchesEvaluate() {
     Inputs in = preset("gpt2-tiny");
-    auto g = lower(in.model.network, in.training.precision);
-    QVERIFY(g);
+    const Graph g = lowered(in);
     int progressCalls = 0, lastTotal = 0, namedReadyCalls = 0;
     ComparisonHooks hooks;
     hooks.progress = [&](int done, int total) {
@@ -169,24 +155,23 @@ void TestComparison::workerMatchesEvaluate() {
     QVERIFY(r.error.empty());
     QVERIFY(r.curveDone);
     QCOMPARE(namedReadyCalls, 1);
-    QCOMPARE(r.chainLength, g->chain.size());
-    QCOMPARE(r.everyK.size(), g->chain.size());
+    QCOMPARE(r.chainLength, g.chain.size());
+    QCOMPARE(r.everyK.size(), g.chain.size());
     QCOMPARE(progressCalls, lastTotal);
     // The optimal frontier is the last step (tst_tradeoff_frontier checks its points).
     QVERIFY(r.frontierDone);
     QCOMPARE(std::size_t(lastTotal), r.named.size() + r.everyK.size() + 1);
-    const auto named = namedStrategies(*g, in.model, "every:2");
+    const auto named = namedStrategies(g, in.model, "every:2");
     QCOMPARE(r.named.size(), named.size());
     for (std::size_t i = 0; i < named.size(); ++i)
-        compareRows(r.named[i], expectedRow(in, *g, named[i].spelling()));
-    for (std::size_t k = 1; k <= g->chain.size(); ++k)
-        compareRows(r.everyK[k - 1], expectedRow(in, *g, "every:" + std::to_string(k)));
+        compareRows(r.named[i], expectedRow(in, g, named[i].spelling()));
+    for (std::size_t k = 1; k <= g.chain.size(); ++k)
+        compareRows(r.everyK[k - 1], expectedRow(in, g, "every:" + std::to_string(k)));
 }
 
 void TestComparison::panelComputesInBackground() {
     Inputs in = preset("gpt2-small");
-    auto g = lower(in.model.network, in.training.precision);
-    QVERIFY(g);
+    const Graph g = lowered(in);
     ComparisonPanel panel;
     panel.resize(1200, 500);
     panel.show();
@@ -209,10 +194,10 @@ void TestComparison::panelComputesInBackground() {
             model->data(model->index(row, 0), ComparisonModel::StrategyRole)
                 .toString()
                 .toStdString();
-        compareRows(model->rows()[std::size_t(row)], expectedRow(in, *g, spelling));
+        compareRows(model->rows()[std::size_t(row)], expectedRow(in, g, spelling));
     }
-    for (std::size_t k = 1; k <= g->chain.size(); ++k)
-        compareRows(r.everyK[k - 1], expectedRow(in, *g, "every:" + std::to_string(k)));
+    for (std::size_t k = 1; k <= g.chain.size(); ++k)
+        compareRows(r.everyK[k - 1], expectedRow(in, g, "every:" + std::to_string(k)));
     // The current plan is marked in the table and ringed on the plot.
     const int current = model->rowOf("every:3");
     QVERIFY(current >= 0);
@@ -220,7 +205,7 @@ void TestComparison::panelComputesInBackground() {
     QVERIFY(panel.plot()->plotAdapter()->hasLine("current"));
     // The curve holds every K and the named points; all are drawn.
     const auto curve = panel.plot()->plotAdapter()->lineData("curve");
-    QCOMPARE(std::size_t(curve.size()), g->chain.size());
+    QCOMPARE(std::size_t(curve.size()), g.chain.size());
     QCOMPARE(std::size_t(panel.plot()->plotAdapter()->lineData("named").size()), r.named.size());
 }
 
@@ -280,9 +265,7 @@ void TestComparison::strategyOnlyChangeDoesNotRecompute() {
 void TestComparison::rowClickChoosesStrategy() {
     Inputs in = preset("gpt2-tiny");
     ComparisonPanel panel;
-    panel.resize(1200, 500);
-    panel.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(showAt(panel, QSize(1200, 500)));
     QSignalSpy computed(&panel, &ComparisonPanel::computed);
     QSignalSpy chosen(&panel, &ComparisonPanel::strategyChosen);
     panel.request(in.model, in.training, in.device, "none");
@@ -300,9 +283,7 @@ void TestComparison::rowClickChoosesStrategy() {
 void TestComparison::pointClickChoosesStrategy() {
     Inputs in = preset("gpt2-small");
     ComparisonPanel panel;
-    panel.resize(1300, 600);
-    panel.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(showAt(panel, QSize(1300, 600)));
     QSignalSpy computed(&panel, &ComparisonPanel::computed);
     QSignalSpy chosen(&panel, &ComparisonPanel::strategyChosen);
     panel.request(in.model, in.training, in.device, "none");
@@ -313,10 +294,7 @@ void TestComparison::pointClickChoosesStrategy() {
     const QPointF at = plot->pixelOf("every:10");
     QVERIFY(at.x() >= 0);
     QCOMPARE(plot->strategyAt(at.toPoint()), QString("every:10"));
-    QWidget* surface = plot->plotAdapter()->childAt(at.toPoint());
-    QVERIFY(surface);
-    QTest::mouseClick(surface, Qt::LeftButton, {},
-                      surface->mapFrom(plot->plotAdapter(), at.toPoint()));
+    clickPlot(plot, at);
     QCOMPARE(chosen.count(), 1);
     QCOMPARE(chosen.at(0).at(0).toString(), QString("every:10"));
     // Far from every point nothing is chosen.

@@ -46,6 +46,20 @@ std::vector<LayerKind> kinds(const Document& doc) {
     return out;
 }
 
+// A drop onto the MLP preset (linear, linear (checkpointed), linear, mse): its layer stack model,
+// checked by QAbstractItemModelTester throughout, and the palette's drag of `kind`.
+struct DropOnMlp {
+    explicit DropOnMlp(const QString& kind) : mime(paletteDrag(palette, kind)) {}
+    bool ready() const { return opened && mime; }
+
+    Document doc;
+    bool opened = doc.open("mlp-3x1024").ok();
+    LayerStackModel model{&doc};
+    QAbstractItemModelTester tester{&model, QAbstractItemModelTester::FailureReportingMode::QtTest};
+    Palette palette;
+    std::unique_ptr<QMimeData> mime;
+};
+
 }  // namespace
 
 class TstPaletteDrop : public QObject {
@@ -85,95 +99,80 @@ void TstPaletteDrop::paletteDragCarriesTheKind() {
 }
 
 void TstPaletteDrop::dropInsertsAtTheRowAndUndoRemovesIt() {
-    Document doc;
-    QVERIFY(doc.open("mlp-3x1024").ok());  // linear, linear (checkpointed), linear, mse
-    LayerStackModel model(&doc);
-    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    Palette palette;
-    std::unique_ptr<QMimeData> mime = paletteDrag(palette, QStringLiteral("relu"));
-    QVERIFY(mime);
-    const ModelFile before = doc.model();
+    DropOnMlp s(QStringLiteral("relu"));
+    QVERIFY(s.ready());
+    const ModelFile before = s.doc.model();
     const std::size_t count = before.network.layers.size();
-    const int rows = model.rowCount();
+    const int rows = s.model.rowCount();
     // A copy is accepted; the same payload as a move is not (it would take the palette's item).
-    QVERIFY(model.canDropMimeData(mime.get(), Qt::CopyAction, 2, 0, {}));
-    QVERIFY(!model.canDropMimeData(mime.get(), Qt::MoveAction, 2, 0, {}));
-    QVERIFY(!model.dropMimeData(mime.get(), Qt::MoveAction, 2, 0, {}));
-    QVERIFY(doc.model() == before);
+    QVERIFY(s.model.canDropMimeData(s.mime.get(), Qt::CopyAction, 2, 0, {}));
+    QVERIFY(!s.model.canDropMimeData(s.mime.get(), Qt::MoveAction, 2, 0, {}));
+    QVERIFY(!s.model.dropMimeData(s.mime.get(), Qt::MoveAction, 2, 0, {}));
+    QVERIFY(s.doc.model() == before);
     QMimeData text;
     text.setText(QStringLiteral("relu"));
-    QVERIFY(!model.canDropMimeData(&text, Qt::CopyAction, 2, 0, {}));
+    QVERIFY(!s.model.canDropMimeData(&text, Qt::CopyAction, 2, 0, {}));
 
     // Between top-level rows 1 and 2 (entries 0 and 1): the relu becomes entry 1.
-    QSignalSpy dropped(&model, &LayerStackModel::layerDropped);
-    QVERIFY(model.dropMimeData(mime.get(), Qt::CopyAction, 2, 0, {}));
-    QCOMPARE(doc.network().layers.size(), count + 1);
-    QCOMPARE(doc.network().layers[1].kind, LayerKind::Relu);
-    QCOMPARE(doc.network().layers[0].kind, before.network.layers[0].kind);
-    QCOMPARE(doc.network().layers[2].kind, before.network.layers[1].kind);
+    QSignalSpy dropped(&s.model, &LayerStackModel::layerDropped);
+    QVERIFY(s.model.dropMimeData(s.mime.get(), Qt::CopyAction, 2, 0, {}));
+    QCOMPARE(s.doc.network().layers.size(), count + 1);
+    QCOMPARE(s.doc.network().layers[1].kind, LayerKind::Relu);
+    QCOMPARE(s.doc.network().layers[0].kind, before.network.layers[0].kind);
+    QCOMPARE(s.doc.network().layers[2].kind, before.network.layers[1].kind);
     // The checkpoint flag stays on the layer that had it, now one further down.
-    QVERIFY(doc.network().layers[2].checkpoint);
-    QCOMPARE(model.rowCount(), rows + 1);
-    QCOMPARE(model.indexForEntry(1, LayerStackModel::KindColumn).data().toString(),
+    QVERIFY(s.doc.network().layers[2].checkpoint);
+    QCOMPARE(s.model.rowCount(), rows + 1);
+    QCOMPARE(s.model.indexForEntry(1, LayerStackModel::KindColumn).data().toString(),
              QString("relu"));
     QCOMPARE(dropped.count(), 1);
     QCOMPARE(dropped.front().front().toInt(), 1);
     // One undo step removes it again; redo puts it back.
-    QCOMPARE(doc.undoStack()->count(), 1);
-    doc.undoStack()->undo();
-    QVERIFY(doc.model() == before);
-    QCOMPARE(model.rowCount(), rows);
-    doc.undoStack()->redo();
-    QCOMPARE(doc.network().layers[1].kind, LayerKind::Relu);
-    QCOMPARE(model.rowCount(), rows + 1);
+    QCOMPARE(s.doc.undoStack()->count(), 1);
+    s.doc.undoStack()->undo();
+    QVERIFY(s.doc.model() == before);
+    QCOMPARE(s.model.rowCount(), rows);
+    s.doc.undoStack()->redo();
+    QCOMPARE(s.doc.network().layers[1].kind, LayerKind::Relu);
+    QCOMPARE(s.model.rowCount(), rows + 1);
 }
 
 void TstPaletteDrop::dropOnARowOrBelowTheLoss() {
-    Document doc;
-    QVERIFY(doc.open("mlp-3x1024").ok());
-    LayerStackModel model(&doc);
-    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    Palette palette;
-    std::unique_ptr<QMimeData> mime = paletteDrag(palette, QStringLiteral("gelu"));
-    QVERIFY(mime);
-    const std::vector<LayerKind> start = kinds(doc);
+    DropOnMlp s(QStringLiteral("gelu"));
+    QVERIFY(s.ready());
+    const std::vector<LayerKind> start = kinds(s.doc);
     // Onto the loss row: before the loss.
     const std::size_t loss = start.size() - 1;
-    QVERIFY(model.dropMimeData(mime.get(), Qt::CopyAction, -1, 0, model.indexForEntry(loss)));
+    QVERIFY(s.model.dropMimeData(s.mime.get(), Qt::CopyAction, -1, 0, s.model.indexForEntry(loss)));
     std::vector<LayerKind> want = start;
     want.insert(want.begin() + std::ptrdiff_t(loss), LayerKind::Gelu);
-    QVERIFY(kinds(doc) == want);
-    doc.undoStack()->undo();
-    QVERIFY(kinds(doc) == start);
+    QVERIFY(kinds(s.doc) == want);
+    s.doc.undoStack()->undo();
+    QVERIFY(kinds(s.doc) == start);
     // Onto the input row: first layer.
-    QVERIFY(model.dropMimeData(mime.get(), Qt::CopyAction, -1, 0, model.index(0, 0)));
-    QCOMPARE(doc.network().layers.front().kind, LayerKind::Gelu);
-    doc.undoStack()->undo();
+    QVERIFY(s.model.dropMimeData(s.mime.get(), Qt::CopyAction, -1, 0, s.model.index(0, 0)));
+    QCOMPARE(s.doc.network().layers.front().kind, LayerKind::Gelu);
+    s.doc.undoStack()->undo();
     // Below everything (no row, no parent) and below the loss row: at the end of the network,
     // which is just before the loss.
-    for (int row : {-1, model.rowCount()}) {
-        QVERIFY(model.dropMimeData(mime.get(), Qt::CopyAction, row, 0, {}));
-        QVERIFY(kinds(doc) == want);
-        doc.undoStack()->undo();
-        QVERIFY(kinds(doc) == start);
+    for (int row : {-1, s.model.rowCount()}) {
+        QVERIFY(s.model.dropMimeData(s.mime.get(), Qt::CopyAction, row, 0, {}));
+        QVERIFY(kinds(s.doc) == want);
+        s.doc.undoStack()->undo();
+        QVERIFY(kinds(s.doc) == start);
     }
 }
 
 void TstPaletteDrop::invalidDropIsRefusedLikeAdd() {
-    Document doc;
-    QVERIFY(doc.open("mlp-3x1024").ok());
-    LayerStackModel model(&doc);
-    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    Palette palette;
     // An embedding needs token ids; after a linear it receives a vector of floats.
-    std::unique_ptr<QMimeData> mime = paletteDrag(palette, QStringLiteral("embedding"));
-    QVERIFY(mime);
-    const ModelFile before = doc.model();
-    QSignalSpy rejected(&doc, &Document::editRejected);
-    QSignalSpy dropped(&model, &LayerStackModel::layerDropped);
-    QVERIFY(!model.dropMimeData(mime.get(), Qt::CopyAction, 2, 0, {}));
-    QVERIFY(doc.model() == before);
-    QCOMPARE(doc.undoStack()->count(), 0);
+    DropOnMlp s(QStringLiteral("embedding"));
+    QVERIFY(s.ready());
+    const ModelFile before = s.doc.model();
+    QSignalSpy rejected(&s.doc, &Document::editRejected);
+    QSignalSpy dropped(&s.model, &LayerStackModel::layerDropped);
+    QVERIFY(!s.model.dropMimeData(s.mime.get(), Qt::CopyAction, 2, 0, {}));
+    QVERIFY(s.doc.model() == before);
+    QCOMPARE(s.doc.undoStack()->count(), 0);
     QCOMPARE(dropped.count(), 0);
     QCOMPARE(rejected.count(), 1);
     QVERIFY2(rejected.front().front().toString().contains("embedding"),

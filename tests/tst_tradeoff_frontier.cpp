@@ -23,43 +23,11 @@
 #include "pareto.h"
 #include "plot_adapter.h"
 #include "tradeoff_plot.h"
+#include "ui_test_support.h"
 
 using namespace remat;
 using namespace remat::ui;
-
-namespace {
-
-struct Inputs {
-    ModelFile model;
-    TrainingConfig training;
-    DeviceSpec device;
-};
-
-Inputs preset(const std::string& name) {
-    auto m = loadModel(name);
-    if (!m) qFatal("%s", m.error().message.c_str());
-    auto d = findDevice(m->device.empty() ? "a100-80gb" : m->device);
-    if (!d) qFatal("%s", d.error().message.c_str());
-    return Inputs{*m, m->training, *d};
-}
-
-MainWindow::Options testOptions() {
-    MainWindow::Options o;
-    o.interactive = false;
-    o.autosave = false;
-    o.restoreSettings = false;
-    return o;
-}
-
-// Clicks the plot at `pixel` (plot adapter coordinates) as a person would.
-void clickPlot(TradeoffPlot* plot, const QPointF& pixel) {
-    QWidget* surface = plot->plotAdapter()->childAt(pixel.toPoint());
-    QVERIFY(surface);
-    QTest::mouseClick(surface, Qt::LeftButton, {},
-                      surface->mapFrom(plot->plotAdapter(), pixel.toPoint()));
-}
-
-}  // namespace
+using namespace remat::test;
 
 class TestTradeoffFrontier : public QObject {
     Q_OBJECT
@@ -75,8 +43,7 @@ private slots:
 
 void TestTradeoffFrontier::workerComputesFrontierAfterCurve() {
     Inputs in = preset("gpt2-small");
-    auto g = lower(in.model.network, in.training.precision);
-    QVERIFY(g);
+    const Graph g = lowered(in);
     int curveReadyCalls = 0, lastDone = 0, lastTotal = 0;
     ComparisonHooks hooks;
     hooks.curveReady = [&](const ComparisonResult& partial) {
@@ -84,7 +51,7 @@ void TestTradeoffFrontier::workerComputesFrontierAfterCurve() {
         QVERIFY(partial.curveDone);
         QVERIFY(!partial.frontierDone);
         QVERIFY(partial.frontier.empty());
-        QCOMPARE(partial.everyK.size(), g->chain.size());
+        QCOMPARE(partial.everyK.size(), g.chain.size());
     };
     hooks.progress = [&](int done, int total) {
         lastDone = done;
@@ -121,7 +88,7 @@ void TestTradeoffFrontier::workerComputesFrontierAfterCurve() {
         if (row.spelling.rfind("selective", 0) != 0) QVERIFY2(matched, row.spelling.c_str());
     }
     // The same plans as the library's own trade-off explorer, each spelled by its exact peak.
-    auto t = computeTradeoff(*g, in.training, in.device);
+    auto t = computeTradeoff(g, in.training, in.device);
     QVERIFY(t);
     QCOMPARE(r.frontier.size(), t->frontier.size());
     for (std::size_t i = 0; i < r.frontier.size(); ++i) {
@@ -140,8 +107,7 @@ void TestTradeoffFrontier::workerComputesFrontierAfterCurve() {
 void TestTradeoffFrontier::exactBudgetGivesThePointBack() {
     for (const char* name : {"gpt2-small", "resnet-101"}) {
         Inputs in = preset(name);
-        auto g = lower(in.model.network, in.training.precision);
-        QVERIFY(g);
+        const Graph g = lowered(in);
         const ComparisonResult r =
             computeComparison(ComparisonRequest{in.model, in.training, in.device, "none"});
         QVERIFY(r.frontierDone);
@@ -150,7 +116,7 @@ void TestTradeoffFrontier::exactBudgetGivesThePointBack() {
         for (const FrontierPoint& f : r.frontier) {
             auto s = parseStrategy(f.spelling);
             QVERIFY(s);
-            auto e = evaluate(*g, *s, manualRegions(in.model), in.training, in.device);
+            auto e = evaluate(g, *s, manualRegions(in.model), in.training, in.device);
             QVERIFY2(e, f.spelling.c_str());
             const Timeline& t = e->timeline;
             QVERIFY2(t.peakBytes <= f.peakBytes, f.spelling.c_str());
@@ -165,9 +131,7 @@ void TestTradeoffFrontier::exactBudgetGivesThePointBack() {
 void TestTradeoffFrontier::panelDrawsFrontierWhenDone() {
     Inputs in = preset("gpt2-small");
     ComparisonPanel panel;
-    panel.resize(1300, 600);
-    panel.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(showAt(panel, QSize(1300, 600)));
     QSignalSpy computed(&panel, &ComparisonPanel::computed);
     panel.request(in.model, in.training, in.device, "none");
     QVERIFY(panel.isBusy());
@@ -264,9 +228,7 @@ void TestTradeoffFrontier::nextRequestCancelsFrontier() {
 void TestTradeoffFrontier::clickingAFrontierPointAppliesIt() {
     MainWindow w(testOptions());
     QVERIFY(w.openModel("gpt2-small"));
-    w.resize(1600, 1000);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showAt(w, QSize(1600, 1000)));
     ComparisonPanel* panel = w.comparison();
     QSignalSpy computed(panel, &ComparisonPanel::computed);
     if (panel->isBusy()) QVERIFY(computed.wait(60000));
