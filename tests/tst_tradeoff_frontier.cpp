@@ -29,6 +29,18 @@ using namespace remat;
 using namespace remat::ui;
 using namespace remat::test;
 
+namespace {
+
+// Whether any pixel of `image` in the rectangle from (x0, y0) to (x1, y1), inclusive, is drawn.
+bool inked(const QImage& image, int x0, int y0, int x1, int y1) {
+    for (int y = std::max(0, y0); y <= std::min(image.height() - 1, y1); ++y)
+        for (int x = std::max(0, x0); x <= std::min(image.width() - 1, x1); ++x)
+            if (qAlpha(image.pixel(x, y)) > 0) return true;
+    return false;
+}
+
+}  // namespace
+
 class TestTradeoffFrontier : public QObject {
     Q_OBJECT
 private slots:
@@ -162,6 +174,20 @@ void TestTradeoffFrontier::panelDrawsFrontierWhenDone() {
     const QPointF back = adapter->pixelToData(at.toPoint());
     QVERIFY(std::abs(back.x() - middle.stepTimeS) <= 0.02 * middle.stepTimeS);
     QVERIFY(panel.statusText().contains(QString::number(r.frontier.size())));
+
+    // The legend shows the ring around the current plan whole, not clipped to the icon's height
+    // (which left two arcs, "( )"): drawn above, below, left and right of the icon's centre on
+    // its middle column and row, and hollow.
+    panel.setCurrentStrategy(QString::fromStdString(middle.spelling));
+    const QImage ring = adapter->legendIcon("current");
+    QVERIFY(!ring.isNull());
+    const int cx = ring.width() / 2, cy = ring.height() / 2;
+    QVERIFY(inked(ring, cx, 0, cx, cy - 3));
+    QVERIFY(inked(ring, cx, cy + 3, cx, ring.height() - 1));
+    QVERIFY(inked(ring, 0, cy, cx - 3, cy));
+    QVERIFY(inked(ring, cx + 3, cy, ring.width() - 1, cy));
+    QVERIFY(!inked(ring, cx - 1, cy - 1, cx, cy));
+    QVERIFY(adapter->legendIcon("no such line").isNull());
 
     const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR");
     if (!dir.isEmpty()) {

@@ -289,6 +289,46 @@ private:
     QColor m_color;
 };
 
+// What PlotAdapter::legendIcon() draws through: the icon a line shows in the legend.
+class LegendIconSource {
+public:
+    virtual ~LegendIconSource() = default;
+    virtual void paintLegendIcon(QCPPainter* painter, const QRectF& rect) const = 0;
+};
+
+// A line (a QCPGraph or a QCPCurve) whose legend icon shows its marker whole. The library draws
+// the marker at its plotted size and the legend clips it to the icon, so a marker taller than
+// the icon (the ring around the current plan) showed as two arcs; here it is shrunk to fit.
+template <class Line>
+class FittedIconLine : public Line, public LegendIconSource {
+public:
+    FittedIconLine(QCPAxis* keyAxis, QCPAxis* valueAxis) : Line(keyAxis, valueAxis) {}
+    void paintLegendIcon(QCPPainter* painter, const QRectF& rect) const override {
+        drawLegendIcon(painter, rect);
+    }
+
+protected:
+    void drawLegendIcon(QCPPainter* painter, const QRectF& rect) const override {
+        const QCPScatterStyle& scatter = this->scatterStyle();
+        const double penWidth = scatter.isPenDefined() ? scatter.pen().widthF() : 1.0;
+        if (scatter.isNone() || scatter.size() + penWidth <= rect.height()) {
+            Line::drawLegendIcon(painter, rect);
+            return;
+        }
+        const QPointF centre = rect.center();
+        if (this->lineStyle() != Line::lsNone && this->pen().style() != Qt::NoPen) {
+            this->applyDefaultAntialiasingHint(painter);
+            painter->setPen(this->pen());
+            painter->drawLine(QLineF(rect.left(), centre.y(), rect.right(), centre.y()));
+        }
+        QCPScatterStyle fitted(scatter);
+        fitted.setSize(rect.height() - penWidth);  // the stroke's outer edge meets the icon's
+        this->applyScattersAntialiasingHint(painter);
+        fitted.applyTo(painter, this->pen());
+        fitted.drawShape(painter, centre);
+    }
+};
+
 QCPScatterStyle::ScatterShape toScatter(MarkerShape s) {
     switch (s) {
         case MarkerShape::None:
@@ -470,9 +510,9 @@ void PlotAdapter::setLine(const QString& id, const QString& legendName, const QV
     QCPAbstractPlottable* line = existing;
     if (!line) {
         if (style.parametric)
-            line = new QCPCurve(m_plot->xAxis, m_plot->yAxis);
+            line = new FittedIconLine<QCPCurve>(m_plot->xAxis, m_plot->yAxis);
         else
-            line = m_plot->addGraph();
+            line = new FittedIconLine<QCPGraph>(m_plot->xAxis, m_plot->yAxis);
         m_lines.insert(id, line);
     }
     const bool fromPalette = !style.color.isValid();
@@ -506,6 +546,17 @@ void PlotAdapter::removeLine(const QString& id) {
     if (QCPAbstractPlottable* p = m_lines.value(id, nullptr)) m_plot->removePlottable(p);
     m_lines.remove(id);
     m_linePaletteColored.remove(id);
+}
+
+QImage PlotAdapter::legendIcon(const QString& id) const {
+    const auto* source = dynamic_cast<const LegendIconSource*>(m_lines.value(id, nullptr));
+    if (!source || !m_plot->legend->hasItemWithPlottable(m_lines.value(id))) return {};
+    QImage image(m_plot->legend->iconSize(), QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::transparent);
+    QCPPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    source->paintLegendIcon(&painter, QRectF(QPointF(0, 0), QSizeF(image.size())));
+    return image;
 }
 
 bool PlotAdapter::hasLine(const QString& id) const {

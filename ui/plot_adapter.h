@@ -9,6 +9,7 @@
 
 #include <QColor>
 #include <QHash>
+#include <QImage>
 #include <QPointF>
 #include <QSize>
 #include <QString>
@@ -94,6 +95,9 @@ public:
                  const QVector<double>& y, const LineStyle& style);
     void removeLine(const QString& id);
     bool hasLine(const QString& id) const;
+    // The icon a line's legend entry shows, at the legend's icon size on a transparent
+    // background; null when the line is not in the legend.
+    QImage legendIcon(const QString& id) const;
     QVector<QPointF> lineData(const QString& id) const;
 
     // A legend entry with no data: a colour swatch naming something drawn as spans.
