@@ -66,8 +66,16 @@ void TestSummaryPanel::fitsIsStatedPlainly() {
     QVERIFY(panel.fieldText(SummaryPanel::Field::Peak)
                 .contains(remat::ui::formatPercent(e.memorySavedFraction()) +
                           " less than without checkpointing"));
+    // Where the peak is, in the GUI's words: the kind and category as the interface names
+    // them (not the simulator's snake_case keys), the buffer as the model names it.
+    const Instruction& at = e.program.instructions[e.timeline.peakInstruction];
+    QCOMPARE(at.kind, InstrKind::Alloc);
+    const Buffer& peakBuffer = e.program.buffer(at.buffer);
     QCOMPARE(panel.fieldText(SummaryPanel::Field::PeakAt),
-             toQString(describeInstruction(c.graph, e.program, e.timeline.peakInstruction)));
+             QString("alloc %1 (%2, %3)")
+                 .arg(toQString(peakBuffer.label),
+                      bytesText(peakBuffer.bytes.at(e.program.microBatch), ByteUnits::Binary),
+                      categoryShortName(peakBuffer.category)));
     QVERIFY(panel.fieldText(SummaryPanel::Field::Overhead)
                 .contains(remat::ui::formatPercent(e.recomputeOverhead())));
     QVERIFY(panel.fieldText(SummaryPanel::Field::StepTime)
@@ -153,8 +161,16 @@ void TestSummaryPanel::unitsAndEmptyState() {
     QCOMPARE(panel.verdictText(), QString("No plan evaluated yet."));
     Case c = evaluatePreset("mlp-3x1024", "manual");
     panel.setEvaluation(c.evaluation, c.device);  // no graph: the peak is an alloc, still named
-    QVERIFY(!panel.fieldText(SummaryPanel::Field::PeakAt).isEmpty());
+    const Program& program = c.evaluation.program;
+    const Instruction& at = program.instructions[c.evaluation.timeline.peakInstruction];
+    QCOMPARE(at.kind, InstrKind::Alloc);
+    QVERIFY(panel.fieldText(SummaryPanel::Field::PeakAt)
+                .startsWith("alloc " + toQString(program.buffer(at.buffer).label) + " ("));
     panel.setUnits(ByteUnits::Decimal);
+    // The caption follows the units too.
+    QVERIFY(panel.fieldText(SummaryPanel::Field::PeakAt)
+                .contains(bytesText(program.buffer(at.buffer).bytes.at(program.microBatch),
+                                    ByteUnits::Decimal)));
     QVERIFY(panel.verdictText().contains(
         bytesText(c.evaluation.timeline.peakBytes, ByteUnits::Decimal)));
     QVERIFY(panel.verdictText().contains(" MB") || panel.verdictText().contains(" GB"));

@@ -76,6 +76,7 @@ private slots:
     void timeAxisUsesPredictedTimes();
     void highlightCoversExactlyTheLayer();
     void clickReportsLayer();
+    void tooltipSaysWhatAnInstructionIs();
     void measuredOverlay();
     void exportsWriteFiles();
     void renderedGrabIsNotBlank();
@@ -281,6 +282,57 @@ void TestTimelinePlot::clickReportsLayer() {
     QCOMPARE(spy.count(), 1);
     QCOMPARE(spy.at(0).at(0).toInt(), 1);
     QVERIFY(plot.tooltipFor(target).contains(plot.captionOf(target).toHtmlEscaped()));
+}
+
+void TestTimelinePlot::tooltipSaysWhatAnInstructionIs() {
+    // The GUI writes microseconds as "µs" (the CLI keeps "us").
+    QCOMPARE(remat::ui::formatSeconds(2.5e-6), QString::fromUtf8("2.5 µs"));
+    QCOMPARE(remat::ui::formatSeconds(0.0125), QString("12.50 ms"));
+    QCOMPARE(remat::ui::formatSeconds(1.5), QString("1.500 s"));
+
+    Case c = evaluatePreset("mlp-3x1024");
+    const Program& p = c.evaluation.program;
+    const Timeline& t = c.evaluation.timeline;
+    TimelinePlot plot;
+    plot.setData(c.graph, p, t, c.device);
+    // An alloc of a saved activation (a category whose simulator key is snake_case) and a
+    // recompute, which takes time.
+    std::size_t alloc = p.instructions.size(), recompute = p.instructions.size();
+    for (std::size_t i = 0; i < p.instructions.size(); ++i) {
+        const Instruction& ins = p.instructions[i];
+        if (alloc == p.instructions.size() && ins.kind == InstrKind::Alloc &&
+            p.buffer(ins.buffer).category == Category::SavedActivations)
+            alloc = i;
+        if (recompute == p.instructions.size() && ins.kind == InstrKind::Recompute) recompute = i;
+    }
+    QVERIFY(alloc < p.instructions.size());
+    QVERIFY(recompute < p.instructions.size());
+
+    QCOMPARE(t.durationS[alloc], 0.0);
+    const Buffer& b = p.buffer(p.instructions[alloc].buffer);
+    const QString allocTip = plot.tooltipFor(alloc);
+    const QString firstLine = allocTip.section(QStringLiteral("<br>"), 0, 0);
+    QCOMPARE(firstLine, QString("<b>#%1</b> alloc %2 (%3, saved activations)")
+                            .arg(alloc)
+                            .arg(toQString(b.label).toHtmlEscaped(),
+                                 bytesText(b.bytes.at(p.microBatch), ByteUnits::Binary)));
+    QVERIFY2(allocTip.contains("takes no time"), qPrintable(allocTip));
+    QVERIFY2(!allocTip.contains("takes 0"), qPrintable(allocTip));
+    QVERIFY2(!allocTip.contains(" us") && !allocTip.contains("saved_activations"),
+             qPrintable(allocTip));
+    // The caption follows the chosen units.
+    plot.setUnits(ByteUnits::Decimal);
+    QVERIFY(
+        plot.captionOf(alloc).contains(bytesText(b.bytes.at(p.microBatch), ByteUnits::Decimal)));
+
+    QVERIFY(t.durationS[recompute] > 0.0);
+    const QString recomputeTip = plot.tooltipFor(recompute);
+    QVERIFY(recomputeTip.startsWith(
+        QString("<b>#%1</b> recompute %2<br>")
+            .arg(recompute)
+            .arg(toQString(c.graph.op(p.instructions[recompute].op).name).toHtmlEscaped())));
+    QVERIFY2(recomputeTip.contains("takes " + remat::ui::formatSeconds(t.durationS[recompute])),
+             qPrintable(recomputeTip));
 }
 
 void TestTimelinePlot::measuredOverlay() {

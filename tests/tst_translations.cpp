@@ -15,8 +15,12 @@
 #include <QtTest>
 
 #include "app_settings.h"
+#include "document.h"
 #include "language.h"
 #include "main_window.h"
+#include "run_panel.h"
+#include "timeline_plot.h"
+#include "ui_test_support.h"
 
 using namespace remat::ui;
 
@@ -126,6 +130,7 @@ private slots:
     void tsFileIsCompleteAndKeepsMarkup();
     void englishNeedsNoTranslation();
     void mainWindowSpeaksChinese();
+    void timelineAndRunPanelSpeakChinese();
 };
 
 void TstTranslations::compiledTranslationTranslatesMainWindowStrings() {
@@ -202,12 +207,8 @@ void TstTranslations::englishNeedsNoTranslation() {
 
 void TstTranslations::mainWindowSpeaksChinese() {
     QVERIFY(installTranslators(*qApp, QStringLiteral("zh_CN")));
-    MainWindow::Options options;
-    options.interactive = false;
-    options.autosave = false;
-    options.restoreSettings = false;
     {
-        MainWindow w(options);
+        MainWindow w(remat::test::testOptions());
         QVERIFY(w.openModel(QStringLiteral("gpt2-small")));
         QStringList menus;
         for (QAction* a : w.menuBar()->actions()) menus << a->text();
@@ -235,6 +236,45 @@ void TstTranslations::mainWindowSpeaksChinese() {
         QVERIFY((*chinese)->isChecked());
         choices.front()->trigger();
         QCOMPARE(AppSettings().language(), QString());
+    }
+    removeTranslators();
+}
+
+void TstTranslations::timelineAndRunPanelSpeakChinese() {
+    QVERIFY(installTranslators(*qApp, QStringLiteral("zh_CN")));
+    {
+        MainWindow w(remat::test::testOptions());
+        QVERIFY(w.openModel(QStringLiteral("gpt2-small")));
+        // The timeline's tooltip on an alloc: the kind, the category and "takes no time" in
+        // Chinese, the buffer as the model names it; no simulator wording ("alloc",
+        // "saved_activations") and no "0.0 us".
+        const remat::Program& p = w.document()->evaluation().program;
+        std::size_t alloc = p.instructions.size();
+        for (std::size_t i = 0; i < p.instructions.size() && alloc == p.instructions.size(); ++i)
+            if (p.instructions[i].kind == remat::InstrKind::Alloc &&
+                p.buffer(p.instructions[i].buffer).category == remat::Category::SavedActivations)
+                alloc = i;
+        QVERIFY(alloc < p.instructions.size());
+        const QString tip = w.timeline()->tooltipFor(alloc);
+        const QString firstLine = tip.section(QStringLiteral("<br>"), 0, 0);
+        QVERIFY2(hasHan(firstLine), qPrintable(firstLine));
+        QVERIFY2(firstLine.contains(
+                     QString::fromStdString(p.buffer(p.instructions[alloc].buffer).label)),
+                 qPrintable(firstLine));
+        QVERIFY2(firstLine.contains(QString::fromUtf8("保存的激活")), qPrintable(firstLine));
+        QVERIFY2(!firstLine.contains(QLatin1String("alloc")) &&
+                     !firstLine.contains(QLatin1String("saved_activations")),
+                 qPrintable(firstLine));
+        QVERIFY2(!tip.contains(QLatin1String("takes")) && !tip.contains(QLatin1String(" us")),
+                 qPrintable(tip));
+        // Why the GPU option is off, in Chinese (the backend's own detail may follow).
+        RunPanel* run = w.runPanel();
+        const QString checking =
+            QCoreApplication::translate("remat::ui::RunPanel", "checking for a CUDA device…");
+        QTRY_VERIFY_WITH_TIMEOUT(run->gpuUnavailableReason() != checking || run->gpuAvailable(),
+                                 30000);
+        if (!run->gpuAvailable())
+            QVERIFY2(hasHan(run->gpuUnavailableReason()), qPrintable(run->gpuUnavailableReason()));
     }
     removeTranslators();
 }

@@ -9,7 +9,9 @@ QString bytesText(std::int64_t bytes, ByteUnits units) {
 }
 
 QString formatSeconds(double seconds) {
-    return toQString(remat::formatSeconds(seconds));
+    if (seconds >= 1.0) return QString::number(seconds, 'f', 3) + QStringLiteral(" s");
+    if (seconds >= 1e-3) return QString::number(seconds * 1e3, 'f', 2) + QStringLiteral(" ms");
+    return QString::number(seconds * 1e6, 'f', 1) + QStringLiteral(" µs");
 }
 
 QString formatPercent(double fraction) {
@@ -60,6 +62,11 @@ QString categoryDisplayName(Category c) {
             return QCoreApplication::translate("Category", "workspace");
     }
     return {};
+}
+
+QString categoryShortName(Category c) {
+    if (c == Category::Transient) return QCoreApplication::translate("Category", "transient");
+    return categoryDisplayName(c);
 }
 
 }  // namespace remat::ui

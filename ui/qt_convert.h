@@ -23,6 +23,7 @@ inline std::string toStdString(const QString& s) {
 // Byte counts as the user chose to see them (GB or GiB).
 // Named apart from remat::formatBytes: argument-dependent lookup would find both.
 QString bytesText(std::int64_t bytes, ByteUnits units);
+// Seconds as remat::formatSeconds writes them for the CLI, but microseconds as "µs".
 QString formatSeconds(double seconds);
 QString formatPercent(double fraction);
 
@@ -30,5 +31,7 @@ QString formatPercent(double fraction);
 QColor categoryColor(Category c);
 // A translated, human-readable category name ("saved activations").
 QString categoryDisplayName(Category c);
+// The same without the parenthesised explanation ("transient"), for legends and captions.
+QString categoryShortName(Category c);
 
 }  // namespace remat::ui

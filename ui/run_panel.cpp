@@ -113,7 +113,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     const auto backends = runBackends();
     if (std::find(backends.begin(), backends.end(), "cuda") == backends.end()) {
         m_gpuProbed = true;
-        m_gpuReason = toQString(backendUnavailableReason("cuda"));
+        m_gpuReason = cudaUnavailableReason();
     } else {
         m_gpuReason = tr("checking for a CUDA device…");
         m_probe = new QFutureWatcher<QString>(this);
@@ -125,8 +125,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
             updateControls();
             emit gpuProbed(gpuAvailable());
         });
-        m_probe->setFuture(
-            QtConcurrent::run([] { return toQString(backendUnavailableReason("cuda")); }));
+        m_probe->setFuture(QtConcurrent::run([] { return cudaUnavailableReason(); }));
     }
     clearProgram();
 }

@@ -1,6 +1,8 @@
 #include "run_worker.h"
 
 #include <QCoreApplication>
+#include <algorithm>
+#include <string_view>
 
 #ifdef REMAT_UI_HAVE_GPU
 #include "analysis.h"
@@ -13,22 +15,46 @@
 namespace remat::ui {
 namespace {
 
-// Messages this file writes itself (the executors' own come through as they are).
-std::string translated(const char* text) {
-    return QCoreApplication::translate("RunWorker", text).toStdString();
+// Messages this file writes itself (the executors' own come through as they are), each marked
+// with QT_TRANSLATE_NOOP so that lupdate finds it.
+QString translatedText(const char* text) {
+    return QCoreApplication::translate("RunWorker", text);
 }
 
 }  // namespace
 
 #ifdef REMAT_UI_HAVE_GPU
 
+namespace {
+
+std::string translated(const char* text) {
+    return translatedText(text).toStdString();
+}
+
+const char* const kCancelled = QT_TRANSLATE_NOOP("RunWorker", "the run was cancelled");
+
+}  // namespace
+
 std::vector<std::string> runBackends() {
     return availableBackends();
 }
 
-std::string backendUnavailableReason(const std::string& backend) {
-    auto b = makeBackend(backend);
-    return b ? std::string() : b.error().message;
+QString cudaUnavailableReason() {
+    const auto backends = availableBackends();
+    if (std::find(backends.begin(), backends.end(), "cuda") == backends.end())
+        return translatedText(
+            QT_TRANSLATE_NOOP("RunWorker",
+                              "this build has no CUDA executor (it was configured without nvcc "
+                              "or with REMAT_WITH_CUDA off)"));
+    auto backend = makeBackend("cuda");
+    if (backend) return {};
+    // The backend's reason ("no GPU: cudaErrorNoDevice (100), ...") is kept as it gives it,
+    // after the GUI's own words.
+    std::string detail = backend.error().message;
+    constexpr std::string_view prefix = "no GPU: ";
+    if (detail.starts_with(prefix)) detail.erase(0, prefix.size());
+    return translatedText(QT_TRANSLATE_NOOP("RunWorker", "no usable CUDA device: %1"))
+        .arg(QString::fromStdString(detail));
 }
 
 std::string cpuRefusal(const Graph& graph, const Program& program, bool allowUnsafe) {
@@ -48,7 +74,7 @@ RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,
         return out;
     };
     if (!request.graph || !request.program || !request.predicted)
-        return fail(translated("there is no program to run"));
+        return fail(translated(QT_TRANSLATE_NOOP("RunWorker", "there is no program to run")));
     const Graph& g = *request.graph;
     const Program& p = *request.program;
     const Timeline& predicted = *request.predicted;
@@ -88,7 +114,7 @@ RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,
     const double warmupShare = double(out.warmupSteps) * stepS / total;
     const double stepShare = stepS / total;
     report(0.0, RunStage::Preparing);
-    if (cancel && cancel->load()) return fail(translated("the run was cancelled"));
+    if (cancel && cancel->load()) return fail(translated(kCancelled));
 
     ProgramDriver driver(std::move(*backend));
     out.deviceName = driver.backend().deviceName();
@@ -122,7 +148,7 @@ RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,
     out.maxLiveDifferenceInstruction = diff.instruction;
     out.maxCategoryDifferenceBytes = diff.maxAbsCategoryBytes;
 
-    if (cancel && cancel->load()) return fail(translated("the run was cancelled"));
+    if (cancel && cancel->load()) return fail(translated(kCancelled));
     ExecuteOptions reference = options;
     reference.warmupSteps = 0;
     reference.progress = [&](std::size_t i, std::size_t count) {
@@ -133,7 +159,7 @@ RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,
     };
     auto grad =
         checkGradientsAgainstNone(driver, g, p, *m, compileOptionsFor(request.device), reference);
-    if (cancel && cancel->load()) return fail(translated("the run was cancelled"));
+    if (cancel && cancel->load()) return fail(translated(kCancelled));
     if (grad) {
         out.gradChecked = true;
         out.grad = RunGradCheck{grad->reference,  grad->referenceUnsafe, grad->maxAbsDiff,
@@ -152,18 +178,27 @@ std::vector<std::string> runBackends() {
     return {};
 }
 
-std::string backendUnavailableReason(const std::string&) {
-    return translated("this build of Remat Studio has no executors (gpu/ was not linked)");
+namespace {
+
+QString noExecutors() {
+    return translatedText(QT_TRANSLATE_NOOP(
+        "RunWorker", "this build of Remat Studio has no executors (gpu/ was not linked)"));
+}
+
+}  // namespace
+
+QString cudaUnavailableReason() {
+    return noExecutors();
 }
 
 std::string cpuRefusal(const Graph&, const Program&, bool) {
-    return backendUnavailableReason("cpu");
+    return noExecutors().toStdString();
 }
 
 RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>*, const RunHooks&) {
     RunOutcome out;
     out.backend = request.backend;
-    out.error = backendUnavailableReason(request.backend);
+    out.error = noExecutors().toStdString();
     return out;
 }
 

@@ -7,6 +7,7 @@
 // gpu/ header leaks out of here, so the UI builds without the executors too.
 #pragma once
 
+#include <QString>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -87,9 +88,11 @@ struct RunOutcome {
 
 // Backends this build has ("cpu", "cuda"); empty without the executors.
 std::vector<std::string> runBackends();
-// Why a backend cannot be used at all ("no GPU: ..."), empty when it can. May initialise the
-// device (CUDA): call it off the GUI thread.
-std::string backendUnavailableReason(const std::string& backend);
+// Why the GPU (CUDA) cannot be used, in the interface's language: the cause in the GUI's own
+// words (this build has no CUDA executor; no usable CUDA device, followed by the backend's
+// detail as it gave it), empty when it can. May initialise the device: call it off the GUI
+// thread.
+QString cudaUnavailableReason();
 // Why the program cannot run on the CPU reference executor (an op it lacks, an unsafe plan
 // without allowUnsafe), empty when it can. Cheap: no device is touched.
 std::string cpuRefusal(const Graph& graph, const Program& program, bool allowUnsafe);

@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "instruction_caption.h"
 #include "qt_convert.h"
 #include "simulator.h"
 #include "status_colors.h"
@@ -95,22 +96,6 @@ void SummaryPanel::clear() {
     refresh();
 }
 
-namespace {
-
-// describeInstruction() needs the graph only for compute and optimizer instructions (op and
-// parameter names); an alloc or free is captioned from the program alone.
-std::string peakCaption(const Evaluation& e, const Graph* graph) {
-    const std::size_t i = e.timeline.peakInstruction;
-    if (i >= e.program.instructions.size()) return {};
-    const InstrKind kind = e.program.instructions[i].kind;
-    if (graph) return describeInstruction(*graph, e.program, i);
-    if (kind == InstrKind::Alloc || kind == InstrKind::Free)
-        return describeInstruction(Graph{}, e.program, i);
-    return std::string(instrKindName(kind)) + " #" + std::to_string(i);
-}
-
-}  // namespace
-
 void SummaryPanel::setEvaluation(const Evaluation& e, const DeviceSpec& device,
                                  const Graph* graph) {
     const Timeline& t = e.timeline;
@@ -127,7 +112,9 @@ void SummaryPanel::setEvaluation(const Evaluation& e, const DeviceSpec& device,
     m_overheadFraction = e.recomputeOverhead();
     m_timeS = t.timeS;
     m_breakdownBytes = t.breakdownAtPeak;
-    m_peakCaption = toQString(peakCaption(e, graph));
+    m_peakInstruction.reset();
+    if (t.peakInstruction < e.program.instructions.size())
+        m_peakInstruction = instructionParts(graph, e.program, t.peakInstruction);
     m_deviceName = toQString(device.name);
     m_strategy = toQString(e.strategy.spelling());
     m_unsafe.clear();
@@ -179,7 +166,8 @@ void SummaryPanel::refresh() {
                             .arg(peak, formatPercent(-m_savedFraction), baseline));
     else
         m_peak->setText(tr("%1, the same as without checkpointing").arg(peak));
-    m_peakAt->setText(m_peakCaption);
+    m_peakAt->setText(m_peakInstruction ? instructionCaption(*m_peakInstruction, m_units)
+                                        : QString());
 
     if (m_timeS.recompute > 0)
         m_overhead->setText(

@@ -8,9 +8,11 @@
 #include <QString>
 #include <QStringList>
 #include <QWidget>
+#include <optional>
 
 #include "analysis.h"
 #include "device.h"
+#include "instruction_caption.h"
 #include "report.h"
 
 class QGridLayout;
@@ -27,7 +29,7 @@ public:
     explicit SummaryPanel(QWidget* parent = nullptr);
 
     // `graph` (the one the evaluation was made from) names the op at the peak; without it the
-    // caption names the instruction only when it is an alloc or a free.
+    // caption names only an alloc's or a free's buffer, and otherwise the instruction's index.
     void setEvaluation(const Evaluation& evaluation, const DeviceSpec& device,
                        const Graph* graph = nullptr);
     void clear();
@@ -75,7 +77,7 @@ private:
     double m_overheadFraction = 0.0;
     PhaseTotals m_timeS;
     CategoryBytes m_breakdownBytes{};
-    QString m_peakCaption;
+    std::optional<InstructionParts> m_peakInstruction;  // captioned in the current units
     QString m_deviceName;
     QString m_strategy;
     QStringList m_unsafe;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "instruction_caption.h"
 #include "plot_adapter.h"
 #include "qt_convert.h"
 
@@ -252,10 +253,7 @@ void TimelinePlot::rebuild() {
                 break;
             }
         // The legend keeps names short: the parenthesised explanation stays in tooltips.
-        QString name = categoryDisplayName(c);
-        const int paren = name.indexOf(QLatin1String(" ("));
-        if (paren > 0) name.truncate(paren);
-        styles.push_back(AreaStyle{name, categoryColor(c), used});
+        styles.push_back(AreaStyle{categoryShortName(c), categoryColor(c), used});
     }
     m_plot->setStackedAreas(styles);
     applyAxes();
@@ -413,20 +411,16 @@ int TimelinePlot::layerOfInstruction(std::size_t index) const {
 }
 
 QString TimelinePlot::captionOf(std::size_t index) const {
-    return index < m_count ? toQString(describeInstruction(*m_graph, *m_program, index))
-                           : QString();
+    return index < m_count
+               ? instructionCaption(instructionParts(m_graph, *m_program, index), m_units)
+               : QString();
 }
 
 QString TimelinePlot::shortCaption(std::size_t index) const {
-    QString c = captionOf(index);
-    // Alloc/free captions end in "(size, category)"; the label already states the size.
-    const InstrKind kind =
-        index < m_count ? m_program->instructions[index].kind : InstrKind::Forward;
-    if (kind == InstrKind::Alloc || kind == InstrKind::Free) {
-        const int paren = c.lastIndexOf(QLatin1String(" ("));
-        if (paren > 0) c.truncate(paren);
-    }
-    return c;
+    // Without an alloc's or free's "(size, category)": the peak label already states the size.
+    return index < m_count ? instructionCaption(instructionParts(m_graph, *m_program, index),
+                                                m_units, CaptionDetail::Short)
+                           : QString();
 }
 
 std::size_t TimelinePlot::instructionAtX(double x) const {
@@ -453,9 +447,12 @@ QString TimelinePlot::tooltipFor(std::size_t i) const {
                 tr("layer: %1 (%2)").arg(toQString(m.path).toHtmlEscaped(), toQString(m.kind));
     }
     const double endS = m_timeline->endS[i], durationS = m_timeline->durationS[i];
+    const QString start = formatSeconds(endS - durationS);
+    // Allocs and frees take no time in the model: "0.0 µs" would read as a rounded-down figure.
     html += QStringLiteral("<br>") +
-            tr("predicted time: starts at %1, takes %2")
-                .arg(formatSeconds(endS - durationS), formatSeconds(durationS));
+            (durationS > 0.0
+                 ? tr("predicted time: starts at %1, takes %2").arg(start, formatSeconds(durationS))
+                 : tr("predicted time: starts at %1, takes no time").arg(start));
     html += QStringLiteral("<table cellspacing=0 cellpadding=1>");
     for (Category c : kAllCategories) {
         const std::int64_t v = live[std::size_t(c)];

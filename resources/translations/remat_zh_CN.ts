@@ -4,44 +4,100 @@
 <context>
     <name>Category</name>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="45"/>
+        <location filename="../../ui/qt_convert.cpp" line="47"/>
         <source>parameters</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="47"/>
+        <location filename="../../ui/qt_convert.cpp" line="49"/>
         <source>gradients</source>
         <translation>梯度</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="49"/>
+        <location filename="../../ui/qt_convert.cpp" line="51"/>
         <source>optimizer state</source>
         <translation>优化器状态</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="51"/>
+        <location filename="../../ui/qt_convert.cpp" line="53"/>
         <source>saved activations</source>
         <translation>保存的激活</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="53"/>
+        <location filename="../../ui/qt_convert.cpp" line="55"/>
         <source>recomputed activations</source>
         <translation>重计算的激活</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="55"/>
+        <location filename="../../ui/qt_convert.cpp" line="57"/>
         <source>transient (temporaries, activation gradients)</source>
         <translation>临时（中间结果、激活梯度）</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="58"/>
+        <location filename="../../ui/qt_convert.cpp" line="60"/>
         <source>inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="60"/>
+        <location filename="../../ui/qt_convert.cpp" line="62"/>
         <source>workspace</source>
         <translation>工作区</translation>
+    </message>
+    <message>
+        <location filename="../../ui/qt_convert.cpp" line="68"/>
+        <source>transient</source>
+        <translation>临时</translation>
+    </message>
+</context>
+<context>
+    <name>Instruction</name>
+    <message>
+        <location filename="../../ui/instruction_caption.cpp" line="42"/>
+        <source>alloc</source>
+        <translation>分配</translation>
+    </message>
+    <message>
+        <location filename="../../ui/instruction_caption.cpp" line="44"/>
+        <source>free</source>
+        <translation>释放</translation>
+    </message>
+    <message>
+        <location filename="../../ui/instruction_caption.cpp" line="46"/>
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <location filename="../../ui/instruction_caption.cpp" line="48"/>
+        <source>recompute</source>
+        <translation>重计算</translation>
+    </message>
+    <message>
+        <location filename="../../ui/instruction_caption.cpp" line="50"/>
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <location filename="../../ui/instruction_caption.cpp" line="52"/>
+        <source>optimizer step</source>
+        <translation>优化器更新</translation>
+    </message>
+    <message>
+        <location filename="../../ui/instruction_caption.cpp" line="60"/>
+        <source>%1 #%2</source>
+        <comment>kind, instruction index</comment>
+        <translation>%1 #%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/instruction_caption.cpp" line="64"/>
+        <source>%1 %2</source>
+        <comment>kind, op or buffer name</comment>
+        <translation>%1 %2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/instruction_caption.cpp" line="66"/>
+        <source>%1 %2 (%3, %4)</source>
+        <comment>kind, buffer name, size, category</comment>
+        <translation>%1 %2（%3，%4）</translation>
     </message>
 </context>
 <context>
@@ -328,6 +384,34 @@
         <location filename="../../ui/layer_fields.cpp" line="192"/>
         <source>Channels</source>
         <translation>通道数</translation>
+    </message>
+</context>
+<context>
+    <name>RunWorker</name>
+    <message>
+        <location filename="../../ui/run_worker.cpp" line="34"/>
+        <source>the run was cancelled</source>
+        <translation>运行已取消</translation>
+    </message>
+    <message>
+        <location filename="../../ui/run_worker.cpp" line="46"/>
+        <source>this build has no CUDA executor (it was configured without nvcc or with REMAT_WITH_CUDA off)</source>
+        <translation>此构建不含 CUDA 执行器（配置时未找到 nvcc，或 REMAT_WITH_CUDA 处于关闭状态）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/run_worker.cpp" line="56"/>
+        <source>no usable CUDA device: %1</source>
+        <translation>没有可用的 CUDA 设备：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/run_worker.cpp" line="77"/>
+        <source>there is no program to run</source>
+        <translation>没有可运行的程序</translation>
+    </message>
+    <message>
+        <location filename="../../ui/run_worker.cpp" line="184"/>
+        <source>this build of Remat Studio has no executors (gpu/ was not linked)</source>
+        <translation>此 Remat Studio 构建不含执行器（未链接 gpu/）</translation>
     </message>
 </context>
 <context>
@@ -1386,17 +1470,17 @@
 <context>
     <name>remat::ui::PlotAdapter</name>
     <message>
-        <location filename="../../ui/plot_adapter.cpp" line="979"/>
+        <location filename="../../ui/plot_adapter.cpp" line="1030"/>
         <source>Remat Studio plot</source>
         <translation>Remat Studio 图表</translation>
     </message>
     <message>
-        <location filename="../../ui/plot_adapter.cpp" line="986"/>
+        <location filename="../../ui/plot_adapter.cpp" line="1037"/>
         <source>Cannot export to &quot;%1&quot;: choose a .png, .svg or .pdf file name.</source>
         <translation>无法导出到“%1”：请选择 .png、.svg 或 .pdf 文件名。</translation>
     </message>
     <message>
-        <location filename="../../ui/plot_adapter.cpp" line="991"/>
+        <location filename="../../ui/plot_adapter.cpp" line="1042"/>
         <source>Could not write &quot;%1&quot;. Check that the folder exists and is writable.</source>
         <translation>无法写入“%1”。请检查文件夹是否存在且可写。</translation>
     </message>
@@ -1435,7 +1519,7 @@
     </message>
     <message>
         <location filename="../../ui/run_panel.cpp" line="68"/>
-        <location filename="../../ui/run_panel.cpp" line="196"/>
+        <location filename="../../ui/run_panel.cpp" line="195"/>
         <source>measured</source>
         <translation>实测</translation>
     </message>
@@ -1455,232 +1539,232 @@
         <translation>正在检测 CUDA 设备…</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="159"/>
+        <location filename="../../ui/run_panel.cpp" line="158"/>
         <source>Ready: one training step, %1 instructions. Choose where to run it and press Run.</source>
         <translation>就绪：一个训练步，共 %1 条指令。选择运行位置后点击“运行”。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="174"/>
-        <location filename="../../ui/run_panel.cpp" line="237"/>
+        <location filename="../../ui/run_panel.cpp" line="173"/>
+        <location filename="../../ui/run_panel.cpp" line="236"/>
         <source>No plan to run yet.</source>
         <translation>尚无可运行的方案。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="197"/>
+        <location filename="../../ui/run_panel.cpp" line="196"/>
         <source>measured (GPU)</source>
         <translation>实测（GPU）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="197"/>
+        <location filename="../../ui/run_panel.cpp" line="196"/>
         <source>measured (CPU)</source>
         <translation>实测（CPU）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="208"/>
+        <location filename="../../ui/run_panel.cpp" line="207"/>
         <source>GPU option unavailable: %1</source>
         <translation>GPU 选项不可用：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="218"/>
+        <location filename="../../ui/run_panel.cpp" line="217"/>
         <source>The plan is unsafe (%1); tick the box above to run it anyway.</source>
         <translation>该方案不安全（%1）；勾选上方的复选框后仍可运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="222"/>
-        <location filename="../../ui/run_panel.cpp" line="249"/>
+        <location filename="../../ui/run_panel.cpp" line="221"/>
+        <location filename="../../ui/run_panel.cpp" line="248"/>
         <source>The CPU executor cannot run this plan: %1</source>
         <translation>CPU 执行器无法运行此方案：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="241"/>
+        <location filename="../../ui/run_panel.cpp" line="240"/>
         <source>The GPU cannot be used: %1</source>
         <translation>无法使用 GPU：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="245"/>
+        <location filename="../../ui/run_panel.cpp" line="244"/>
         <source>The plan is unsafe; tick the box to run it anyway.</source>
         <translation>该方案不安全；勾选复选框后仍可运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="277"/>
-        <location filename="../../ui/run_panel.cpp" line="300"/>
+        <location filename="../../ui/run_panel.cpp" line="276"/>
+        <location filename="../../ui/run_panel.cpp" line="299"/>
         <source>Running one training step on the GPU…</source>
         <translation>正在 GPU 上运行一个训练步…</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="278"/>
-        <location filename="../../ui/run_panel.cpp" line="301"/>
+        <location filename="../../ui/run_panel.cpp" line="277"/>
+        <location filename="../../ui/run_panel.cpp" line="300"/>
         <source>Running one training step on the CPU…</source>
         <translation>正在 CPU 上运行一个训练步…</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="280"/>
+        <location filename="../../ui/run_panel.cpp" line="279"/>
         <source>About %1 in all, the reference run without checkpointing for the gradient check included.</source>
         <translation>总计约 %1，包括用于梯度检查的无检查点参考运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="315"/>
-        <location filename="../../ui/run_panel.cpp" line="334"/>
+        <location filename="../../ui/run_panel.cpp" line="314"/>
+        <location filename="../../ui/run_panel.cpp" line="333"/>
         <source>Run cancelled.</source>
         <translation>运行已取消。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="326"/>
+        <location filename="../../ui/run_panel.cpp" line="325"/>
         <source>The run ended without a result.</source>
         <translation>运行结束但没有结果。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="336"/>
+        <location filename="../../ui/run_panel.cpp" line="335"/>
         <source>The run failed: %1</source>
         <translation>运行失败：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="342"/>
+        <location filename="../../ui/run_panel.cpp" line="341"/>
         <source>the GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="342"/>
+        <location filename="../../ui/run_panel.cpp" line="341"/>
         <source>the CPU</source>
         <translation>CPU</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="344"/>
+        <location filename="../../ui/run_panel.cpp" line="343"/>
         <source>Done: one training step on %1 (%2).</source>
         <translation>完成：在 %1 上运行了一个训练步（%2）。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="354"/>
+        <location filename="../../ui/run_panel.cpp" line="353"/>
         <source>preparing (probing the device) — %p%</source>
         <translation>准备中（探测设备）— %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="356"/>
+        <location filename="../../ui/run_panel.cpp" line="355"/>
         <source>warm-up step — %p%</source>
         <translation>预热步 — %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="358"/>
+        <location filename="../../ui/run_panel.cpp" line="357"/>
         <source>measured step — %p%</source>
         <translation>测量步 — %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="360"/>
+        <location filename="../../ui/run_panel.cpp" line="359"/>
         <source>reference run without checkpointing — %p%</source>
         <translation>无检查点参考运行 — %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="403"/>
+        <location filename="../../ui/run_panel.cpp" line="402"/>
         <source>peak, tracked</source>
         <translation>峰值（跟踪）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="406"/>
+        <location filename="../../ui/run_panel.cpp" line="405"/>
         <source>  reached after instruction</source>
         <translation>  峰值所在指令序号</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="409"/>
+        <location filename="../../ui/run_panel.cpp" line="408"/>
         <source>peak, device level (allocator reserved)</source>
         <translation>峰值（设备层面，分配器预留）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="411"/>
+        <location filename="../../ui/run_panel.cpp" line="410"/>
         <source>%1 over tracked</source>
         <translation>比跟踪值多 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="412"/>
+        <location filename="../../ui/run_panel.cpp" line="411"/>
         <source>  allocator in use (rounding included)</source>
         <translation>  分配器占用（含取整）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="415"/>
+        <location filename="../../ui/run_panel.cpp" line="414"/>
         <source>  of which the executor&apos;s own scratch</source>
         <translation>  其中执行器自身的暂存空间</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="418"/>
+        <location filename="../../ui/run_panel.cpp" line="417"/>
         <source>forward</source>
         <translation>前向</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="419"/>
+        <location filename="../../ui/run_panel.cpp" line="418"/>
         <source>recompute</source>
         <translation>重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="420"/>
+        <location filename="../../ui/run_panel.cpp" line="419"/>
         <source>backward</source>
         <translation>反向</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="421"/>
+        <location filename="../../ui/run_panel.cpp" line="420"/>
         <source>optimizer</source>
         <translation>优化器</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="422"/>
+        <location filename="../../ui/run_panel.cpp" line="421"/>
         <source>training step</source>
         <translation>训练步</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="425"/>
+        <location filename="../../ui/run_panel.cpp" line="424"/>
         <source>time: %1</source>
         <translation>时间：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="429"/>
+        <location filename="../../ui/run_panel.cpp" line="428"/>
         <source>Predicted times use this CPU&apos;s measured rates (%1 GFLOP/s sgemm); predicted memory is the device profile&apos;s.</source>
         <translation>预测时间使用本机 CPU 的实测速率（sgemm %1 GFLOP/s）；预测内存按设备配置计算。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="432"/>
+        <location filename="../../ui/run_panel.cpp" line="431"/>
         <source>Predicted times use the device profile.</source>
         <translation>预测时间按设备配置计算。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="438"/>
+        <location filename="../../ui/run_panel.cpp" line="437"/>
         <source>✔ Tracked live bytes equal the prediction after every one of the %1 instructions (largest difference 0 B).</source>
         <translation>✔ 在全部 %1 条指令之后，跟踪的存活字节数都与预测相等（最大差值 0 B）。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="444"/>
+        <location filename="../../ui/run_panel.cpp" line="443"/>
         <source>✘ The measurement does not have one entry per instruction of the program: a bug in the executor.</source>
         <translation>✘ 测量结果并非程序的每条指令各对应一项：这是执行器的缺陷。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="449"/>
+        <location filename="../../ui/run_panel.cpp" line="448"/>
         <source>✘ Tracked live bytes differ from the prediction by up to %1 (after instruction %2): a bug — prediction and execution share one program.</source>
         <translation>✘ 跟踪的存活字节数与预测最多相差 %1（在指令 %2 之后）：这是缺陷——预测与执行共用同一个程序。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="458"/>
+        <location filename="../../ui/run_panel.cpp" line="457"/>
         <source>Gradient check not run: %1</source>
         <translation>未进行梯度检查：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="464"/>
+        <location filename="../../ui/run_panel.cpp" line="463"/>
         <source> (largest in %1)</source>
         <translation>（最大差值出现在 %1）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="466"/>
+        <location filename="../../ui/run_panel.cpp" line="465"/>
         <source>✔ Gradients equal those of the same network without checkpointing, bit for bit (%1 parameters).</source>
         <translation>✔ 梯度与不使用检查点的同一网络逐位相同（%1 个参数）。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="472"/>
+        <location filename="../../ui/run_panel.cpp" line="471"/>
         <source>%1 Gradients differ from the run without checkpointing: largest absolute difference %2, relative %3%4.</source>
         <translation>%1 梯度与无检查点运行的结果不同：最大绝对差 %2，相对差 %3%4。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="482"/>
+        <location filename="../../ui/run_panel.cpp" line="481"/>
         <source>The plan without checkpointing is unsafe too (the damage is in the network), so agreement proves nothing.</source>
         <translation>不使用检查点的方案同样不安全（问题出在网络本身），因此结果一致也说明不了什么。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="487"/>
+        <location filename="../../ui/run_panel.cpp" line="486"/>
         <source>Loss per micro-batch: %1. Alloc, free and data initialisation took %2 (not part of the step time).</source>
         <translation>每个微批次的损失：%1。分配、释放和数据初始化用时 %2（不计入单步时间）。</translation>
     </message>
@@ -1816,122 +1900,122 @@
 <context>
     <name>remat::ui::SummaryPanel</name>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="56"/>
+        <location filename="../../ui/summary_panel.cpp" line="57"/>
         <source>Peak memory</source>
         <translation>峰值内存</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="57"/>
+        <location filename="../../ui/summary_panel.cpp" line="58"/>
         <source>Peak reached at</source>
         <translation>峰值出现于</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="58"/>
+        <location filename="../../ui/summary_panel.cpp" line="59"/>
         <source>Recompute overhead</source>
         <translation>重计算开销</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="59"/>
+        <location filename="../../ui/summary_panel.cpp" line="60"/>
         <source>Predicted step time</source>
         <translation>预测单步时间</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="60"/>
+        <location filename="../../ui/summary_panel.cpp" line="61"/>
         <source>Throughput</source>
         <translation>吞吐量</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="61"/>
+        <location filename="../../ui/summary_panel.cpp" line="62"/>
         <source>Largest micro-batch that fits</source>
         <translation>可容纳的最大微批次</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="64"/>
+        <location filename="../../ui/summary_panel.cpp" line="65"/>
         <source>What the peak is made of</source>
         <translation>峰值构成</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="152"/>
+        <location filename="../../ui/summary_panel.cpp" line="139"/>
         <source>No plan evaluated yet.</source>
         <translation>尚未评估任何方案。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="162"/>
+        <location filename="../../ui/summary_panel.cpp" line="149"/>
         <source>✔ Fits on %1: peak %2 of %3 usable (%4).</source>
         <translation>✔ 可在 %1 上容纳：峰值 %2，可用 %3（%4）。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="166"/>
+        <location filename="../../ui/summary_panel.cpp" line="153"/>
         <source>✘ Does not fit on %1: the peak of %2 exceeds the %3 usable by %4.</source>
         <translation>✘ 无法在 %1 上容纳：峰值 %2 超出可用的 %3 达 %4。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="175"/>
+        <location filename="../../ui/summary_panel.cpp" line="162"/>
         <source>%1, %2 less than without checkpointing (%3)</source>
         <translation>%1，比不使用检查点少 %2（%3）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="178"/>
+        <location filename="../../ui/summary_panel.cpp" line="165"/>
         <source>%1, %2 more than without checkpointing (%3)</source>
         <translation>%1，比不使用检查点多 %2（%3）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="181"/>
+        <location filename="../../ui/summary_panel.cpp" line="168"/>
         <source>%1, the same as without checkpointing</source>
         <translation>%1，与不使用检查点时相同</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="186"/>
+        <location filename="../../ui/summary_panel.cpp" line="174"/>
         <source>%1 more step time than without checkpointing (%2 of recompute per step)</source>
         <translation>单步时间比不使用检查点多 %1（每步重计算 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="190"/>
+        <location filename="../../ui/summary_panel.cpp" line="178"/>
         <source>none: nothing is recomputed</source>
         <translation>无：没有任何重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="191"/>
+        <location filename="../../ui/summary_panel.cpp" line="179"/>
         <source>%1 (forward %2, backward %3, recompute %4, optimizer %5)</source>
         <translation>%1（前向 %2，反向 %3，重计算 %4，优化器 %5）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="197"/>
+        <location filename="../../ui/summary_panel.cpp" line="185"/>
         <source>%1 samples/s (1 sample per step)</source>
         <translation>%1 样本/秒（每步 1 个样本）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="198"/>
+        <location filename="../../ui/summary_panel.cpp" line="186"/>
         <source>%1 samples/s (%2 samples per step)</source>
         <translation>%1 样本/秒（每步 %2 个样本）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="202"/>
+        <location filename="../../ui/summary_panel.cpp" line="190"/>
         <source>unbounded: memory does not grow with the micro-batch</source>
         <translation>无上限：内存不随微批次增长</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="204"/>
+        <location filename="../../ui/summary_panel.cpp" line="192"/>
         <source>none: not even one sample fits</source>
         <translation>无：连一个样本都放不下</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="206"/>
+        <location filename="../../ui/summary_panel.cpp" line="194"/>
         <source>%1 (now %2)</source>
         <translation>%1（当前 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="221"/>
+        <location filename="../../ui/summary_panel.cpp" line="209"/>
         <source>&lt; 0.1%</source>
         <translation>&lt; 0.1%</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="234"/>
+        <location filename="../../ui/summary_panel.cpp" line="222"/>
         <source>%1: %2 (%3)</source>
         <translation>%1：%2（%3）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="239"/>
+        <location filename="../../ui/summary_panel.cpp" line="227"/>
         <source>⚠ Unsafe plan: %1. Gradients will differ from a run without checkpointing.</source>
         <translation>⚠ 不安全的方案：%1。梯度将与不使用检查点的运行结果不同。</translation>
     </message>
@@ -1939,146 +2023,151 @@
 <context>
     <name>remat::ui::TimelinePlot</name>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="51"/>
+        <location filename="../../ui/timeline_plot.cpp" line="52"/>
         <source>fwd</source>
         <comment>phase strip</comment>
         <translation>前</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="53"/>
+        <location filename="../../ui/timeline_plot.cpp" line="54"/>
         <source>re</source>
         <comment>phase strip</comment>
         <translation>重</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="55"/>
+        <location filename="../../ui/timeline_plot.cpp" line="56"/>
         <source>bwd</source>
         <comment>phase strip</comment>
         <translation>反</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="57"/>
+        <location filename="../../ui/timeline_plot.cpp" line="58"/>
         <source>opt</source>
         <comment>phase strip</comment>
         <translation>优</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="68"/>
+        <location filename="../../ui/timeline_plot.cpp" line="69"/>
         <source>setup</source>
         <translation>准备</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="70"/>
+        <location filename="../../ui/timeline_plot.cpp" line="71"/>
         <source>forward</source>
         <translation>前向</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="72"/>
+        <location filename="../../ui/timeline_plot.cpp" line="73"/>
         <source>recompute</source>
         <translation>重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="74"/>
+        <location filename="../../ui/timeline_plot.cpp" line="75"/>
         <source>backward</source>
         <translation>反向</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="76"/>
+        <location filename="../../ui/timeline_plot.cpp" line="77"/>
         <source>optimizer</source>
         <translation>优化器</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="78"/>
+        <location filename="../../ui/timeline_plot.cpp" line="79"/>
         <source>teardown</source>
         <translation>收尾</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="155"/>
-        <location filename="../../ui/timeline_plot.cpp" line="232"/>
+        <location filename="../../ui/timeline_plot.cpp" line="156"/>
+        <location filename="../../ui/timeline_plot.cpp" line="233"/>
         <source>instruction</source>
         <translation>指令</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="156"/>
+        <location filename="../../ui/timeline_plot.cpp" line="157"/>
         <source>live memory</source>
         <translation>存活内存</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="229"/>
+        <location filename="../../ui/timeline_plot.cpp" line="230"/>
         <source>live memory (%1)</source>
         <translation>存活内存（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="235"/>
+        <location filename="../../ui/timeline_plot.cpp" line="236"/>
         <source>predicted time (%1)</source>
         <translation>预测时间（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="343"/>
+        <location filename="../../ui/timeline_plot.cpp" line="341"/>
         <source>%1 (micro-batch %2)</source>
         <translation>%1（微批次 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="359"/>
+        <location filename="../../ui/timeline_plot.cpp" line="357"/>
         <source>usable capacity</source>
         <translation>可用容量</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="360"/>
+        <location filename="../../ui/timeline_plot.cpp" line="358"/>
         <source>usable capacity %1, above this scale</source>
         <translation>可用容量 %1，超出此坐标范围</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="367"/>
+        <location filename="../../ui/timeline_plot.cpp" line="365"/>
         <source>peak %1
 at %2</source>
         <translation>峰值 %1
 位于 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="364"/>
+        <location filename="../../ui/timeline_plot.cpp" line="362"/>
         <source>usable capacity %1</source>
         <translation>可用容量 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="400"/>
+        <location filename="../../ui/timeline_plot.cpp" line="398"/>
         <source>measured</source>
         <translation>实测</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="445"/>
+        <location filename="../../ui/timeline_plot.cpp" line="439"/>
         <source>phase: %1, micro-batch %2 of %3</source>
         <translation>阶段：%1，第 %2 个微批次，共 %3 个</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="453"/>
+        <location filename="../../ui/timeline_plot.cpp" line="447"/>
         <source>layer: %1 (%2)</source>
         <translation>层：%1（%2）</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="457"/>
+        <location filename="../../ui/timeline_plot.cpp" line="454"/>
         <source>predicted time: starts at %1, takes %2</source>
         <translation>预测时间：开始于 %1，耗时 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="470"/>
+        <location filename="../../ui/timeline_plot.cpp" line="455"/>
+        <source>predicted time: starts at %1, takes no time</source>
+        <translation>预测时间：开始于 %1，不耗时</translation>
+    </message>
+    <message>
+        <location filename="../../ui/timeline_plot.cpp" line="467"/>
         <source>live in total</source>
         <translation>存活总量</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="476"/>
+        <location filename="../../ui/timeline_plot.cpp" line="473"/>
         <source>This is the peak.</source>
         <translation>这是峰值。</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="499"/>
-        <location filename="../../ui/timeline_plot.cpp" line="507"/>
+        <location filename="../../ui/timeline_plot.cpp" line="496"/>
+        <location filename="../../ui/timeline_plot.cpp" line="504"/>
         <source>There is no timeline to export yet.</source>
         <translation>尚无可导出的时间线。</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="512"/>
-        <location filename="../../ui/timeline_plot.cpp" line="537"/>
+        <location filename="../../ui/timeline_plot.cpp" line="509"/>
+        <location filename="../../ui/timeline_plot.cpp" line="534"/>
         <source>Could not write &quot;%1&quot;: %2</source>
         <translation>无法写入“%1”：%2</translation>
     </message>
