@@ -2,7 +2,7 @@
 // that is not blank; a checkpoint clicked in the layer stack changes the plotted timeline and
 // undo restores it; a broken file shows its error and keeps the model; the timeline and the
 // stack select each other; the inspector validates as you type; palette, edit actions, drag and
-// drop of a file, and every export work; and each edit redraws within one frame.
+// drop of a file, and every export work; and each edit redraws before it returns.
 #include <QDockWidget>
 #include <QLineEdit>
 #include <QMimeData>
@@ -26,19 +26,14 @@
 #include "run_worker.h"
 #include "summary_panel.h"
 #include "timeline_plot.h"
+#include "ui_test_support.h"
 
 using namespace remat;
 using namespace remat::ui;
+using remat::test::showAt;
+using remat::test::testOptions;
 
 namespace {
-
-MainWindow::Options testOptions() {
-    MainWindow::Options o;
-    o.interactive = false;
-    o.autosave = false;
-    o.restoreSettings = false;
-    return o;
-}
 
 int distinctColours(const QImage& image) {
     std::set<QRgb> colours;
@@ -106,9 +101,7 @@ void TstMainWindow::buildsAndRendersOnPresets() {
     QFETCH(QString, preset);
     MainWindow w(testOptions());
     QVERIFY(w.openModel(preset));
-    w.resize(1600, 1000);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showAt(w, QSize(1600, 1000)));
     QCOMPARE(w.layerStack()->model()->rowCount(), int(w.document()->network().layers.size()) + 1);
     QVERIFY(w.timeline()->hasData());
     QVERIFY(w.summary()->hasEvaluation());
@@ -127,9 +120,7 @@ void TstMainWindow::buildsAndRendersOnPresets() {
 void TstMainWindow::clickingACheckpointUpdatesTimelineAndUndoRestores() {
     MainWindow w(testOptions());
     QVERIFY(w.openModel("gpt2-small"));
-    w.resize(1600, 1000);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showAt(w, QSize(1600, 1000)));
     const QVector<QPointF> before = plottedTotal(w.timeline());
     const std::int64_t peakBefore = w.document()->evaluation().timeline.peakBytes;
     QCOMPARE(qint64(maxY(before)), qint64(peakBefore));
@@ -361,9 +352,7 @@ void TstMainWindow::editReevaluatesAndRedraws() {
     QFETCH(QString, preset);
     MainWindow w(testOptions());
     QVERIFY(w.openModel(preset));
-    w.resize(1600, 1000);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(showAt(w, QSize(1600, 1000)));
     std::vector<double> ms, cpu;
     const auto layers = std::int64_t(w.document()->graph().layerModules.size());
     for (int i = 0; i < 9; ++i) {
