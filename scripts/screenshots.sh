@@ -15,3 +15,4 @@ shot main-window-mlp.png mlp-3x1024
 shot main-window-gpt2-small.png gpt2-small --strategy every:3
 shot main-window-gpt2-small-dark.png gpt2-small --strategy every:3 --dark
 shot main-window-gpt2-small-selective.png gpt2-small --strategy selective:attention_core --expand-all
+shot main-window-gpt2-small-zh_CN.png gpt2-small --strategy every:3 --language zh_CN

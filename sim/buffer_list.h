@@ -1,9 +1,8 @@
 // The operand lists of an instruction (inputs, outputs, saved tensors, gradients...): a vector of
 // buffer ids that keeps up to four ids inside itself and goes to the heap only beyond that.
 // Nearly every op has at most four operands per list, so compiling a program of 20,000
-// instructions makes no heap allocation per list; with std::vector it made tens of thousands,
-// a third of the time of a plan edit on GPT-3 175B. The interface is the subset of std::vector
-// that programs use.
+// instructions makes no heap allocation per list, where std::vector made tens of thousands.
+// The interface is the subset of std::vector that programs use.
 #pragma once
 
 #include <algorithm>
