@@ -112,6 +112,68 @@ void OptimalPlanner::transitions(int b, bool kept, std::vector<Transition>& out)
     }
 }
 
+namespace {
+
+// row[i] = min(row[i], add + next[i]) for i < count, four at a time so that the compiler can use
+// vector instructions at -O2.
+void relaxShifted(double* __restrict row, const double* __restrict next, std::size_t count,
+                  double add) {
+    std::size_t i = 0;
+    for (; i + 4 <= count; i += 4) {
+        const double a0 = add + next[i], a1 = add + next[i + 1], a2 = add + next[i + 2],
+                     a3 = add + next[i + 3];
+        row[i] = a0 < row[i] ? a0 : row[i];
+        row[i + 1] = a1 < row[i + 1] ? a1 : row[i + 1];
+        row[i + 2] = a2 < row[i + 2] ? a2 : row[i + 2];
+        row[i + 3] = a3 < row[i + 3] ? a3 : row[i + 3];
+    }
+    for (; i < count; ++i) row[i] = std::min(row[i], add + next[i]);
+}
+
+}  // namespace
+
+double OptimalPlanner::TimeBound::at(std::size_t set, std::int64_t remainingBytes) const {
+    if (remainingBytes < 0) return std::numeric_limits<double>::infinity();
+    const std::int64_t cell = std::min(kCells - 1, remainingBytes / cellBytes);
+    return minTimeS[set * std::size_t(kCells) + std::size_t(cell)];
+}
+
+const OptimalPlanner::TimeBound& OptimalPlanner::timeBound() const {
+    std::call_once(m_timeBoundOnce, [this] {
+        // Cells cover every budget solve() plans for: below the no-checkpoint peak. Cell c
+        // stands for the largest remaining budget in it, (c + 1) * cellBytes - 1; a segment that
+        // keeps q * cellBytes + r bytes (r < cellBytes) leaves the rest exactly cell c - q's
+        // largest budget minus r, which that cell's value bounds from below.
+        constexpr std::int64_t cells = TimeBound::kCells;
+        auto tb = std::make_unique<TimeBound>();
+        tb->cellBytes = std::max<std::int64_t>(1, (m_allKept.predictedPeakBytes + cells) / cells);
+        const int n = m_model.unitCount();
+        tb->minTimeS.assign(2 * std::size_t(n + 1) * std::size_t(cells),
+                            std::numeric_limits<double>::infinity());
+        std::fill_n(tb->minTimeS.begin() + std::ptrdiff_t(2 * std::size_t(n) * cells), 2 * cells,
+                    0.0);
+        std::vector<Transition> ts;
+        for (int b = n - 1; b >= 0; --b)
+            for (int k = 0; k < 2; ++k) {
+                double* row = &tb->minTimeS[(2 * std::size_t(b) + std::size_t(k)) * cells];
+                transitions(b, k == 1, ts);
+                for (const Transition& t : ts) {
+                    const std::size_t to = 2 * std::size_t(t.last + 1) + (t.streamKeptAfter ? 1 : 0);
+                    const std::int64_t shift = t.keptBytes / tb->cellBytes;
+                    // The segment's own peak fits from the first cell whose largest budget holds it.
+                    const std::int64_t fits =
+                        t.needBytes < 0 ? 0 : (t.needBytes + tb->cellBytes) / tb->cellBytes - 1;
+                    const std::int64_t from = std::max(fits, shift);
+                    if (from >= cells) continue;
+                    relaxShifted(row + from, &tb->minTimeS[to * cells] + (from - shift),
+                                 std::size_t(cells - from), t.timeS);
+                }
+            }
+        m_timeBound = std::move(tb);
+    });
+    return *m_timeBound;
+}
+
 // Drops states of one stream flag that a state of the other dominates. A state that already
 // keeps the incoming stream (flag 1) at no more bytes and time is at least as good as one that
 // does not (flag 0): every unit then needs and keeps no more. A flag-0 state is as good as a
@@ -142,11 +204,12 @@ std::optional<OptimalPlan> OptimalPlanner::solve(std::int64_t budgetBytes) const
     double bound = std::numeric_limits<double>::infinity();
     const bool bounded = m_search == BoundedSearch::Always ||
                          (m_search == BoundedSearch::Auto && m_model.unitCount() > kExactOnlyUnits);
+    const TimeBound* rest = bounded ? &timeBound() : nullptr;
     if (bounded)
-        if (auto beam = solveWithin(budgetBytes, bound, kBoundBeam))
+        if (auto beam = solveWithin(budgetBytes, bound, kBoundBeam, rest))
             bound = beam->recomputeTimeS * (1 + 1e-9) + 1e-15;
     const std::size_t beamStates = m_lastStates, beamCandidates = m_lastCandidates;
-    auto exact = solveWithin(budgetBytes, bound, 0);
+    auto exact = solveWithin(budgetBytes, bound, 0, rest);
     m_lastStates += beamStates;
     m_lastCandidates += beamCandidates;
     return exact;
@@ -242,7 +305,8 @@ void mergeRuns(std::vector<Run>& runs, Front& out) {
 }  // namespace
 
 std::optional<OptimalPlan> OptimalPlanner::solveWithin(std::int64_t budgetBytes, double timeBound,
-                                                       std::size_t beam) const {
+                                                       std::size_t beam,
+                                                       const TimeBound* rest) const {
     const int n = m_model.unitCount();
     m_lastStates = 0;
     m_lastCandidates = 0;
@@ -252,6 +316,7 @@ std::optional<OptimalPlan> OptimalPlanner::solveWithin(std::int64_t budgetBytes,
     std::vector<std::vector<Run>> runs(2 * std::size_t(n + 1));
     sets[0].push(0, 0.0, Step{-1, -1, -1, false, false});
     std::vector<Transition> ts;
+    std::vector<std::pair<double, std::size_t>> scores;
     for (int b = 0; b < n; ++b) {
         auto& without = sets[2 * std::size_t(b)];
         auto& with = sets[2 * std::size_t(b) + 1];
@@ -263,8 +328,27 @@ std::optional<OptimalPlan> OptimalPlanner::solveWithin(std::int64_t budgetBytes,
         }
         crossFilter(without, with, m_model.units()[std::size_t(b)].streamBytes);
         for (int k = 0; k < 2; ++k) {
-            auto& from = sets[2 * std::size_t(b) + std::size_t(k)];
-            if (beam > 0 && from.size() > beam) {
+            const std::size_t set = 2 * std::size_t(b) + std::size_t(k);
+            auto& from = sets[set];
+            if (rest) {
+                // What a state can still reach: its time plus the least the rest needs with the
+                // budget it leaves.
+                scores.resize(from.size());
+                for (std::size_t i = 0; i < from.size(); ++i)
+                    scores[i] = {from.times[i] + rest->at(set, budgetBytes - from.bytes[i]), i};
+                if (beam > 0 && from.size() > beam) {
+                    // The beam keeps the states that promise the least time.
+                    std::nth_element(scores.begin(), scores.begin() + std::ptrdiff_t(beam),
+                                     scores.end());
+                    scores.resize(beam);
+                    std::sort(scores.begin(), scores.end(),
+                              [](const auto& x, const auto& y) { return x.second < y.second; });
+                }
+                std::size_t kept = 0;
+                for (const auto& [promise, i] : scores)
+                    if (promise <= timeBound) from.move(i, kept++);  // ascending, never ahead
+                from.resize(kept);
+            } else if (beam > 0 && from.size() > beam) {
                 // Keep `beam` states spread over the front, its two ends included.
                 for (std::size_t i = 0; i < beam; ++i)
                     from.move(i * (from.size() - 1) / (beam - 1), i);  // ascending, never ahead

@@ -5,11 +5,15 @@
 // kept" flag, the Pareto set of (bytes kept for later, recompute time so far); segment costs come
 // from ChainModel, so bytes are exact (no memory grid) and the optimum is exact. A table of the
 // smallest peak any suffix can reach prunes states that cannot finish, and answers infeasible
-// budgets with the smallest reachable peak. Every returned plan is compiled and simulated once
-// more; a peak over budget there is reported as the bug it would be.
+// budgets with the smallest reachable peak. For long chains a lower bound on the rest's recompute
+// time (on a grid of remaining budgets) steers a narrow beam to a near-optimal plan and then
+// prunes the exact pass to states that can still beat it. Every returned plan is compiled and
+// simulated once more; a peak over budget there is reported as the bug it would be.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,8 +38,11 @@ struct OptimalPlan {
 class OptimalPlanner {
 public:
     // Precomputes every region's cost and the suffix table: O(units^2), shared by all budgets
-    // (a budget slider re-solves only).
+    // (a budget slider re-solves only). The time bound table is built on the first bounded
+    // solve() and kept for later budgets.
     explicit OptimalPlanner(const ChainModel& model);
+    OptimalPlanner(const OptimalPlanner&) = delete;
+    OptimalPlanner& operator=(const OptimalPlanner&) = delete;
 
     // The least-recompute plan whose predicted peak is at most `budgetBytes`, or nothing when
     // no single-level plan fits.
@@ -53,6 +60,18 @@ public:
     std::size_t lastCandidateCount() const { return m_lastCandidates; }
 
 private:
+    // A lower bound on the recompute time the units from a boundary on still need, given the
+    // budget left above what earlier units keep: exact dynamic program over a grid of remaining
+    // budgets, each cell taking its largest budget (the rest's time only falls as the budget
+    // grows, so the cell's value bounds every budget in it from below).
+    struct TimeBound {
+        static constexpr std::int64_t kCells = 1024;
+        std::int64_t cellBytes = 1;
+        std::vector<double> minTimeS;  // [(2 * boundary + kept) * kCells + cell]
+        double at(std::size_t set, std::int64_t remainingBytes) const;
+    };
+    const TimeBound& timeBound() const;
+
     struct Transition {
         std::int64_t needBytes;  // peak above what earlier segments keep
         std::int64_t keptBytes;  // what this segment adds to that
@@ -65,11 +84,13 @@ private:
     void transitions(int b, bool kept, std::vector<Transition>& out) const;
     // The dynamic program keeping only states no slower than `timeBound`; with `beam` > 0 at
     // most that many states per boundary (a fast feasible plan, not necessarily optimal).
+    // `bound`, when given, prunes states whose time plus the rest's lower bound exceeds
+    // `timeBound`, and picks the beam's states by that sum.
     std::optional<OptimalPlan> solveWithin(std::int64_t budgetBytes, double timeBound,
-                                           std::size_t beam) const;
+                                           std::size_t beam, const TimeBound* bound) const;
     // Chains longer than this get a bound from a narrow-beam pass first.
     static constexpr int kExactOnlyUnits = 24;
-    static constexpr std::size_t kBoundBeam = 32;
+    static constexpr std::size_t kBoundBeam = 16;
 
     const ChainModel& m_model;
     std::vector<std::vector<RegionCost>> m_regions;  // [first][last - first]
@@ -77,6 +98,8 @@ private:
     OptimalPlan m_minimum;
     OptimalPlan m_allKept;
     BoundedSearch m_search = BoundedSearch::Auto;
+    mutable std::once_flag m_timeBoundOnce;
+    mutable std::unique_ptr<TimeBound> m_timeBound;
     mutable std::size_t m_lastStates = 0;
     mutable std::size_t m_lastCandidates = 0;
 };
