@@ -17,6 +17,7 @@
 #include "comparison_model.h"
 #include "comparison_panel.h"
 #include "comparison_worker.h"
+#include "progress_strip.h"
 #include "lower.h"
 #include "model_file.h"
 #include "plot_adapter.h"
@@ -69,6 +70,7 @@ ComparisonRow fakeRow(const std::string& spelling, std::int64_t peak, double tim
 class TestComparison : public QObject {
     Q_OBJECT
 private slots:
+    void progressStripCountsWithoutRelayout();
     void modelPassesTester();
     void namedStrategiesIncludeManualAndCurrent();
     void workerMatchesEvaluate();
@@ -167,6 +169,36 @@ void TestComparison::workerMatchesEvaluate() {
         compareRows(r.named[i], expectedRow(in, g, named[i].spelling()));
     for (std::size_t k = 1; k <= g.chain.size(); ++k)
         compareRows(r.everyK[k - 1], expectedRow(in, g, "every:" + std::to_string(k)));
+}
+
+// The busy bar's text follows its value, its size hint does not (progress must not relayout
+// the panel), and it paints only when the event loop paints.
+void TestComparison::progressStripCountsWithoutRelayout() {
+    ProgressStrip strip;
+    strip.setFormat(QStringLiteral("computing %v of %m strategies"));
+    strip.setRange(0, 12);
+    const QSize hint = strip.sizeHint();
+    strip.setValue(3);
+    QCOMPARE(strip.text(), QStringLiteral("computing 3 of 12 strategies"));
+    strip.setValue(12);
+    QCOMPARE(strip.text(), QStringLiteral("computing 12 of 12 strategies"));
+    QCOMPARE(strip.sizeHint(), hint);
+    strip.setValue(40);  // clamped to the range
+    QCOMPARE(strip.value(), 12);
+    strip.setFormat(QStringLiteral("%p%"));
+    strip.setValue(6);
+    QCOMPARE(strip.text(), QStringLiteral("50%"));
+    strip.setRange(0, 0);  // busy, amount unknown
+    QCOMPARE(strip.value(), 0);
+    // Drawn by the style as a progress bar: at 5 of 12 its left part is the filled chunk.
+    strip.setRange(0, 12);
+    strip.setFormat(QStringLiteral("computing %v of %m strategies"));
+    strip.setValue(5);
+    strip.resize(strip.sizeHint());
+    const QImage painted = strip.grab().toImage();
+    QVERIFY(!painted.isNull());
+    const int y = painted.height() / 2;
+    QVERIFY(painted.pixelColor(3, y) != painted.pixelColor(painted.width() - 4, y));
 }
 
 void TestComparison::panelComputesInBackground() {

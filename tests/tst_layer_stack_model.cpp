@@ -1,11 +1,13 @@
 // The layer stack model: passes QAbstractItemModelTester on the presets and through edits
 // (check toggles, inserts, removes, moves, undo), shows repeated blocks compactly and
 // expandable, attributes kept bytes that add up to the simulator's figure, and turns check
-// toggles and drops into document edits.
+// toggles and drops into document edits. A plan edit announces only the rows whose figures
+// changed, so that the view repaints those rows and not every visible one.
 #include <QAbstractItemModelTester>
 #include <QMimeData>
 #include <QtTest>
 #include <memory>
+#include <set>
 
 #include "document.h"
 #include "layer_stack_model.h"
@@ -20,6 +22,7 @@ private slots:
     void passesModelTester();
     void repeatedBlocksAreCompactAndExpandable();
     void checkToggleEditsThePlan();
+    void planEditAnnouncesOnlyChangedRows();
     void repeatedEntryToggleAndPartialState();
     void subModuleToggleIsAPathRegion();
     void keptBytesAddUpAndFollowThePlan_data();
@@ -109,6 +112,87 @@ void TstLayerStackModel::checkToggleEditsThePlan() {
             Qt::ItemIsUserCheckable);
     // Checkbox only in the checkpoint column.
     QVERIFY(!model.indexForEntry(0, 0).data(Qt::CheckStateRole).isValid());
+}
+
+// Every row whose check state, checkpoint text or kept bytes differ after the edit is announced,
+// and no row that is unchanged (unless the longest bar changed, which moves every bar).
+void TstLayerStackModel::planEditAnnouncesOnlyChangedRows() {
+    Document doc;
+    QVERIFY(doc.open("gpt2-small").ok());
+    LayerStackModel model(&doc);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    // Every row of the tree, with what it shows.
+    auto rows = [&] {
+        std::vector<QModelIndex> out;
+        std::vector<QModelIndex> todo{QModelIndex()};
+        while (!todo.empty()) {
+            const QModelIndex p = todo.back();
+            todo.pop_back();
+            for (int r = 0; r < model.rowCount(p); ++r) {
+                out.push_back(model.index(r, 0, p));
+                todo.push_back(model.index(r, 0, p));
+            }
+        }
+        return out;
+    };
+    auto shown = [&](const QModelIndex& i) {
+        const QModelIndex cp = i.siblingAtColumn(LayerStackModel::CheckpointColumn);
+        return QStringList{i.siblingAtColumn(LayerStackModel::BytesColumn).data().toString(),
+                           cp.data(Qt::CheckStateRole).toString(), cp.data().toString(),
+                           i.data(LayerStackModel::BarFractionRole).toString()};
+    };
+    const std::vector<QModelIndex> all = rows();
+    QVERIFY(all.size() > 50);
+    std::vector<QStringList> before;
+    for (const QModelIndex& i : all) before.push_back(shown(i));
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    // Checkpoint the MLP of block 5 only.
+    const QModelIndex block = model.indexForInstance(5);
+    QVERIFY(block.isValid());
+    QModelIndex mlp;
+    for (int r = 0; r < model.rowCount(block); ++r)
+        if (model.index(r, 0, block).data(LayerStackModel::ModulePathRole).toString().endsWith(
+                "mlp"))
+            mlp = model.index(r, LayerStackModel::CheckpointColumn, block);
+    QVERIFY(mlp.isValid());
+    QVERIFY(model.setData(mlp, int(Qt::Checked), Qt::CheckStateRole));
+    QCOMPARE(mlp.data(Qt::CheckStateRole).toInt(), int(Qt::Checked));
+    std::set<std::pair<quintptr, int>> announced;  // (node, column)
+    for (const QList<QVariant>& args : changed) {
+        const auto tl = args[0].value<QModelIndex>(), br = args[1].value<QModelIndex>();
+        QCOMPARE(tl.parent(), br.parent());
+        QCOMPARE(tl.row(), br.row());
+        for (int c = tl.column(); c <= br.column(); ++c) announced.insert({tl.internalId(), c});
+    }
+    int differing = 0;
+    for (std::size_t k = 0; k < all.size(); ++k) {
+        const QStringList now = shown(all[k]);
+        const bool figuresChanged = now.mid(0, 3) != before[k].mid(0, 3);
+        const bool barChanged = now[3] != before[k][3];
+        if (figuresChanged) {
+            ++differing;
+            QVERIFY2(announced.count({all[k].internalId(), LayerStackModel::CheckpointColumn}),
+                     qPrintable(all[k].data().toString()));
+        }
+        if (figuresChanged || barChanged)
+            QVERIFY(announced.count({all[k].internalId(), LayerStackModel::BytesColumn}));
+        if (!figuresChanged && !barChanged)
+            QVERIFY2(!announced.count({all[k].internalId(), LayerStackModel::CheckpointColumn}),
+                     qPrintable(all[k].data().toString()));
+    }
+    // The MLP row, its block and the block's entry at least; far fewer than the whole tree.
+    QVERIFY(differing >= 2);
+    std::size_t wholeRows = 0;
+    for (const auto& [node, column] : announced)
+        if (column == LayerStackModel::CheckpointColumn) ++wholeRows;
+    QCOMPARE(wholeRows, std::size_t(differing));
+    QVERIFY(wholeRows < all.size() / 4);
+    // Undo announces the same rows back.
+    changed.clear();
+    doc.undoStack()->undo();
+    QCOMPARE(mlp.data(Qt::CheckStateRole).toInt(), int(Qt::Unchecked));
+    QVERIFY(changed.count() > 0);
+    for (std::size_t k = 0; k < all.size(); ++k) QCOMPARE(shown(all[k]), before[k]);
 }
 
 void TstLayerStackModel::repeatedEntryToggleAndPartialState() {

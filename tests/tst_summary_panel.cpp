@@ -1,7 +1,11 @@
 // Tests of the summary panel: it states "fits" or "does not fit" in words (and a colour that
 // follows the palette), the peak and its saving against no checkpointing, what the peak is made
 // of (adding up to the peak), the largest micro-batch, and shows every unsafe-program reason as
-// a warning.
+// a warning. An edit rewrites the panel's labels in place (no widgets made or destroyed), and
+// the figures can be copied from their context menu.
+#include <QAction>
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QtTest>
 
@@ -51,6 +55,8 @@ private slots:
     void doesNotFitIsStatedPlainly();
     void unsafeReasonsAreWarnings();
     void unitsAndEmptyState();
+    void editsReuseTheLabels();
+    void figuresCanBeCopied();
 };
 
 void TestSummaryPanel::fitsIsStatedPlainly() {
@@ -176,6 +182,63 @@ void TestSummaryPanel::unitsAndEmptyState() {
     QVERIFY(panel.verdictText().contains(" MB") || panel.verdictText().contains(" GB"));
     panel.clear();
     QVERIFY(!panel.hasEvaluation());
+}
+
+void TestSummaryPanel::editsReuseTheLabels() {
+    SummaryPanel panel;
+    panel.resize(400, 600);
+    panel.show();
+    auto labels = [&] { return panel.findChildren<QLabel*>(); };
+    // Shown breakdown rows: four labels each (swatch, name, amount, share).
+    auto shownBreakdownLabels = [&] {
+        int n = 0;
+        for (QLabel* l : labels())
+            if (l->isVisibleTo(&panel) && !l->text().isEmpty() &&
+                panel.breakdownTexts().filter(l->text()).size() > 0)
+                ++n;
+        return n;
+    };
+    Case none = evaluatePreset("gpt2-small", "none");
+    panel.setEvaluation(none.evaluation, none.device, &none.graph);
+    const QList<QLabel*> first = labels();
+    const QStringList noneRows = panel.breakdownTexts();
+    QVERIFY(noneRows.size() >= 3);
+    QVERIFY(shownBreakdownLabels() >= noneRows.size());
+    for (const std::string strategy : {"full", "every:3", "selective:attention_core", "none"}) {
+        Case c = evaluatePreset("gpt2-small", strategy);
+        panel.setEvaluation(c.evaluation, c.device, &c.graph);
+        // The same label objects, rewritten.
+        QCOMPARE(labels(), first);
+        // As many breakdown rows shown as categories present, the rest hidden.
+        int present = 0;
+        for (std::int64_t b : c.evaluation.timeline.breakdownAtPeak) present += b > 0 ? 1 : 0;
+        QCOMPARE(panel.breakdownTexts().size(), qsizetype(present));
+        int visibleRows = 0;
+        for (QLabel* l : labels())
+            if (l->isVisibleTo(&panel) && l->alignment() == (Qt::AlignRight | Qt::AlignVCenter) &&
+                l->text().endsWith(QLatin1Char('%')))
+                ++visibleRows;
+        QCOMPARE(visibleRows, present);
+    }
+    panel.clear();
+    QCOMPARE(labels(), first);
+    QVERIFY(panel.breakdownTexts().isEmpty());
+}
+
+void TestSummaryPanel::figuresCanBeCopied() {
+    SummaryPanel panel;
+    Case c = evaluatePreset("mlp-3x1024", "manual");
+    panel.setEvaluation(c.evaluation, c.device, &c.graph);
+    const QString peak = panel.fieldText(SummaryPanel::Field::Peak);
+    QLabel* shown = nullptr;
+    for (QLabel* l : panel.findChildren<QLabel*>())
+        if (l->text() == peak) shown = l;
+    QVERIFY(shown);
+    QCOMPARE(shown->contextMenuPolicy(), Qt::ActionsContextMenu);
+    QCOMPARE(shown->actions().size(), 1);
+    QGuiApplication::clipboard()->clear();
+    shown->actions().front()->trigger();
+    QCOMPARE(QGuiApplication::clipboard()->text(), peak);
 }
 
 QTEST_MAIN(TestSummaryPanel)

@@ -7,21 +7,23 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
-#include <QProgressBar>
 #include <QPromise>
 #include <QSaveFile>
 #include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
+#include <QThreadPool>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
 #include "comparison_model.h"
+#include "progress_strip.h"
 #include "qt_convert.h"
 #include "status_colors.h"
 #include "tradeoff_plot.h"
+#include "wrap_label.h"
 
 namespace remat::ui {
 namespace {
@@ -65,14 +67,15 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent) {
 
     m_plot = new TradeoffPlot(this);
 
-    m_status = new QLabel(this);
-    m_status->setWordWrap(true);
-    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_busy = new QProgressBar(this);
-    m_busy->setTextVisible(true);
+    m_status = new WrapLabel(this);
+    m_busy = new ProgressStrip(this);
     m_busy->setMaximumWidth(260);
     m_busy->setFormat(tr("computing %v of %m strategies"));
     m_busy->setVisible(false);
+    // Showing and hiding it on every edit must not move the rest of the panel.
+    QSizePolicy keep = m_busy->sizePolicy();
+    keep.setRetainSizeWhenHidden(true);
+    m_busy->setSizePolicy(keep);
 
     m_export = new QToolButton(this);
     m_export->setText(tr("Export"));
@@ -146,6 +149,22 @@ bool ComparisonPanel::holds(const QString& spelling) const {
     return false;
 }
 
+namespace {
+
+// Comparisons run one at a time. A cancelled one finishes the strategy it is on while the next
+// waits, so a burst of edits never has several background threads competing with the window's
+// own thread for the cores.
+QThreadPool* comparisonPool() {
+    static QThreadPool* pool = [] {
+        auto* p = new QThreadPool;  // lives as long as the process: jobs may outlive the panel
+        p->setMaxThreadCount(1);
+        return p;
+    }();
+    return pool;
+}
+
+}  // namespace
+
 void ComparisonPanel::request(const ModelFile& model, const TrainingConfig& training,
                               const DeviceSpec& device, const QString& currentStrategy) {
     ComparisonRequest req{model, training, device, toStdString(currentStrategy)};
@@ -153,7 +172,7 @@ void ComparisonPanel::request(const ModelFile& model, const TrainingConfig& trai
     if (!m_watcher && m_lastRequest && m_result.frontierDone && sameInputs(req, *m_lastRequest) &&
         holds(currentStrategy))
         return;
-    cancel();
+    stopWatcher();  // the busy bar stays up: hiding and showing it would relayout the panel
     auto* watcher = new QFutureWatcher<ComparisonResult>(this);
     m_watcher = watcher;
     auto cancelFlag = std::make_shared<std::atomic<bool>>(false);
@@ -174,7 +193,7 @@ void ComparisonPanel::request(const ModelFile& model, const TrainingConfig& trai
         if (watcher == m_watcher) finishWatcher();
         watcher->deleteLater();
     });
-    watcher->setFuture(QtConcurrent::run([req, cancelFlag](QPromise<ComparisonResult>& promise) {
+    watcher->setFuture(QtConcurrent::run(comparisonPool(), [req, cancelFlag](QPromise<ComparisonResult>& promise) {
         ComparisonHooks hooks;
         hooks.cancelled = [&promise] { return promise.isCanceled(); };
         hooks.cancelFlag = cancelFlag.get();
@@ -197,6 +216,12 @@ void ComparisonPanel::request(const ModelFile& model, const TrainingConfig& trai
 
 void ComparisonPanel::cancel() {
     if (!m_watcher) return;
+    stopWatcher();
+    setBusy(false);
+}
+
+void ComparisonPanel::stopWatcher() {
+    if (!m_watcher) return;
     QFutureWatcher<ComparisonResult>* old = m_watcher;
     m_watcher = nullptr;
     if (m_cancelFlag) m_cancelFlag->store(true);
@@ -204,7 +229,6 @@ void ComparisonPanel::cancel() {
     // The worker stops at its next check; whatever it still reports is ignored above, and the
     // watcher deletes itself when the future finishes.
     old->cancel();
-    setBusy(false);
 }
 
 void ComparisonPanel::finishWatcher() {

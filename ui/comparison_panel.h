@@ -21,7 +21,6 @@
 #include "report.h"
 
 class QLabel;
-class QProgressBar;
 class QSortFilterProxyModel;
 class QSplitter;
 class QTableView;
@@ -30,6 +29,7 @@ class QToolButton;
 namespace remat::ui {
 
 class ComparisonModel;
+class ProgressStrip;
 class TradeoffPlot;
 
 class ComparisonPanel : public QWidget {
@@ -56,7 +56,7 @@ public:
     ComparisonModel* model() const { return m_model; }
     TradeoffPlot* plot() const { return m_plot; }
     QTableView* table() const { return m_table; }
-    QProgressBar* busyBar() const { return m_busy; }
+    ProgressStrip* busyBar() const { return m_busy; }
     QString statusText() const;
 
 signals:
@@ -71,6 +71,8 @@ protected:
 private:
     void install(const ComparisonResult& result);
     void finishWatcher();
+    // Drops the running request (its late results are ignored) without touching the busy bar.
+    void stopWatcher();
     void setBusy(bool busy);
     void chooseExport();
     bool sameInputs(const ComparisonRequest& a, const ComparisonRequest& b) const;
@@ -81,7 +83,7 @@ private:
     QTableView* m_table = nullptr;
     TradeoffPlot* m_plot = nullptr;
     QLabel* m_status = nullptr;
-    QProgressBar* m_busy = nullptr;
+    ProgressStrip* m_busy = nullptr;
     QToolButton* m_export = nullptr;
     QSplitter* m_split = nullptr;
     bool m_splitSized = false;

@@ -16,16 +16,26 @@ namespace remat::ui {
 LayerStackModel::LayerStackModel(Document* document, QObject* parent)
     : QAbstractItemModel(parent), m_document(document) {
     rebuild();
+    m_shown = shownRows();
+    m_shownNetwork = m_document->network();
     connect(document, &Document::changed, this, [this] {
         std::vector<std::string> oldKeys;
         oldKeys.reserve(m_nodes.size());
         for (const Node& n : m_nodes) oldKeys.push_back(n.key);
         std::vector<Node> previous = m_nodes;
         std::vector<int> previousRoots = m_roots;
+        const std::int64_t previousMaxBytes = m_maxRootBytes;
         rebuild();
         bool same = m_nodes.size() == oldKeys.size();
         for (std::size_t i = 0; same && i < m_nodes.size(); ++i)
             same = m_nodes[i].key == oldKeys[i];
+        if (same && m_document->network() == m_shownNetwork) {
+            // A plan or settings edit: names, kinds and shapes are as they were.
+            emitChangedRows(m_shown, previousMaxBytes);
+            return;
+        }
+        m_shown = shownRows();
+        m_shownNetwork = m_document->network();
         if (same) {
             emitAllDataChanged(-1);
             return;
@@ -134,6 +144,32 @@ void LayerStackModel::emitAllDataChanged(int parentNode) {
     emit dataChanged(index(0, 0, parent), index(int(rows.size()) - 1, ColumnCount - 1, parent));
     for (int child : rows)
         if (!m_nodes[std::size_t(child)].children.empty()) emitAllDataChanged(child);
+}
+
+std::vector<LayerStackModel::Shown> LayerStackModel::shownRows() const {
+    std::vector<Shown> out(m_nodes.size());
+    for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+        const Node& n = m_nodes[i];
+        out[i] = Shown{keptBytes(n), checkState(n), checkpointText(n)};
+    }
+    return out;
+}
+
+void LayerStackModel::emitChangedRows(const std::vector<Shown>& before,
+                                      std::int64_t maxBytesBefore) {
+    std::vector<Shown> now = shownRows();
+    const bool barsRescaled = m_maxRootBytes != maxBytesBefore;
+    for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+        if (i < before.size() && now[i] == before[i]) {
+            // Unchanged figures; the bar still moves when the longest bar it is drawn against
+            // changed.
+            if (barsRescaled)
+                emit dataChanged(indexOfNode(int(i), BytesColumn), indexOfNode(int(i), BytesColumn));
+            continue;
+        }
+        emit dataChanged(indexOfNode(int(i), 0), indexOfNode(int(i), ColumnCount - 1));
+    }
+    m_shown = std::move(now);
 }
 
 const LayerStackModel::Node* LayerStackModel::nodeOf(const QModelIndex& index) const {

@@ -101,11 +101,24 @@ private:
     QString checkpointText(const Node& n) const;
     QString toolTip(const Node& n) const;
     void emitAllDataChanged(int parentNode);
+    // What a plan edit can change in a row, as last announced to the views.
+    struct Shown {
+        std::int64_t bytes = 0;
+        Qt::CheckState check = Qt::Unchecked;
+        QString checkpoint;
+        friend bool operator==(const Shown&, const Shown&) = default;
+    };
+    std::vector<Shown> shownRows() const;
+    // After an edit that kept the tree: announces only the rows whose figures changed, so the
+    // views repaint those rows instead of every visible one.
+    void emitChangedRows(const std::vector<Shown>& before, std::int64_t maxBytesBefore);
 
     QPointer<Document> m_document;
     std::vector<Node> m_nodes;
     std::vector<int> m_roots;
     std::int64_t m_maxRootBytes = 1;
+    std::vector<Shown> m_shown;  // per node
+    Network m_shownNetwork;      // the network m_shown was taken for
 };
 
 }  // namespace remat::ui

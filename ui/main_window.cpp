@@ -8,8 +8,10 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QStatusBar>
+#include <QThreadPool>
 #include <QToolBar>
 #include <QUrl>
+#include <utility>
 
 #include "app_settings.h"
 #include "autosave.h"
@@ -168,6 +170,10 @@ void MainWindow::onDocumentChanged() {
     timer.start();
     const double startCpu = threadCpuMs();
     const auto state = m_document->stateHandle();
+    // The state shown until now: freeing a large program (GPT-3's has 40,000 instructions) takes
+    // a millisecond or more, so the last reference is dropped on a pool thread after the views
+    // have let go of it.
+    std::shared_ptr<const DocumentState> previous = std::exchange(m_shownState, state);
     // The plot keeps its highlighted layer across new data: no second replot for it.
     m_timeline->setData(state, *state->graph, state->evaluation.program, state->evaluation.timeline,
                         state->device);
@@ -183,6 +189,8 @@ void MainWindow::onDocumentChanged() {
     m_timingLabel->setText(tr("updated in %1 ms").arg(m_lastUpdateMs, 0, 'f', 1));
     updateEditActions();
     updateTitle();
+    if (previous && previous != state)
+        QThreadPool::globalInstance()->start([old = std::move(previous)]() mutable { old.reset(); });
 }
 
 void MainWindow::updateEditActions() {

@@ -24,6 +24,7 @@ namespace remat::ui {
 class Autosaver;
 class ComparisonPanel;
 class Document;
+struct DocumentState;
 class Inspector;
 class LayerStackView;
 class Palette;
@@ -141,6 +142,7 @@ private:
 
     ByteUnits m_units = ByteUnits::Binary;
     QString m_lastError;
+    std::shared_ptr<const DocumentState> m_shownState;  // what the views show
     double m_lastUpdateMs = 0.0;
     double m_lastUpdateCpuMs = 0.0;
 };

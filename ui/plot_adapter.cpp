@@ -9,6 +9,7 @@
 #include <QSvgGenerator>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 
 namespace remat::ui {
@@ -193,6 +194,10 @@ public:
     }
     void add(const Span& s) { m_spans.push_back(s); }
     int size() const { return int(m_spans.size()); }
+    // For a set drawn where nothing but the plot's background lies under it: translucent fills
+    // are blended with that colour once per span, so the paint is a plain fill rather than a
+    // blend of every pixel (phase washes cover the whole plot).
+    void setOpaqueOver(const QColor* background) { m_background = background; }
 
     double selectTest(const QPointF&, bool, QVariant*) const override { return -1.0; }
     QCPRange getKeyRange(bool& found, QCP::SignDomain) const override {
@@ -218,7 +223,7 @@ protected:
             const double bottom =
                 s.heightPx > 0 ? top + s.heightPx : area.top() + s.bottomRatio * area.height();
             const QRectF r(QPointF(a, top), QPointF(b, bottom));
-            painter->fillRect(r, s.fill);
+            painter->fillRect(r, m_background && s.fill.alpha() < 255 ? over(s.fill) : s.fill);
             if (s.border.isValid()) {
                 painter->setPen(QPen(s.border, 1.0));
                 painter->setBrush(Qt::NoBrush);
@@ -240,6 +245,13 @@ protected:
     void drawLegendIcon(QCPPainter*, const QRectF&) const override {}
 
 private:
+    QColor over(const QColor& fill) const {
+        const QColor& base = *m_background;
+        const float a = fill.alphaF();
+        return QColor::fromRgbF(a * fill.redF() + (1 - a) * base.redF(),
+                                a * fill.greenF() + (1 - a) * base.greenF(),
+                                a * fill.blueF() + (1 - a) * base.blueF());
+    }
     // Text measurement is slow next to drawing a rectangle; the labels repeat ("bwd", "re").
     int labelWidth(QCPPainter* painter, const QString& label) {
         if (painter->font() != m_widthFont) {
@@ -254,6 +266,7 @@ private:
     }
 
     std::vector<Span> m_spans;
+    const QColor* m_background = nullptr;
     QFont m_widthFont;
     QHash<QString, int> m_widths;
 };
@@ -362,6 +375,10 @@ PlotAdapter::PlotAdapter(QWidget* parent) : QWidget(parent) {
     m_plot->setMouseTracking(true);
     m_plot->installEventFilter(this);
     m_plot->setNoAntialiasingOnDrag(true);
+    // A replot draws into the plot's buffer and asks for a paint; the window paints it with
+    // everything else that changed in the same event-loop turn. (The library's default repaints
+    // the whole window at once, inside the edit, and then again when the turn ends.)
+    m_plot->setPlottingHint(QCP::phImmediateRefresh, false);
 
     // Phases sit under the grid; a selection is drawn over the data; texts above everything.
     m_plot->addLayer(kLayerBehind, m_plot->layer("grid"), QCustomPlot::limBelow);
@@ -606,6 +623,7 @@ SpanSet* PlotAdapter::spanSet(const QString& group, const char* layer) {
     if (!set) {
         set = new SpanSet(m_plot->xAxis, m_plot->yAxis);
         set->setLayer(QLatin1String(layer));
+        if (std::strcmp(layer, kLayerBehind) == 0) set->setOpaqueOver(&m_background);
         m_spanSets.insert(key, set);
     }
     return set;
@@ -932,6 +950,7 @@ void PlotAdapter::applyPalette() {
     QColor subtle = text;
     subtle.setAlpha(110);
     m_plot->setBackground(base);
+    m_background = base;
     for (QCPAxis* a : {m_plot->xAxis, m_plot->yAxis, m_plot->xAxis2, m_plot->yAxis2}) {
         a->setBasePen(QPen(subtle, 1));
         a->setTickPen(QPen(subtle, 1));

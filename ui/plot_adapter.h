@@ -175,6 +175,7 @@ private:
     StackedColumns* m_stack = nullptr;
     std::vector<QCPAbstractPlottable*> m_stackSwatches;
     QHash<QString, SpanSet*> m_spanSets;  // by group and layer
+    QColor m_background;                  // the plot's, for spans drawn right over it
     QHash<QString, QCPAbstractPlottable*> m_lines;
     QHash<QString, bool> m_linePaletteColored;
     QHash<QString, std::vector<QCPAbstractItem*>> m_groups;

@@ -5,7 +5,6 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QProgressBar>
 #include <QPromise>
 #include <QPushButton>
 #include <QRadioButton>
@@ -15,8 +14,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "progress_strip.h"
 #include "qt_convert.h"
 #include "status_colors.h"
+#include "wrap_label.h"
 
 namespace remat::ui {
 namespace {
@@ -55,13 +56,10 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     m_allowUnsafe->setVisible(false);
     m_run = new QPushButton(tr("Run"), this);
     m_cancel = new QPushButton(tr("Cancel"), this);
-    m_progress = new QProgressBar(this);
+    m_progress = new ProgressStrip(this);
     m_progress->setRange(0, kProgressSteps);
-    m_progress->setTextVisible(true);
     m_progress->setVisible(false);
-    m_status = new QLabel(this);
-    m_status->setWordWrap(true);
-    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_status = new WrapLabel(this);
 
     m_table = new QTableWidget(0, 4, this);
     m_table->setHorizontalHeaderLabels(

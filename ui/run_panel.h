@@ -32,12 +32,13 @@
 
 class QCheckBox;
 class QLabel;
-class QProgressBar;
 class QPushButton;
 class QRadioButton;
 class QTableWidget;
 
 namespace remat::ui {
+
+class ProgressStrip;
 
 class RunPanel : public QWidget {
     Q_OBJECT
@@ -100,7 +101,7 @@ private:
     QCheckBox* m_allowUnsafe = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_cancel = nullptr;
-    QProgressBar* m_progress = nullptr;
+    ProgressStrip* m_progress = nullptr;
     QLabel* m_status = nullptr;
     QTableWidget* m_table = nullptr;
     QLabel* m_liveCheck = nullptr;

@@ -12,6 +12,7 @@
 #include "qt_convert.h"
 #include "simulator.h"
 #include "status_colors.h"
+#include "wrap_label.h"
 
 namespace remat::ui {
 namespace {
@@ -42,9 +43,7 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 8, 8, 8);
 
-    m_verdict = new QLabel(this);
-    m_verdict->setWordWrap(true);
-    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_verdict = new WrapLabel(this);
     QFont big = m_verdict->font();
     big.setBold(true);
     big.setPointSizeF(big.pointSizeF() * 1.25);
@@ -70,6 +69,21 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
     m_breakdown = new QGridLayout;
     m_breakdown->setColumnStretch(1, 1);
     m_breakdown->setHorizontalSpacing(8);
+    for (int row = 0; row < int(kAllCategories.size()); ++row) {
+        BreakdownRow r;
+        r.swatch = new QLabel(this);
+        r.name = new QLabel(this);
+        r.amount = new QLabel(this);
+        r.amount->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        r.percent = new QLabel(this);
+        r.percent->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        m_breakdown->addWidget(r.swatch, row, 0);
+        m_breakdown->addWidget(r.name, row, 1);
+        m_breakdown->addWidget(r.amount, row, 2);
+        m_breakdown->addWidget(r.percent, row, 3);
+        for (QLabel* l : {r.swatch, r.name, r.amount, r.percent}) l->setVisible(false);
+        m_breakdownRows.push_back(r);
+    }
     layout->addLayout(m_breakdown);
 
     m_warnings = new QVBoxLayout;
@@ -82,9 +96,7 @@ QLabel* SummaryPanel::addField(const QString& name) {
     const int row = m_fields->rowCount();
     auto* title = new QLabel(name, this);
     title->setAlignment(Qt::AlignRight | Qt::AlignTop);
-    auto* value = new QLabel(this);
-    value->setWordWrap(true);
-    value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* value = new WrapLabel(this);
     m_fields->addWidget(title, row, 0);
     m_fields->addWidget(value, row, 1);
     return value;
@@ -129,16 +141,17 @@ void SummaryPanel::setUnits(ByteUnits units) {
 }
 
 void SummaryPanel::refresh() {
-    clearLayout(m_breakdown);
-    clearLayout(m_warnings);
     m_breakdownTexts.clear();
-    m_warningTexts.clear();
     QPalette verdictPalette = palette();
     if (!m_has) {
         m_verdict->setPalette(verdictPalette);
         m_verdict->setText(tr("No plan evaluated yet."));
         for (QLabel* l : {m_peak, m_peakAt, m_overhead, m_stepTime, m_throughput, m_maxMicroBatch})
             l->clear();
+        for (BreakdownRow& r : m_breakdownRows)
+            for (QLabel* l : {r.swatch, r.name, r.amount, r.percent}) l->setVisible(false);
+        m_breakdownShown = 0;
+        showWarnings({});
         return;
     }
 
@@ -207,26 +220,44 @@ void SummaryPanel::refresh() {
         const double fraction = double(bytes) / double(total);
         // A small but present share is not "0.0%".
         const QString share = fraction < 0.0005 ? tr("< 0.1%") : formatPercent(fraction);
-        auto* box = new QLabel(this);
-        box->setPixmap(swatch(categoryColor(c), swatchPx));
-        auto* name = new QLabel(categoryDisplayName(c), this);
-        auto* amount = new QLabel(bytesText(bytes, m_units), this);
-        amount->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        auto* percent = new QLabel(share, this);
-        percent->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        m_breakdown->addWidget(box, row, 0);
-        m_breakdown->addWidget(name, row, 1);
-        m_breakdown->addWidget(amount, row, 2);
-        m_breakdown->addWidget(percent, row, 3);
+        BreakdownRow& r = m_breakdownRows[std::size_t(row)];
+        const QColor color = categoryColor(c);
+        if (r.category != int(c) || r.swatchPx != swatchPx || r.swatchColor != color.rgba()) {
+            r.swatch->setPixmap(swatch(color, swatchPx));
+            r.category = int(c);
+            r.swatchPx = swatchPx;
+            r.swatchColor = color.rgba();
+        }
+        r.name->setText(categoryDisplayName(c));
+        r.amount->setText(bytesText(bytes, m_units));
+        r.percent->setText(share);
         m_breakdownTexts
             << tr("%1: %2 (%3)").arg(categoryDisplayName(c), bytesText(bytes, m_units), share);
         ++row;
     }
+    // Visibility changes only when the number of categories present does.
+    for (int i = 0; i < int(m_breakdownRows.size()); ++i) {
+        const bool shown = i < row;
+        if (shown == (i < m_breakdownShown)) continue;
+        const BreakdownRow& r = m_breakdownRows[std::size_t(i)];
+        for (QLabel* l : {r.swatch, r.name, r.amount, r.percent}) l->setVisible(shown);
+    }
+    m_breakdownShown = row;
 
-    for (const QString& reason : m_unsafe) {
-        const QString text = tr("⚠ Unsafe plan: %1. Gradients will differ from a run without "
-                                "checkpointing.")
-                                 .arg(reason);
+    QStringList warnings;
+    for (const QString& reason : m_unsafe)
+        warnings << tr("⚠ Unsafe plan: %1. Gradients will differ from a run without "
+                       "checkpointing.")
+                        .arg(reason);
+    showWarnings(warnings);
+}
+
+// Rebuilt only when the warnings change (rare: an unsafe plan appears or goes).
+void SummaryPanel::showWarnings(const QStringList& texts) {
+    if (texts == m_warningTexts && m_warnings->count() == texts.size()) return;
+    clearLayout(m_warnings);
+    m_warningTexts = texts;
+    for (const QString& text : texts) {
         auto* label = new QLabel(text, this);
         label->setWordWrap(true);
         label->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -234,7 +265,6 @@ void SummaryPanel::refresh() {
         pal.setColor(QPalette::WindowText, statusColor(Status::Warning, palette()));
         label->setPalette(pal);
         m_warnings->addWidget(label);
-        m_warningTexts << text;
     }
 }
 
@@ -269,7 +299,11 @@ QStringList SummaryPanel::warningTexts() const {
 
 void SummaryPanel::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange) refresh();
+    if (event->type() == QEvent::PaletteChange) {
+        m_warningTexts.clear();  // their colour follows the palette: rebuild them
+        clearLayout(m_warnings);
+        refresh();
+    }
 }
 
 }  // namespace remat::ui

@@ -8,7 +8,9 @@
 #include <QString>
 #include <QStringList>
 #include <QWidget>
+#include <QColor>
 #include <optional>
+#include <vector>
 
 #include "analysis.h"
 #include "device.h"
@@ -49,6 +51,20 @@ protected:
 private:
     void refresh();
     QLabel* addField(const QString& name);
+    void showWarnings(const QStringList& texts);
+
+    // One row of the breakdown per category, made once: an edit rewrites the texts of the rows
+    // it needs and hides the rest, so it neither creates widgets nor relays out more than the
+    // changed texts ask for.
+    struct BreakdownRow {
+        QLabel* swatch = nullptr;
+        QLabel* name = nullptr;
+        QLabel* amount = nullptr;
+        QLabel* percent = nullptr;
+        int category = -1;  // shown in this row, for its swatch and name
+        int swatchPx = 0;
+        QRgb swatchColor = 0;
+    };
 
     QLabel* m_verdict = nullptr;
     QGridLayout* m_fields = nullptr;
@@ -59,6 +75,8 @@ private:
     QLabel* m_throughput = nullptr;
     QLabel* m_maxMicroBatch = nullptr;
     QGridLayout* m_breakdown = nullptr;
+    std::vector<BreakdownRow> m_breakdownRows;
+    int m_breakdownShown = 0;
     QVBoxLayout* m_warnings = nullptr;
     QStringList m_breakdownTexts;
     QStringList m_warningTexts;
