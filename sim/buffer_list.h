@@ -10,6 +10,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <memory>
+#include <type_traits>
 
 #include "ids.h"
 
@@ -17,6 +18,8 @@ namespace remat {
 
 class BufferList {
 public:
+    static_assert(std::is_trivially_copyable_v<BufferId>);
+
     using value_type = BufferId;
     using iterator = BufferId*;
     using const_iterator = const BufferId*;
@@ -101,14 +104,11 @@ private:
         m_capacity = kInline;
         m_size = 0;
     }
+    // Every member is a plain value: the ids inline, or the heap pointer, move as bytes (a
+    // program's instructions are moved into their final order by the tens of thousands).
     void take(BufferList& o) {
-        m_size = o.m_size;
-        m_capacity = o.m_capacity;
-        if (o.onHeap()) {
-            m_heap = o.m_heap;
-            o.m_heap = nullptr;
-        } else
-            std::copy(o.m_inline, o.m_inline + o.m_size, m_inline);
+        std::memcpy(static_cast<void*>(this), static_cast<const void*>(&o), sizeof(BufferList));
+        o.m_heap = nullptr;
         o.m_capacity = kInline;
         o.m_size = 0;
     }

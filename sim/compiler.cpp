@@ -40,6 +40,11 @@ public:
         buildTree(plan);
         computeGradFlow();
         setupResident();
+        // Forward, backward and a recompute of every op per micro-batch, at most: one
+        // allocation for the steps instead of a dozen regrowths, each moving every instruction.
+        m_steps.reserve(std::min<std::size_t>(std::size_t(m_cfg.accumulationSteps) * 3 * m_g.ops.size() +
+                                                  m_g.tensors.size(),
+                                              std::size_t{1} << 22));
         for (std::uint32_t m = 0; m < std::uint32_t(m_cfg.accumulationSteps); ++m) microStep(m);
         optimizerSteps();
         if (auto st = checkSizes(); !st) return st.error();
@@ -170,7 +175,7 @@ private:
     void touch(BufferId b, std::uint32_t step) {
         if (b.valid()) m_lastUse[b.index()] = std::max(m_lastUse[b.index()], step);
     }
-    std::uint32_t emit(Instruction ins) {
+    std::uint32_t emit(Instruction&& ins) {
         auto step = std::uint32_t(m_steps.size());
         for (const auto* list : {&ins.inputs, &ins.outputs, &ins.params, &ins.saved,
                                  &ins.gradOutputs, &ins.gradInputs, &ins.paramGrads, &ins.state})
