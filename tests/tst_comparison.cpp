@@ -188,8 +188,9 @@ void TestComparison::progressStripCountsWithoutRelayout() {
     strip.setFormat(QStringLiteral("%p%"));
     strip.setValue(6);
     QCOMPARE(strip.text(), QStringLiteral("50%"));
-    strip.setRange(0, 0);  // busy, amount unknown
+    strip.setRange(0, 0);  // busy, amount unknown: no misleading "0 of 0"
     QCOMPARE(strip.value(), 0);
+    QVERIFY(strip.text().isEmpty());
     // Drawn by the style as a progress bar: at 5 of 12 its left part is the filled chunk.
     strip.setRange(0, 12);
     strip.setFormat(QStringLiteral("computing %v of %m strategies"));

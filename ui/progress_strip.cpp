@@ -34,6 +34,7 @@ void ProgressStrip::setFormat(const QString& format) {
 }
 
 QString ProgressStrip::text() const {
+    if (m_minimum == m_maximum) return {};  // busy: no count to show yet
     const int span = m_maximum - m_minimum;
     const int percent = span > 0 ? int(100LL * (m_value - m_minimum) / span) : 0;
     QString t = m_format;

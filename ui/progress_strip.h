@@ -19,7 +19,8 @@ public:
     // A range with minimum == maximum means "busy, amount unknown".
     void setRange(int minimum, int maximum);
     void setValue(int value);
-    // "%v" is replaced by the value, "%m" by the maximum, "%p" by the percentage.
+    // "%v" is replaced by the value, "%m" by the maximum, "%p" by the percentage; while busy
+    // (no range yet) no text is shown.
     void setFormat(const QString& format);
 
     int minimum() const { return m_minimum; }
