@@ -17,6 +17,7 @@
 #include "comparison_model.h"
 #include "comparison_panel.h"
 #include "comparison_worker.h"
+#include "instruction_caption.h"
 #include "progress_strip.h"
 #include "lower.h"
 #include "model_file.h"
@@ -169,6 +170,25 @@ void TestComparison::workerMatchesEvaluate() {
         compareRows(r.named[i], expectedRow(in, g, named[i].spelling()));
     for (std::size_t k = 1; k <= g.chain.size(); ++k)
         compareRows(r.everyK[k - 1], expectedRow(in, g, "every:" + std::to_string(k)));
+    // The peak's tooltip is captioned in the GUI's own (translated) words, units included; the
+    // English caption stays for the CSV.
+    ComparisonModel model;
+    model.setRows(r.named);
+    for (std::size_t i = 0; i < named.size(); ++i) {
+        auto e = evaluate(g, named[i], manualRegions(in.model), in.training, in.device);
+        QVERIFY(e);
+        const ComparisonRow& row = r.named[i];
+        QVERIFY(row.peakAt.has_value());
+        QCOMPARE(row.peakAt->index, e->timeline.peakInstruction);
+        QCOMPARE(row.peakAt->kind, e->program.instructions[e->timeline.peakInstruction].kind);
+        for (ByteUnits units : {ByteUnits::Binary, ByteUnits::Decimal}) {
+            model.setUnits(units);
+            const QString tip = model.data(model.index(int(i), ComparisonModel::PeakColumn),
+                                           Qt::ToolTipRole)
+                                    .toString();
+            QVERIFY2(tip.endsWith(instructionCaption(*row.peakAt, units)), qPrintable(tip));
+        }
+    }
 }
 
 // The busy bar's text follows its value, its size hint does not (progress must not relayout

@@ -168,7 +168,8 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
             if (column == PeakColumn)
                 return tr("Peak %1 (no checkpointing: %2), reached at %3")
                     .arg(bytesText(r.peakBytes, m_units), bytesText(r.baselinePeakBytes, m_units),
-                         toQString(r.peakCaption));
+                         r.peakAt ? instructionCaption(*r.peakAt, m_units)
+                                  : toQString(r.peakCaption));
             if (column == StrategyColumn) return tr("Click to apply %1").arg(toQString(r.spelling));
             return {};
         default:

@@ -14,11 +14,13 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <optional>
 #include <vector>
 
 #include "analysis.h"
 #include "device.h"
 #include "graph.h"
+#include "instruction_caption.h"
 #include "model_file.h"
 #include "network.h"
 #include "strategy.h"
@@ -37,7 +39,8 @@ struct ComparisonRow {
     double samplesPerS = 0.0;
     std::int64_t maxMicroBatch = 0;  // kMaxMicroBatch: memory does not grow with it
     bool fits = false;
-    std::string peakCaption;  // the instruction at the peak
+    std::string peakCaption;  // the instruction at the peak, in English (for the CSV export)
+    std::optional<InstructionParts> peakAt;  // the same, for a caption in the GUI's language
 };
 
 // One plan of the optimal frontier. `spelling` is the strategy that applies it:

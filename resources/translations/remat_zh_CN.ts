@@ -539,47 +539,47 @@
         <translation>峰值 %1（不使用检查点：%2），出现在 %3</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="172"/>
+        <location filename="../../ui/comparison_model.cpp" line="173"/>
         <source>Click to apply %1</source>
         <translation>点击以应用 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="183"/>
+        <location filename="../../ui/comparison_model.cpp" line="184"/>
         <source>strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="185"/>
+        <location filename="../../ui/comparison_model.cpp" line="186"/>
         <source>peak</source>
         <translation>峰值</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="187"/>
+        <location filename="../../ui/comparison_model.cpp" line="188"/>
         <source>saved vs none</source>
         <translation>相对无检查点的节省</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="189"/>
+        <location filename="../../ui/comparison_model.cpp" line="190"/>
         <source>recompute overhead</source>
         <translation>重计算开销</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="191"/>
+        <location filename="../../ui/comparison_model.cpp" line="192"/>
         <source>step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="193"/>
+        <location filename="../../ui/comparison_model.cpp" line="194"/>
         <source>largest micro-batch</source>
         <translation>最大微批次</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="195"/>
+        <location filename="../../ui/comparison_model.cpp" line="196"/>
         <source>fits</source>
         <translation>能否容纳</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="233"/>
+        <location filename="../../ui/comparison_model.cpp" line="234"/>
         <source>error: %1</source>
         <translation>错误：%1</translation>
     </message>
@@ -587,135 +587,135 @@
 <context>
     <name>remat::ui::ComparisonPanel</name>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="39"/>
+        <location filename="../../ui/comparison_panel.cpp" line="41"/>
         <source>Could not write &quot;%1&quot;: %2</source>
         <translation>无法写入“%1”：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="64"/>
+        <location filename="../../ui/comparison_panel.cpp" line="66"/>
         <source>Click a row to apply that strategy</source>
         <translation>点击一行以应用该策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="74"/>
+        <location filename="../../ui/comparison_panel.cpp" line="73"/>
         <source>computing %v of %m strategies</source>
         <translation>正在计算第 %v 个策略，共 %m 个</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="78"/>
+        <location filename="../../ui/comparison_panel.cpp" line="81"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="81"/>
+        <location filename="../../ui/comparison_panel.cpp" line="84"/>
         <source>Table as CSV…</source>
         <translation>表格导出为 CSV…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="82"/>
+        <location filename="../../ui/comparison_panel.cpp" line="85"/>
         <source>Export the comparison as CSV</source>
         <translation>将比较导出为 CSV</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="83"/>
+        <location filename="../../ui/comparison_panel.cpp" line="86"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="86"/>
-        <location filename="../../ui/comparison_panel.cpp" line="93"/>
-        <location filename="../../ui/comparison_panel.cpp" line="101"/>
+        <location filename="../../ui/comparison_panel.cpp" line="89"/>
+        <location filename="../../ui/comparison_panel.cpp" line="96"/>
+        <location filename="../../ui/comparison_panel.cpp" line="104"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="88"/>
+        <location filename="../../ui/comparison_panel.cpp" line="91"/>
         <source>Table as Markdown…</source>
         <translation>表格导出为 Markdown…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="90"/>
+        <location filename="../../ui/comparison_panel.cpp" line="93"/>
         <source>Export the comparison as Markdown</source>
         <translation>将比较导出为 Markdown</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="90"/>
+        <location filename="../../ui/comparison_panel.cpp" line="93"/>
         <source>Markdown files (*.md)</source>
         <translation>Markdown 文件 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="95"/>
+        <location filename="../../ui/comparison_panel.cpp" line="98"/>
         <source>Trade-off plot as PNG, SVG or PDF…</source>
         <translation>权衡图导出为 PNG、SVG 或 PDF…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="97"/>
+        <location filename="../../ui/comparison_panel.cpp" line="100"/>
         <source>Export the trade-off plot</source>
         <translation>导出权衡图</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="98"/>
+        <location filename="../../ui/comparison_panel.cpp" line="101"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
         <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="127"/>
+        <location filename="../../ui/comparison_panel.cpp" line="130"/>
         <source>No model yet.</source>
         <translation>尚无模型。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="232"/>
+        <location filename="../../ui/comparison_panel.cpp" line="256"/>
         <source>The strategies could not be compared: %1</source>
         <translation>无法比较各策略：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="251"/>
+        <location filename="../../ui/comparison_panel.cpp" line="275"/>
         <source>%1 strategies</source>
         <translation>%1 个策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="252"/>
+        <location filename="../../ui/comparison_panel.cpp" line="276"/>
         <source>%1 strategies for %2</source>
         <translation>%2 的 %1 个策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="256"/>
+        <location filename="../../ui/comparison_panel.cpp" line="280"/>
         <source>%1 on %2; computing the every:K curve…</source>
         <translation>%1，设备 %2；正在计算 every:K 曲线…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="258"/>
+        <location filename="../../ui/comparison_panel.cpp" line="282"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; computing the optimal frontier…</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；正在计算最优前沿…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="263"/>
+        <location filename="../../ui/comparison_panel.cpp" line="287"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; no optimal frontier: %4</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；无最优前沿：%4</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="268"/>
+        <location filename="../../ui/comparison_panel.cpp" line="292"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; the optimal frontier is one point: no plan lowers the peak.</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；最优前沿只有一个点：没有方案能降低峰值。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="273"/>
+        <location filename="../../ui/comparison_panel.cpp" line="297"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; %4 plans on the optimal frontier.</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；最优前沿上有 %4 个方案。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="309"/>
-        <location filename="../../ui/comparison_panel.cpp" line="317"/>
+        <location filename="../../ui/comparison_panel.cpp" line="333"/>
+        <location filename="../../ui/comparison_panel.cpp" line="341"/>
         <source>There is no comparison to export yet.</source>
         <translation>尚无可导出的比较。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="323"/>
+        <location filename="../../ui/comparison_panel.cpp" line="347"/>
         <source>Checkpointing strategies for %1</source>
         <translation>%1 的检查点策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="327"/>
+        <location filename="../../ui/comparison_panel.cpp" line="351"/>
         <source>%1 (usable %2), micro-batch %3 × %4 accumulation steps, %5, %6.</source>
         <translation>%1（可用 %2），微批次 %3 × %4 个梯度累积步，%5，%6。</translation>
     </message>
@@ -893,115 +893,115 @@
 <context>
     <name>remat::ui::LayerStackModel</name>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="244"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="280"/>
         <source>input</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="252"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="288"/>
         <source>%1–%2  %3 × %4</source>
         <extracomment>A repeated block, shown compactly: &quot;1–12 transformer_block × 12&quot;</extracomment>
         <translation>%1–%2  %3 × %4</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="274"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="310"/>
         <source>token ids</source>
         <translation>词元编号</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="274"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="310"/>
         <source>tensor</source>
         <translation>张量</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="287"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="323"/>
         <source>scalar</source>
         <translation>标量</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="295"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="331"/>
         <source>%1 tokens (vocab %2)</source>
         <translation>%1 个词元（词表 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="322"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="358"/>
         <source>%1 of %2</source>
         <translation>%1 / %2</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="338"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="374"/>
         <source>recompute</source>
         <translation>重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="430"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="466"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="432"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="468"/>
         <source>Kept</source>
         <translation>保留</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="336"/>
-        <location filename="../../ui/layer_stack_model.cpp" line="341"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="372"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="377"/>
         <source>in %1</source>
         <extracomment>The row lies inside a larger checkpointed region, named by its label (&quot;1-3&quot;)</extracomment>
         <translation>属于 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="347"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="383"/>
         <source>Kept for backward: %1</source>
         <translation>为反向保留：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="350"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="386"/>
         <source>The network&apos;s input.</source>
         <translation>网络的输入。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="353"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="389"/>
         <source>A repeated block; expand it to checkpoint single instances.</source>
         <translation>重复的块；展开后可对单个实例设置检查点。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="361"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="397"/>
         <source>Checkpointed (recompute): only its inputs are kept; its saved tensors are recomputed in backward.</source>
         <translation>已设检查点（重计算）：只保留其输入；其保存的张量在反向时重新计算。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="363"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="399"/>
         <source>Kept: its saved tensors stay in memory until backward.</source>
         <translation>保留：其保存的张量留在内存中直到反向。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="426"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="462"/>
         <source>Layer</source>
         <translation>层</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="428"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="464"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="434"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="470"/>
         <source>Checkpoint</source>
         <translation>检查点</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="442"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="478"/>
         <source>Output shape of one sample</source>
         <translation>单个样本的输出形状</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="444"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="480"/>
         <source>Activation bytes this row keeps until backward under the current plan (at the micro-batch set in the strategy bar)</source>
         <translation>在当前方案下，此行保留到反向传播的激活字节数（按策略栏中设置的微批次计）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="448"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="484"/>
         <source>Checked: a checkpointed (recompute) region</source>
         <translation>勾选：一个检查点（重计算）区域</translation>
     </message>
@@ -1062,72 +1062,72 @@
 <context>
     <name>remat::ui::MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.cpp" line="81"/>
+        <location filename="../../ui/main_window.cpp" line="83"/>
         <source>Strategy and training</source>
         <translation>策略与训练</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="87"/>
+        <location filename="../../ui/main_window.cpp" line="89"/>
         <source>Memory budget</source>
         <translation>内存预算</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="95"/>
+        <location filename="../../ui/main_window.cpp" line="97"/>
         <source>Time the last edit took to simulate and redraw</source>
         <translation>上一次修改的模拟和重绘用时</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="108"/>
+        <location filename="../../ui/main_window.cpp" line="110"/>
         <source>Layer stack</source>
         <translation>层栈</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="109"/>
+        <location filename="../../ui/main_window.cpp" line="111"/>
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="110"/>
+        <location filename="../../ui/main_window.cpp" line="112"/>
         <source>Palette</source>
         <translation>层库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="113"/>
+        <location filename="../../ui/main_window.cpp" line="115"/>
         <source>Summary</source>
         <translation>摘要</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="115"/>
+        <location filename="../../ui/main_window.cpp" line="117"/>
         <source>Comparison</source>
         <translation>比较</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="116"/>
+        <location filename="../../ui/main_window.cpp" line="118"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="133"/>
+        <location filename="../../ui/main_window.cpp" line="135"/>
         <source>Edit refused: %1</source>
         <translation>修改被拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="161"/>
+        <location filename="../../ui/main_window.cpp" line="163"/>
         <source>Run finished: %1</source>
         <translation>运行完成：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="162"/>
+        <location filename="../../ui/main_window.cpp" line="164"/>
         <source>Run did not finish: %1</source>
         <translation>运行未完成：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="183"/>
+        <location filename="../../ui/main_window.cpp" line="189"/>
         <source>updated in %1 ms</source>
         <translation>更新用时 %1 毫秒</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="197"/>
+        <location filename="../../ui/main_window.cpp" line="205"/>
         <source>%1[*] — Remat Studio</source>
         <translation>%1[*] — Remat Studio</translation>
     </message>
@@ -1470,17 +1470,17 @@
 <context>
     <name>remat::ui::PlotAdapter</name>
     <message>
-        <location filename="../../ui/plot_adapter.cpp" line="1030"/>
+        <location filename="../../ui/plot_adapter.cpp" line="1049"/>
         <source>Remat Studio plot</source>
         <translation>Remat Studio 图表</translation>
     </message>
     <message>
-        <location filename="../../ui/plot_adapter.cpp" line="1037"/>
+        <location filename="../../ui/plot_adapter.cpp" line="1056"/>
         <source>Cannot export to &quot;%1&quot;: choose a .png, .svg or .pdf file name.</source>
         <translation>无法导出到“%1”：请选择 .png、.svg 或 .pdf 文件名。</translation>
     </message>
     <message>
-        <location filename="../../ui/plot_adapter.cpp" line="1042"/>
+        <location filename="../../ui/plot_adapter.cpp" line="1061"/>
         <source>Could not write &quot;%1&quot;. Check that the folder exists and is writable.</source>
         <translation>无法写入“%1”。请检查文件夹是否存在且可写。</translation>
     </message>
@@ -1488,283 +1488,283 @@
 <context>
     <name>remat::ui::RunPanel</name>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="47"/>
+        <location filename="../../ui/run_panel.cpp" line="48"/>
         <source>CPU (reference executor)</source>
         <translation>CPU（参考执行器）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="48"/>
+        <location filename="../../ui/run_panel.cpp" line="49"/>
         <source>GPU (CUDA)</source>
         <translation>GPU（CUDA）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="54"/>
+        <location filename="../../ui/run_panel.cpp" line="55"/>
         <source>Run even though the plan is unsafe (to see the damage)</source>
         <translation>即使方案不安全也运行（以查看其影响）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="56"/>
+        <location filename="../../ui/run_panel.cpp" line="57"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="57"/>
+        <location filename="../../ui/run_panel.cpp" line="58"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="68"/>
+        <location filename="../../ui/run_panel.cpp" line="66"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="68"/>
-        <location filename="../../ui/run_panel.cpp" line="195"/>
+        <location filename="../../ui/run_panel.cpp" line="66"/>
+        <location filename="../../ui/run_panel.cpp" line="193"/>
         <source>measured</source>
         <translation>实测</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="68"/>
+        <location filename="../../ui/run_panel.cpp" line="66"/>
         <source>measured − predicted</source>
         <translation>实测 − 预测</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="84"/>
+        <location filename="../../ui/run_panel.cpp" line="82"/>
         <source>Run on:</source>
         <translation>运行于：</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="118"/>
+        <location filename="../../ui/run_panel.cpp" line="116"/>
         <source>checking for a CUDA device…</source>
         <translation>正在检测 CUDA 设备…</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="158"/>
+        <location filename="../../ui/run_panel.cpp" line="156"/>
         <source>Ready: one training step, %1 instructions. Choose where to run it and press Run.</source>
         <translation>就绪：一个训练步，共 %1 条指令。选择运行位置后点击“运行”。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="173"/>
-        <location filename="../../ui/run_panel.cpp" line="236"/>
+        <location filename="../../ui/run_panel.cpp" line="171"/>
+        <location filename="../../ui/run_panel.cpp" line="234"/>
         <source>No plan to run yet.</source>
         <translation>尚无可运行的方案。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="196"/>
+        <location filename="../../ui/run_panel.cpp" line="194"/>
         <source>measured (GPU)</source>
         <translation>实测（GPU）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="196"/>
+        <location filename="../../ui/run_panel.cpp" line="194"/>
         <source>measured (CPU)</source>
         <translation>实测（CPU）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="207"/>
+        <location filename="../../ui/run_panel.cpp" line="205"/>
         <source>GPU option unavailable: %1</source>
         <translation>GPU 选项不可用：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="217"/>
+        <location filename="../../ui/run_panel.cpp" line="215"/>
         <source>The plan is unsafe (%1); tick the box above to run it anyway.</source>
         <translation>该方案不安全（%1）；勾选上方的复选框后仍可运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="221"/>
-        <location filename="../../ui/run_panel.cpp" line="248"/>
+        <location filename="../../ui/run_panel.cpp" line="219"/>
+        <location filename="../../ui/run_panel.cpp" line="246"/>
         <source>The CPU executor cannot run this plan: %1</source>
         <translation>CPU 执行器无法运行此方案：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="240"/>
+        <location filename="../../ui/run_panel.cpp" line="238"/>
         <source>The GPU cannot be used: %1</source>
         <translation>无法使用 GPU：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="244"/>
+        <location filename="../../ui/run_panel.cpp" line="242"/>
         <source>The plan is unsafe; tick the box to run it anyway.</source>
         <translation>该方案不安全；勾选复选框后仍可运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="276"/>
-        <location filename="../../ui/run_panel.cpp" line="299"/>
+        <location filename="../../ui/run_panel.cpp" line="274"/>
+        <location filename="../../ui/run_panel.cpp" line="297"/>
         <source>Running one training step on the GPU…</source>
         <translation>正在 GPU 上运行一个训练步…</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="277"/>
-        <location filename="../../ui/run_panel.cpp" line="300"/>
+        <location filename="../../ui/run_panel.cpp" line="275"/>
+        <location filename="../../ui/run_panel.cpp" line="298"/>
         <source>Running one training step on the CPU…</source>
         <translation>正在 CPU 上运行一个训练步…</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="279"/>
+        <location filename="../../ui/run_panel.cpp" line="277"/>
         <source>About %1 in all, the reference run without checkpointing for the gradient check included.</source>
         <translation>总计约 %1，包括用于梯度检查的无检查点参考运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="314"/>
-        <location filename="../../ui/run_panel.cpp" line="333"/>
+        <location filename="../../ui/run_panel.cpp" line="312"/>
+        <location filename="../../ui/run_panel.cpp" line="331"/>
         <source>Run cancelled.</source>
         <translation>运行已取消。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="325"/>
+        <location filename="../../ui/run_panel.cpp" line="323"/>
         <source>The run ended without a result.</source>
         <translation>运行结束但没有结果。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="335"/>
+        <location filename="../../ui/run_panel.cpp" line="333"/>
         <source>The run failed: %1</source>
         <translation>运行失败：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="341"/>
+        <location filename="../../ui/run_panel.cpp" line="339"/>
         <source>the GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="341"/>
+        <location filename="../../ui/run_panel.cpp" line="339"/>
         <source>the CPU</source>
         <translation>CPU</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="343"/>
+        <location filename="../../ui/run_panel.cpp" line="341"/>
         <source>Done: one training step on %1 (%2).</source>
         <translation>完成：在 %1 上运行了一个训练步（%2）。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="353"/>
+        <location filename="../../ui/run_panel.cpp" line="351"/>
         <source>preparing (probing the device) — %p%</source>
         <translation>准备中（探测设备）— %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="355"/>
+        <location filename="../../ui/run_panel.cpp" line="353"/>
         <source>warm-up step — %p%</source>
         <translation>预热步 — %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="357"/>
+        <location filename="../../ui/run_panel.cpp" line="355"/>
         <source>measured step — %p%</source>
         <translation>测量步 — %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="359"/>
+        <location filename="../../ui/run_panel.cpp" line="357"/>
         <source>reference run without checkpointing — %p%</source>
         <translation>无检查点参考运行 — %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="402"/>
+        <location filename="../../ui/run_panel.cpp" line="400"/>
         <source>peak, tracked</source>
         <translation>峰值（跟踪）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="405"/>
+        <location filename="../../ui/run_panel.cpp" line="403"/>
         <source>  reached after instruction</source>
         <translation>  峰值所在指令序号</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="408"/>
+        <location filename="../../ui/run_panel.cpp" line="406"/>
         <source>peak, device level (allocator reserved)</source>
         <translation>峰值（设备层面，分配器预留）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="410"/>
+        <location filename="../../ui/run_panel.cpp" line="408"/>
         <source>%1 over tracked</source>
         <translation>比跟踪值多 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="411"/>
+        <location filename="../../ui/run_panel.cpp" line="409"/>
         <source>  allocator in use (rounding included)</source>
         <translation>  分配器占用（含取整）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="414"/>
+        <location filename="../../ui/run_panel.cpp" line="412"/>
         <source>  of which the executor&apos;s own scratch</source>
         <translation>  其中执行器自身的暂存空间</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="417"/>
+        <location filename="../../ui/run_panel.cpp" line="415"/>
         <source>forward</source>
         <translation>前向</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="418"/>
+        <location filename="../../ui/run_panel.cpp" line="416"/>
         <source>recompute</source>
         <translation>重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="419"/>
+        <location filename="../../ui/run_panel.cpp" line="417"/>
         <source>backward</source>
         <translation>反向</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="420"/>
+        <location filename="../../ui/run_panel.cpp" line="418"/>
         <source>optimizer</source>
         <translation>优化器</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="421"/>
+        <location filename="../../ui/run_panel.cpp" line="419"/>
         <source>training step</source>
         <translation>训练步</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="424"/>
+        <location filename="../../ui/run_panel.cpp" line="422"/>
         <source>time: %1</source>
         <translation>时间：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="428"/>
+        <location filename="../../ui/run_panel.cpp" line="426"/>
         <source>Predicted times use this CPU&apos;s measured rates (%1 GFLOP/s sgemm); predicted memory is the device profile&apos;s.</source>
         <translation>预测时间使用本机 CPU 的实测速率（sgemm %1 GFLOP/s）；预测内存按设备配置计算。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="431"/>
+        <location filename="../../ui/run_panel.cpp" line="429"/>
         <source>Predicted times use the device profile.</source>
         <translation>预测时间按设备配置计算。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="437"/>
+        <location filename="../../ui/run_panel.cpp" line="435"/>
         <source>✔ Tracked live bytes equal the prediction after every one of the %1 instructions (largest difference 0 B).</source>
         <translation>✔ 在全部 %1 条指令之后，跟踪的存活字节数都与预测相等（最大差值 0 B）。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="443"/>
+        <location filename="../../ui/run_panel.cpp" line="441"/>
         <source>✘ The measurement does not have one entry per instruction of the program: a bug in the executor.</source>
         <translation>✘ 测量结果并非程序的每条指令各对应一项：这是执行器的缺陷。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="448"/>
+        <location filename="../../ui/run_panel.cpp" line="446"/>
         <source>✘ Tracked live bytes differ from the prediction by up to %1 (after instruction %2): a bug — prediction and execution share one program.</source>
         <translation>✘ 跟踪的存活字节数与预测最多相差 %1（在指令 %2 之后）：这是缺陷——预测与执行共用同一个程序。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="457"/>
+        <location filename="../../ui/run_panel.cpp" line="455"/>
         <source>Gradient check not run: %1</source>
         <translation>未进行梯度检查：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="463"/>
+        <location filename="../../ui/run_panel.cpp" line="461"/>
         <source> (largest in %1)</source>
         <translation>（最大差值出现在 %1）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="465"/>
+        <location filename="../../ui/run_panel.cpp" line="463"/>
         <source>✔ Gradients equal those of the same network without checkpointing, bit for bit (%1 parameters).</source>
         <translation>✔ 梯度与不使用检查点的同一网络逐位相同（%1 个参数）。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="471"/>
+        <location filename="../../ui/run_panel.cpp" line="469"/>
         <source>%1 Gradients differ from the run without checkpointing: largest absolute difference %2, relative %3%4.</source>
         <translation>%1 梯度与无检查点运行的结果不同：最大绝对差 %2，相对差 %3%4。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="481"/>
+        <location filename="../../ui/run_panel.cpp" line="479"/>
         <source>The plan without checkpointing is unsafe too (the damage is in the network), so agreement proves nothing.</source>
         <translation>不使用检查点的方案同样不安全（问题出在网络本身），因此结果一致也说明不了什么。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="486"/>
+        <location filename="../../ui/run_panel.cpp" line="484"/>
         <source>Loss per micro-batch: %1. Alloc, free and data initialisation took %2 (not part of the step time).</source>
         <translation>每个微批次的损失：%1。分配、释放和数据初始化用时 %2（不计入单步时间）。</translation>
     </message>
@@ -1900,122 +1900,122 @@
 <context>
     <name>remat::ui::SummaryPanel</name>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="57"/>
+        <location filename="../../ui/summary_panel.cpp" line="56"/>
         <source>Peak memory</source>
         <translation>峰值内存</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="58"/>
+        <location filename="../../ui/summary_panel.cpp" line="57"/>
         <source>Peak reached at</source>
         <translation>峰值出现于</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="59"/>
+        <location filename="../../ui/summary_panel.cpp" line="58"/>
         <source>Recompute overhead</source>
         <translation>重计算开销</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="60"/>
+        <location filename="../../ui/summary_panel.cpp" line="59"/>
         <source>Predicted step time</source>
         <translation>预测单步时间</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="61"/>
+        <location filename="../../ui/summary_panel.cpp" line="60"/>
         <source>Throughput</source>
         <translation>吞吐量</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="62"/>
+        <location filename="../../ui/summary_panel.cpp" line="61"/>
         <source>Largest micro-batch that fits</source>
         <translation>可容纳的最大微批次</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="65"/>
+        <location filename="../../ui/summary_panel.cpp" line="64"/>
         <source>What the peak is made of</source>
         <translation>峰值构成</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="139"/>
+        <location filename="../../ui/summary_panel.cpp" line="148"/>
         <source>No plan evaluated yet.</source>
         <translation>尚未评估任何方案。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="149"/>
+        <location filename="../../ui/summary_panel.cpp" line="162"/>
         <source>✔ Fits on %1: peak %2 of %3 usable (%4).</source>
         <translation>✔ 可在 %1 上容纳：峰值 %2，可用 %3（%4）。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="153"/>
+        <location filename="../../ui/summary_panel.cpp" line="166"/>
         <source>✘ Does not fit on %1: the peak of %2 exceeds the %3 usable by %4.</source>
         <translation>✘ 无法在 %1 上容纳：峰值 %2 超出可用的 %3 达 %4。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="162"/>
+        <location filename="../../ui/summary_panel.cpp" line="175"/>
         <source>%1, %2 less than without checkpointing (%3)</source>
         <translation>%1，比不使用检查点少 %2（%3）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="165"/>
+        <location filename="../../ui/summary_panel.cpp" line="178"/>
         <source>%1, %2 more than without checkpointing (%3)</source>
         <translation>%1，比不使用检查点多 %2（%3）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="168"/>
+        <location filename="../../ui/summary_panel.cpp" line="181"/>
         <source>%1, the same as without checkpointing</source>
         <translation>%1，与不使用检查点时相同</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="174"/>
+        <location filename="../../ui/summary_panel.cpp" line="187"/>
         <source>%1 more step time than without checkpointing (%2 of recompute per step)</source>
         <translation>单步时间比不使用检查点多 %1（每步重计算 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="178"/>
+        <location filename="../../ui/summary_panel.cpp" line="191"/>
         <source>none: nothing is recomputed</source>
         <translation>无：没有任何重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="179"/>
+        <location filename="../../ui/summary_panel.cpp" line="192"/>
         <source>%1 (forward %2, backward %3, recompute %4, optimizer %5)</source>
         <translation>%1（前向 %2，反向 %3，重计算 %4，优化器 %5）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="185"/>
+        <location filename="../../ui/summary_panel.cpp" line="198"/>
         <source>%1 samples/s (1 sample per step)</source>
         <translation>%1 样本/秒（每步 1 个样本）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="186"/>
+        <location filename="../../ui/summary_panel.cpp" line="199"/>
         <source>%1 samples/s (%2 samples per step)</source>
         <translation>%1 样本/秒（每步 %2 个样本）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="190"/>
+        <location filename="../../ui/summary_panel.cpp" line="203"/>
         <source>unbounded: memory does not grow with the micro-batch</source>
         <translation>无上限：内存不随微批次增长</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="192"/>
+        <location filename="../../ui/summary_panel.cpp" line="205"/>
         <source>none: not even one sample fits</source>
         <translation>无：连一个样本都放不下</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="194"/>
+        <location filename="../../ui/summary_panel.cpp" line="207"/>
         <source>%1 (now %2)</source>
         <translation>%1（当前 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="209"/>
+        <location filename="../../ui/summary_panel.cpp" line="222"/>
         <source>&lt; 0.1%</source>
         <translation>&lt; 0.1%</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="222"/>
+        <location filename="../../ui/summary_panel.cpp" line="235"/>
         <source>%1: %2 (%3)</source>
         <translation>%1：%2（%3）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="227"/>
+        <location filename="../../ui/summary_panel.cpp" line="249"/>
         <source>⚠ Unsafe plan: %1. Gradients will differ from a run without checkpointing.</source>
         <translation>⚠ 不安全的方案：%1。梯度将与不使用检查点的运行结果不同。</translation>
     </message>
@@ -2253,6 +2253,14 @@ at %2</source>
         <location filename="../../ui/tradeoff_plot.cpp" line="327"/>
         <source>There is no comparison to export yet.</source>
         <translation>尚无可导出的比较。</translation>
+    </message>
+</context>
+<context>
+    <name>remat::ui::WrapLabel</name>
+    <message>
+        <location filename="../../ui/wrap_label.cpp" line="17"/>
+        <source>Copy</source>
+        <translation>复制</translation>
     </message>
 </context>
 </TS>

@@ -125,6 +125,27 @@ BENCHMARK(BM_SingleLevelSolve200Seeds)
     ->ArgsProduct({{1, 2, 3, 4}, {25, 50, 75}})
     ->Unit(benchmark::kMillisecond);
 
+// Growth with the chain's length at p = 50, from scratch (planOptimal: model, tables, time bound,
+// solve, verifying compile + simulate).
+void BM_SingleLevelPlanOptimalLength(benchmark::State& state) {
+    const Case c = heterogeneousChain(int(state.range(0)));
+    const ChainModel model = *ChainModel::build(c.graph, c.training, c.device);
+    const OptimalPlanner planner(model);
+    const std::int64_t budget = budgetAt(c, planner, 50);
+    for (auto _ : state) {
+        auto v = planOptimal(c.graph, c.training, c.device, budget);
+        if (!v) state.SkipWithError(v.error().message.c_str());
+        benchmark::DoNotOptimize(v);
+    }
+}
+BENCHMARK(BM_SingleLevelPlanOptimalLength)
+    ->Arg(50)
+    ->Arg(100)
+    ->Arg(200)
+    ->Arg(400)
+    ->Arg(800)
+    ->Unit(benchmark::kMillisecond);
+
 void BM_SingleLevelPlanOptimal200(benchmark::State& state) {
     static const Case c = heterogeneousChain(200);
     static const ChainModel model = *ChainModel::build(c.graph, c.training, c.device);
