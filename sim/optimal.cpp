@@ -134,8 +134,8 @@ void relaxShifted(double* __restrict row, const double* __restrict next, std::si
 
 double OptimalPlanner::TimeBound::at(std::size_t set, std::int64_t remainingBytes) const {
     if (remainingBytes < 0) return std::numeric_limits<double>::infinity();
-    const std::int64_t cell = std::min(kCells - 1, remainingBytes / cellBytes);
-    return minTimeS[set * std::size_t(kCells) + std::size_t(cell)];
+    const std::int64_t cell = std::min(cells - 1, remainingBytes / cellBytes);
+    return minTimeS[set * std::size_t(cells) + std::size_t(cell)];
 }
 
 const OptimalPlanner::TimeBound& OptimalPlanner::timeBound() const {
@@ -144,10 +144,12 @@ const OptimalPlanner::TimeBound& OptimalPlanner::timeBound() const {
         // stands for the largest remaining budget in it, (c + 1) * cellBytes - 1; a segment that
         // keeps q * cellBytes + r bytes (r < cellBytes) leaves the rest exactly cell c - q's
         // largest budget minus r, which that cell's value bounds from below.
-        constexpr std::int64_t cells = TimeBound::kCells;
-        auto tb = std::make_unique<TimeBound>();
-        tb->cellBytes = std::max<std::int64_t>(1, (m_allKept.predictedPeakBytes + cells) / cells);
         const int n = m_model.unitCount();
+        auto tb = std::make_unique<TimeBound>();
+        tb->cells = std::clamp<std::int64_t>(TimeBound::kMaxEntries / (2 * std::int64_t(n + 1)), 16,
+                                             TimeBound::kMaxCells);
+        const std::int64_t cells = tb->cells;
+        tb->cellBytes = std::max<std::int64_t>(1, (m_allKept.predictedPeakBytes + cells) / cells);
         tb->minTimeS.assign(2 * std::size_t(n + 1) * std::size_t(cells),
                             std::numeric_limits<double>::infinity());
         std::fill_n(tb->minTimeS.begin() + std::ptrdiff_t(2 * std::size_t(n) * cells), 2 * cells,

@@ -65,9 +65,12 @@ private:
     // budgets, each cell taking its largest budget (the rest's time only falls as the budget
     // grows, so the cell's value bounds every budget in it from below).
     struct TimeBound {
-        static constexpr std::int64_t kCells = 1024;
+        // 1,024 cells, fewer on chains so long that the table would pass 4 Mi entries (32 MiB).
+        static constexpr std::int64_t kMaxCells = 1024;
+        static constexpr std::int64_t kMaxEntries = std::int64_t{1} << 22;
+        std::int64_t cells = kMaxCells;
         std::int64_t cellBytes = 1;
-        std::vector<double> minTimeS;  // [(2 * boundary + kept) * kCells + cell]
+        std::vector<double> minTimeS;  // [(2 * boundary + kept) * cells + cell]
         double at(std::size_t set, std::int64_t remainingBytes) const;
     };
     const TimeBound& timeBound() const;
