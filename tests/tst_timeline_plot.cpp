@@ -10,6 +10,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <map>
 #include <ctime>
 #include <random>
 #include <set>
@@ -424,6 +425,42 @@ void TestTimelinePlot::renderedGrabIsNotBlank() {
         // The background follows the palette.
         const QColor corner = image.pixelColor(3, 3);
         QCOMPARE(corner.lightness() < 128, dark);
+        // Phases are washed in their colours over that background, above the data too: a light
+        // tint of the base colour, different for forward and backward.
+        const QColor base = plot.palette().color(QPalette::Base);
+        auto washAt = [&](Phase phase) {
+            const auto& ins = c.evaluation.program.instructions;
+            std::size_t best = 0, bestLength = 0;
+            for (std::size_t i = 0; i < ins.size();) {
+                std::size_t j = i;
+                while (j < ins.size() && ins[j].phase == ins[i].phase) ++j;
+                if (ins[i].phase == phase && j - i > bestLength) {
+                    best = (i + j) / 2;
+                    bestLength = j - i;
+                }
+                i = j;
+            }
+            const double top = double(c.evaluation.timeline.peakBytes) * 1.1;
+            const QPoint at = plot.plotAdapter()
+                                  ->dataToPixel(double(best), top)
+                                  .toPoint() +
+                              plot.plotAdapter()->mapTo(&plot, QPoint(0, 0));
+            // The most frequent colour of a short run (a grid dot may fall on one pixel).
+            std::map<QRgb, int> votes;
+            for (int dx = -4; dx <= 4; ++dx) ++votes[image.pixel(at.x() + dx, at.y())];
+            return QColor(std::max_element(votes.begin(), votes.end(), [](auto& a, auto& b) {
+                              return a.second < b.second;
+                          })->first);
+        };
+        const QColor forward = washAt(Phase::Forward), backward = washAt(Phase::Backward);
+        QVERIFY2(forward != backward, qPrintable(forward.name() + " " + backward.name()));
+        for (const QColor& wash : {forward, backward}) {
+            QVERIFY2(wash != base, qPrintable(wash.name()));
+            QVERIFY2(std::abs(wash.red() - base.red()) < 48 &&
+                         std::abs(wash.green() - base.green()) < 48 &&
+                         std::abs(wash.blue() - base.blue()) < 48,
+                     qPrintable(wash.name() + " over " + base.name()));
+        }
         const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR");
         if (!dir.isEmpty())
             image.save(QString::fromLocal8Bit(dir) +
