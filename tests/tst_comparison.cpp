@@ -71,6 +71,7 @@ ComparisonRow fakeRow(const std::string& spelling, std::int64_t peak, double tim
 class TestComparison : public QObject {
     Q_OBJECT
 private slots:
+    void burstOfRequestsComputesOnce();
     void progressStripCountsWithoutRelayout();
     void modelPassesTester();
     void namedStrategiesIncludeManualAndCurrent();
@@ -220,6 +221,30 @@ void TestComparison::progressStripCountsWithoutRelayout() {
     QVERIFY(!painted.isNull());
     const int y = painted.height() / 2;
     QVERIFY(painted.pixelColor(3, y) != painted.pixelColor(painted.width() - 4, y));
+}
+
+// Requests made in one burst (edits faster than a frame) start one computation, the last one's;
+// a cancel before it starts leaves nothing running.
+void TestComparison::burstOfRequestsComputesOnce() {
+    Inputs in = preset("gpt2-tiny");
+    ComparisonPanel panel;
+    QSignalSpy computed(&panel, &ComparisonPanel::computed);
+    panel.request(in.model, in.training, in.device, "every:2");
+    panel.request(in.model, in.training, in.device, "every:3");
+    panel.request(in.model, in.training, in.device, "sqrt");
+    QVERIFY(panel.isBusy());
+    QVERIFY(computed.wait(60000));
+    QTest::qWait(200);  // nothing else arrives
+    QCOMPARE(computed.count(), 1);
+    QVERIFY(panel.model()->rowOf("sqrt") >= 0);
+    QVERIFY(!panel.isBusy());
+    // Cancelled before its start: never runs.
+    in.training.microBatch += 1;  // other inputs, so the request is not already answered
+    panel.request(in.model, in.training, in.device, "every:2");
+    QVERIFY(panel.isBusy());
+    panel.cancel();
+    QVERIFY(!panel.isBusy());
+    QVERIFY(!computed.wait(300));
 }
 
 void TestComparison::panelComputesInBackground() {

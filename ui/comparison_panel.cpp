@@ -14,6 +14,7 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QThreadPool>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent>
@@ -66,6 +67,11 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent) {
     m_table->setToolTip(tr("Click a row to apply that strategy"));
 
     m_plot = new TradeoffPlot(this);
+
+    m_start = new QTimer(this);
+    m_start->setSingleShot(true);
+    m_start->setInterval(kStartDelayMs);
+    connect(m_start, &QTimer::timeout, this, &ComparisonPanel::startPending);
 
     m_status = new WrapLabel(this);
     m_busy = new ProgressStrip(this);
@@ -169,10 +175,22 @@ void ComparisonPanel::request(const ModelFile& model, const TrainingConfig& trai
                               const DeviceSpec& device, const QString& currentStrategy) {
     ComparisonRequest req{model, training, device, toStdString(currentStrategy)};
     setCurrentStrategy(currentStrategy);
-    if (!m_watcher && m_lastRequest && m_result.frontierDone && sameInputs(req, *m_lastRequest) &&
+    if (!isBusy() && m_lastRequest && m_result.frontierDone && sameInputs(req, *m_lastRequest) &&
         holds(currentStrategy))
         return;
     stopWatcher();  // the busy bar stays up: hiding and showing it would relayout the panel
+    // The work starts a frame later: the edit that asked for it gets the cores to itself until
+    // its frame is painted, and a burst of edits starts one comparison, not one per edit.
+    m_pending = std::move(req);
+    m_start->start();
+    m_busy->setRange(0, 0);
+    setBusy(true);
+}
+
+void ComparisonPanel::startPending() {
+    if (!m_pending) return;
+    const ComparisonRequest req = std::move(*m_pending);
+    m_pending.reset();
     auto* watcher = new QFutureWatcher<ComparisonResult>(this);
     m_watcher = watcher;
     auto cancelFlag = std::make_shared<std::atomic<bool>>(false);
@@ -193,34 +211,35 @@ void ComparisonPanel::request(const ModelFile& model, const TrainingConfig& trai
         if (watcher == m_watcher) finishWatcher();
         watcher->deleteLater();
     });
-    watcher->setFuture(QtConcurrent::run(comparisonPool(), [req, cancelFlag](QPromise<ComparisonResult>& promise) {
-        ComparisonHooks hooks;
-        hooks.cancelled = [&promise] { return promise.isCanceled(); };
-        hooks.cancelFlag = cancelFlag.get();
-        hooks.progress = [&promise](int done, int total) {
-            promise.setProgressRange(0, total);
-            promise.setProgressValue(done);
-        };
-        hooks.namedReady = [&promise](const ComparisonResult& partial) {
-            promise.addResult(partial);
-        };
-        hooks.curveReady = [&promise](const ComparisonResult& partial) {
-            promise.addResult(partial);
-        };
-        ComparisonResult result = computeComparison(req, hooks);
-        if (!result.cancelled) promise.addResult(result);
-    }));
-    m_busy->setRange(0, 0);
-    setBusy(true);
+    watcher->setFuture(QtConcurrent::run(
+        comparisonPool(), [req, cancelFlag](QPromise<ComparisonResult>& promise) {
+            ComparisonHooks hooks;
+            hooks.cancelled = [&promise] { return promise.isCanceled(); };
+            hooks.cancelFlag = cancelFlag.get();
+            hooks.progress = [&promise](int done, int total) {
+                promise.setProgressRange(0, total);
+                promise.setProgressValue(done);
+            };
+            hooks.namedReady = [&promise](const ComparisonResult& partial) {
+                promise.addResult(partial);
+            };
+            hooks.curveReady = [&promise](const ComparisonResult& partial) {
+                promise.addResult(partial);
+            };
+            ComparisonResult result = computeComparison(req, hooks);
+            if (!result.cancelled) promise.addResult(result);
+        }));
 }
 
 void ComparisonPanel::cancel() {
-    if (!m_watcher) return;
+    if (!isBusy()) return;
     stopWatcher();
     setBusy(false);
 }
 
 void ComparisonPanel::stopWatcher() {
+    m_start->stop();
+    m_pending.reset();
     if (!m_watcher) return;
     QFutureWatcher<ComparisonResult>* old = m_watcher;
     m_watcher = nullptr;

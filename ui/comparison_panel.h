@@ -24,6 +24,7 @@ class QLabel;
 class QSortFilterProxyModel;
 class QSplitter;
 class QTableView;
+class QTimer;
 class QToolButton;
 
 namespace remat::ui {
@@ -45,7 +46,7 @@ public:
                  const QString& currentStrategy);
     void setCurrentStrategy(const QString& spelling);
     void cancel();
-    bool isBusy() const { return m_watcher != nullptr; }
+    bool isBusy() const { return m_watcher != nullptr || m_pending.has_value(); }
     void setUnits(ByteUnits units);
 
     bool exportCsv(const QString& path, QString* error = nullptr) const;
@@ -71,8 +72,11 @@ protected:
 private:
     void install(const ComparisonResult& result);
     void finishWatcher();
-    // Drops the running request (its late results are ignored) without touching the busy bar.
+    // Drops the running or pending request (late results are ignored) without touching the busy
+    // bar.
     void stopWatcher();
+    void startPending();
+    static constexpr int kStartDelayMs = 16;  // one frame
     void setBusy(bool busy);
     void chooseExport();
     bool sameInputs(const ComparisonRequest& a, const ComparisonRequest& b) const;
@@ -88,6 +92,8 @@ private:
     QSplitter* m_split = nullptr;
     bool m_splitSized = false;
     QFutureWatcher<ComparisonResult>* m_watcher = nullptr;  // the request in flight
+    std::optional<ComparisonRequest> m_pending;              // the request about to start
+    QTimer* m_start = nullptr;
     std::shared_ptr<std::atomic<bool>> m_cancelFlag;        // stops its frontier
     std::optional<ComparisonRequest> m_lastRequest;         // of m_result
     ComparisonResult m_result;

@@ -159,15 +159,21 @@ void LayerStackModel::emitChangedRows(const std::vector<Shown>& before,
                                       std::int64_t maxBytesBefore) {
     std::vector<Shown> now = shownRows();
     const bool barsRescaled = m_maxRootBytes != maxBytesBefore;
+    // Cell by cell: a view repaints a single changed index, but its whole viewport for a range.
+    auto cell = [this](std::size_t node, int column) {
+        const QModelIndex at = indexOfNode(int(node), column);
+        emit dataChanged(at, at);
+    };
     for (std::size_t i = 0; i < m_nodes.size(); ++i) {
         if (i < before.size() && now[i] == before[i]) {
             // Unchanged figures; the bar still moves when the longest bar it is drawn against
             // changed.
-            if (barsRescaled)
-                emit dataChanged(indexOfNode(int(i), BytesColumn), indexOfNode(int(i), BytesColumn));
+            if (barsRescaled) cell(i, BytesColumn);
             continue;
         }
-        emit dataChanged(indexOfNode(int(i), 0), indexOfNode(int(i), ColumnCount - 1));
+        // Names, kinds and shapes stay: a plan edit changes the kept bytes and the checkpoint.
+        cell(i, BytesColumn);
+        cell(i, CheckpointColumn);
     }
     m_shown = std::move(now);
 }

@@ -7,7 +7,9 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScrollArea>
 #include <QStatusBar>
+#include <QStyle>
 #include <QThreadPool>
 #include <QToolBar>
 #include <QUrl>
@@ -100,10 +102,23 @@ void MainWindow::buildViews() {
 
 void MainWindow::buildDocks() {
     auto dock = [this](const QString& title, const char* name, QWidget* w,
-                       Qt::DockWidgetArea area) {
+                       Qt::DockWidgetArea area, int scrollWidth = 0) {
         auto* d = new QDockWidget(title, this);
         d->setObjectName(QString::fromLatin1(name));
-        d->setWidget(w);
+        if (scrollWidth > 0) {
+            // A panel whose texts change with every edit: the scroll area keeps its new size
+            // hints from relaying out the whole window, and a short dock scrolls it.
+            auto* scroll = new QScrollArea(d);
+            scroll->setWidgetResizable(true);
+            scroll->setFrameShape(QFrame::NoFrame);
+            scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+            scroll->setMinimumWidth(scrollWidth +
+                                    scroll->style()->pixelMetric(QStyle::PM_ScrollBarExtent));
+            scroll->setWidget(w);
+            d->setWidget(scroll);
+        } else {
+            d->setWidget(w);
+        }
         addDockWidget(area, d);
         return d;
     };
@@ -112,7 +127,8 @@ void MainWindow::buildDocks() {
     m_paletteDock = dock(tr("Palette"), "paletteDock", m_palette, Qt::LeftDockWidgetArea);
     tabifyDockWidget(m_inspectorDock, m_paletteDock);
     m_inspectorDock->raise();
-    m_summaryDock = dock(tr("Summary"), "summaryDock", m_summary, Qt::RightDockWidgetArea);
+    m_summaryDock = dock(tr("Summary"), "summaryDock", m_summary, Qt::RightDockWidgetArea,
+                         m_summary->breakdownWidth());
     m_comparisonDock =
         dock(tr("Comparison"), "comparisonDock", m_comparison, Qt::BottomDockWidgetArea);
     m_runDock = dock(tr("Run"), "runDock", m_runPanel, Qt::BottomDockWidgetArea);

@@ -268,6 +268,18 @@ void SummaryPanel::showWarnings(const QStringList& texts) {
     }
 }
 
+int SummaryPanel::breakdownWidth() const {
+    const QFontMetrics fm = fontMetrics();
+    int name = 0;
+    for (Category c : kAllCategories) name = std::max(name, fm.horizontalAdvance(categoryDisplayName(c)));
+    const int amount = fm.horizontalAdvance(QStringLiteral("999.99 MiB"));
+    const int share = fm.horizontalAdvance(QStringLiteral("100.0%"));
+    const int swatchPx = fm.height() * 2 / 3;
+    const QMargins m = layout()->contentsMargins();
+    return m.left() + swatchPx + name + amount + share + 3 * m_breakdown->horizontalSpacing() +
+           m.right();
+}
+
 QString SummaryPanel::verdictText() const {
     return m_verdict->text();
 }
