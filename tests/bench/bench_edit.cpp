@@ -15,6 +15,7 @@
 #include <QElapsedTimer>
 #include <QSlider>
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "budget_slider.h"
@@ -27,20 +28,34 @@ using namespace remat::ui;
 
 namespace {
 
-void editPreset(benchmark::State& state, const char* preset, int pauseMs = 0,
-                bool flipBack = false) {
+// The main window on `preset` (at `microBatch` when > 0), shown at 1600 x 1000 and settled; null,
+// with the benchmark marked skipped, when the preset or the micro-batch is refused.
+std::unique_ptr<MainWindow> openWindow(benchmark::State& state, const char* preset,
+                                       std::int64_t microBatch = 0) {
     MainWindow::Options o;
     o.interactive = false;
     o.autosave = false;
     o.restoreSettings = false;
-    MainWindow w(o);
-    if (!w.openModel(QString::fromLatin1(preset))) {
-        state.SkipWithError(qPrintable(w.lastError()));
-        return;
+    auto w = std::make_unique<MainWindow>(o);
+    if (!w->openModel(QString::fromLatin1(preset))) {
+        state.SkipWithError(qPrintable(w->lastError()));
+        return nullptr;
     }
-    w.resize(1600, 1000);
-    w.show();
+    if (microBatch > 0 && !w->document()->setMicroBatch(microBatch).ok()) {
+        state.SkipWithError("the micro-batch was refused");
+        return nullptr;
+    }
+    w->resize(1600, 1000);
+    w->show();
     QApplication::processEvents();
+    return w;
+}
+
+void editPreset(benchmark::State& state, const char* preset, int pauseMs = 0,
+                bool flipBack = false) {
+    const std::unique_ptr<MainWindow> window = openWindow(state, preset);
+    if (!window) return;
+    MainWindow& w = *window;
     const auto layers = std::int64_t(w.document()->graph().layerModules.size());
     std::int64_t i = 0;
     double cpu = 0.0, plot = 0.0, wall = 0.0, events = 0.0, frame = 0.0, frameCpu = 0.0;
@@ -104,23 +119,9 @@ void editPreset(benchmark::State& state, const char* preset, int pauseMs = 0,
 // up to the painted frame. Targets: one frame for GPT-2 small, 100 ms for GPT-3 175B (at
 // micro-batch 16: at its preset's 1 no plan lowers the peak and the slider is disabled).
 void slidePreset(benchmark::State& state, const char* preset, std::int64_t microBatch) {
-    MainWindow::Options o;
-    o.interactive = false;
-    o.autosave = false;
-    o.restoreSettings = false;
-    MainWindow w(o);
-    if (!w.openModel(QString::fromLatin1(preset))) {
-        state.SkipWithError(qPrintable(w.lastError()));
-        return;
-    }
-    if (microBatch > 0 && !w.document()->setMicroBatch(microBatch).ok()) {
-        state.SkipWithError("the micro-batch was refused");
-        return;
-    }
-    w.resize(1600, 1000);
-    w.show();
-    QApplication::processEvents();
-    auto* budget = w.findChild<BudgetSlider*>();
+    const std::unique_ptr<MainWindow> window = openWindow(state, preset, microBatch);
+    if (!window) return;
+    auto* budget = window->findChild<BudgetSlider*>();
     if (!budget || !budget->slider()->isEnabled()) {
         state.SkipWithError("no budget slider");
         return;

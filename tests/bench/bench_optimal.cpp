@@ -91,11 +91,8 @@ std::int64_t budgetAt(const Case& c, const OptimalPlanner& planner, int percent)
     return lo + (nonePeak(c) - lo) * percent / 100;
 }
 
-void BM_SingleLevelSolve200(benchmark::State& state) {
-    static const Case c = heterogeneousChain(200);
-    static const ChainModel model = *ChainModel::build(c.graph, c.training, c.device);
-    static const OptimalPlanner planner(model);
-    const std::int64_t budget = budgetAt(c, planner, int(state.range(0)));
+// Re-solves `budget` for as long as the benchmark runs; reports the Pareto sets' size.
+void timeSolve(benchmark::State& state, const OptimalPlanner& planner, std::int64_t budget) {
     for (auto _ : state) {
         auto sol = planner.solve(budget);
         if (!sol) state.SkipWithError("no plan");
@@ -103,6 +100,13 @@ void BM_SingleLevelSolve200(benchmark::State& state) {
     }
     state.counters["states"] = double(planner.lastStateCount());
     state.counters["candidates"] = double(planner.lastCandidateCount());
+}
+
+void BM_SingleLevelSolve200(benchmark::State& state) {
+    static const Case c = heterogeneousChain(200);
+    static const ChainModel model = *ChainModel::build(c.graph, c.training, c.device);
+    static const OptimalPlanner planner(model);
+    timeSolve(state, planner, budgetAt(c, planner, int(state.range(0))));
     state.counters["budget_pct"] = double(state.range(0));
 }
 BENCHMARK(BM_SingleLevelSolve200)->DenseRange(0, 100, 10)->Unit(benchmark::kMillisecond);
@@ -113,13 +117,7 @@ void BM_SingleLevelSolve200Seeds(benchmark::State& state) {
     const Case c = heterogeneousChain(200, std::uint32_t(state.range(0)));
     const ChainModel model = *ChainModel::build(c.graph, c.training, c.device);
     const OptimalPlanner planner(model);
-    const std::int64_t budget = budgetAt(c, planner, int(state.range(1)));
-    for (auto _ : state) {
-        auto sol = planner.solve(budget);
-        if (!sol) state.SkipWithError("no plan");
-        benchmark::DoNotOptimize(sol);
-    }
-    state.counters["states"] = double(planner.lastStateCount());
+    timeSolve(state, planner, budgetAt(c, planner, int(state.range(1))));
 }
 BENCHMARK(BM_SingleLevelSolve200Seeds)
     ->ArgsProduct({{1, 2, 3, 4}, {25, 50, 75}})
@@ -129,9 +127,8 @@ BENCHMARK(BM_SingleLevelSolve200Seeds)
 // solve, verifying compile + simulate).
 void BM_SingleLevelPlanOptimalLength(benchmark::State& state) {
     const Case c = heterogeneousChain(int(state.range(0)));
-    const ChainModel model = *ChainModel::build(c.graph, c.training, c.device);
-    const OptimalPlanner planner(model);
-    const std::int64_t budget = budgetAt(c, planner, 50);
+    const std::int64_t budget =
+        budgetAt(c, OptimalPlanner(*ChainModel::build(c.graph, c.training, c.device)), 50);
     for (auto _ : state) {
         auto v = planOptimal(c.graph, c.training, c.device, budget);
         if (!v) state.SkipWithError(v.error().message.c_str());
