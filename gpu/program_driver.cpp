@@ -110,11 +110,11 @@ private:
     Status alloc(BufferId id) {
         const Buffer& b = m_p.buffer(id);
         const std::int64_t bytes = bufferBytes(b);
-        if (bytes <= 0) return makeError("buffer '" + b.label + "' has no elements");
+        if (bytes <= 0) return makeError("buffer '" + bufferLabel(m_g, b) + "' has no elements");
         auto block = m_backend.allocate(bytes);
         if (!block)
             return makeError("cannot allocate " + std::to_string(bytes) + " bytes for '" +
-                             b.label + "': " + block.error().message);
+                             bufferLabel(m_g, b) + "': " + block.error().message);
         m_blocks[id.index()] = *block;
         m_live[std::size_t(b.category)] += bytes;
         if (id == m_p.gemmWorkspace) {

@@ -2,7 +2,11 @@
 // buffer ids that keeps up to four ids inside itself and goes to the heap only beyond that.
 // Nearly every op has at most four operands per list, so compiling a program of 20,000
 // instructions makes no heap allocation per list, where std::vector made tens of thousands.
-// The interface is the subset of std::vector that programs use.
+// A list takes 20 bytes (an instruction holds eight): the heap pointer, when there is one, is
+// kept in the bytes of the inline ids, and the size and capacity are 16-bit (no op has more
+// than 65,535 operands in one list; reserve() refuses more). Every pass over a program's
+// instructions reads less memory for it. The interface is the subset of std::vector that
+// programs use.
 #pragma once
 
 #include <algorithm>
@@ -10,6 +14,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <memory>
+#include <stdexcept>
 #include <type_traits>
 
 #include "ids.h"
@@ -55,8 +60,8 @@ public:
 
     std::size_t size() const { return m_size; }
     bool empty() const { return m_size == 0; }
-    BufferId* data() { return onHeap() ? m_heap : m_inline; }
-    const BufferId* data() const { return onHeap() ? m_heap : m_inline; }
+    BufferId* data() { return onHeap() ? heap() : m_inline; }
+    const BufferId* data() const { return onHeap() ? heap() : m_inline; }
     BufferId& operator[](std::size_t i) { return data()[i]; }
     const BufferId& operator[](std::size_t i) const { return data()[i]; }
     BufferId& front() { return data()[0]; }
@@ -71,14 +76,19 @@ public:
     void clear() { m_size = 0; }
     void reserve(std::size_t n) {
         if (n <= m_capacity) return;
+        if (n > kMaxSize) throw std::length_error("more than 65,535 operands in one list");
         auto* grown = new BufferId[n];
+        const std::uint16_t size = m_size;
         std::copy(begin(), end(), grown);
         release();
-        m_heap = grown;
-        m_capacity = std::uint32_t(n);
+        setHeap(grown);
+        m_size = size;
+        m_capacity = std::uint16_t(n);
     }
     void push_back(BufferId b) {
-        if (m_size == m_capacity) reserve(std::size_t(m_capacity) * 2);
+        if (m_size == m_capacity)
+            reserve(std::min<std::size_t>(std::size_t(m_capacity) * 2,
+                                          std::max<std::size_t>(kMaxSize, m_capacity + 1u)));
         data()[m_size++] = b;
     }
     BufferId& emplace_back(BufferId b) {
@@ -88,7 +98,7 @@ public:
     void resize(std::size_t n, BufferId fill = BufferId::invalid()) {
         reserve(n);
         for (std::size_t i = m_size; i < n; ++i) data()[i] = fill;
-        m_size = std::uint32_t(n);
+        m_size = std::uint16_t(n);
     }
 
     friend bool operator==(const BufferList& a, const BufferList& b) {
@@ -96,11 +106,18 @@ public:
     }
 
 private:
-    static constexpr std::uint32_t kInline = 4;
+    static constexpr std::uint16_t kInline = 4;
+    static constexpr std::size_t kMaxSize = 0xFFFF;
+    static_assert(sizeof(BufferId*) <= kInline * sizeof(BufferId));
     bool onHeap() const { return m_capacity > kInline; }
+    BufferId* heap() const {
+        BufferId* p;
+        std::memcpy(&p, static_cast<const void*>(m_inline), sizeof p);
+        return p;
+    }
+    void setHeap(BufferId* p) { std::memcpy(static_cast<void*>(m_inline), &p, sizeof p); }
     void release() {
-        if (onHeap()) delete[] m_heap;
-        m_heap = nullptr;
+        if (onHeap()) delete[] heap();
         m_capacity = kInline;
         m_size = 0;
     }
@@ -108,15 +125,14 @@ private:
     // program's instructions are moved into their final order by the tens of thousands).
     void take(BufferList& o) {
         std::memcpy(static_cast<void*>(this), static_cast<const void*>(&o), sizeof(BufferList));
-        o.m_heap = nullptr;
         o.m_capacity = kInline;
         o.m_size = 0;
     }
 
+    // The ids inline, or (on the heap) the bytes of the heap pointer.
     BufferId m_inline[kInline];
-    BufferId* m_heap = nullptr;
-    std::uint32_t m_size = 0;
-    std::uint32_t m_capacity = kInline;
+    std::uint16_t m_size = 0;
+    std::uint16_t m_capacity = kInline;
 };
 
 }  // namespace remat

@@ -136,14 +136,12 @@ private:
     }
 
     // ---- buffers and steps -----------------------------------------------------------------
-    BufferId newBuffer(BufferRole role, TensorId t, DType dtype, std::uint32_t micro,
-                       std::string label) {
+    BufferId newBuffer(BufferRole role, TensorId t, DType dtype, std::uint32_t micro) {
         Buffer b;
         b.role = role;
         b.tensor = t;
         b.dtype = dtype;
         b.microStep = micro;
-        b.label = std::move(label);
         if (t.valid()) {
             const Tensor& tt = m_g.tensor(t);
             b.batched = tt.batched;
@@ -160,11 +158,13 @@ private:
         m_holds.push_back(0);
         return id;
     }
-    BufferId workspace(Affine bytes, const std::string& label, std::uint32_t micro) {
+    // Scratch of `op` (its backward's when `backward`), or the GEMM library's when `op` is none.
+    BufferId workspace(Affine bytes, OpId op, bool backward, std::uint32_t micro) {
         if (bytes.perSample == 0 && bytes.fixed == 0) return BufferId::invalid();
-        BufferId id = newBuffer(BufferRole::Workspace, TensorId::invalid(), DType::U8, micro,
-                                label);
+        BufferId id = newBuffer(BufferRole::Workspace, TensorId::invalid(), DType::U8, micro);
         Buffer& b = m_p.buffers[id.index()];
+        b.op = op;
+        b.backward = backward;
         b.bytes = bytes;
         b.batched = bytes.perSample != 0;
         b.shape = {bytes.at(m_cfg.microBatch)};
@@ -192,29 +192,27 @@ private:
         const DType act = computeDType(m_cfg.precision);
         const bool mixed = m_cfg.precision != Precision::Fp32;
         for (TensorId p : m_g.parameters) {
-            const std::string& name = m_g.tensor(p).name;
-            BufferId b = newBuffer(BufferRole::Parameter, p, act, 0, name);
+            BufferId b = newBuffer(BufferRole::Parameter, p, act, 0);
             m_p.buffers[b.index()].category = Category::Parameters;
             m_resident.push_back(b);
             m_paramBuf[p.index()] = b;
             BufferList state;
             if (mixed) {
-                BufferId mw = newBuffer(BufferRole::MasterWeight, p, DType::F32, 0,
-                                        name + " (fp32 master)");
+                BufferId mw = newBuffer(BufferRole::MasterWeight, p, DType::F32, 0);
                 m_p.buffers[mw.index()].category = Category::OptimizerState;
                 state.push_back(mw);
             }
             for (int s = 0; s < optimizerStateCount(m_cfg.optimizer); ++s) {
-                BufferId st = newBuffer(BufferRole::OptimizerState, p, DType::F32, 0,
-                                        name + (s == 0 ? " (moment 1)" : " (moment 2)"));
+                BufferId st = newBuffer(BufferRole::OptimizerState, p, DType::F32, 0);
                 m_p.buffers[st.index()].category = Category::OptimizerState;
+                m_p.buffers[st.index()].moment = std::uint8_t(s + 1);
                 state.push_back(st);
             }
             m_resident.insert(m_resident.end(), state.begin(), state.end());
             m_stateBufs[p.index()] = std::move(state);
         }
         if (m_opt.gemmWorkspaceBytes > 0) {
-            BufferId w = workspace({0, m_opt.gemmWorkspaceBytes}, "GEMM library workspace", 0);
+            BufferId w = workspace({0, m_opt.gemmWorkspaceBytes}, OpId::invalid(), false, 0);
             m_resident.push_back(w);
             m_p.gemmWorkspace = w;
         }
@@ -226,8 +224,7 @@ private:
         m_gradBuf.assign(m_g.tensors.size(), BufferId::invalid());
         StorageMap cur(m_g.tensors.size());
         for (TensorId t : m_g.inputs) {
-            BufferId b = newBuffer(BufferRole::Input, t, m_g.tensor(t).dtype, m,
-                                   m_g.tensor(t).name);
+            BufferId b = newBuffer(BufferRole::Input, t, m_g.tensor(t).dtype, m);
             m_p.buffers[b.index()].category = Category::Inputs;
             cur[t.index()] = b;
         }
@@ -249,7 +246,6 @@ private:
     void forwardPass(int node, std::uint32_t first, std::uint32_t last, StorageMap& cur,
                      std::uint32_t draw) {
         const bool recompute = node != 0;
-        const std::string suffix = recompute ? " (recompute)" : "";
         for (std::uint32_t o = first; o <= last; ++o) {
             const Op& op = m_g.ops[o];
             int child = childOf(node, o);
@@ -281,14 +277,15 @@ private:
                     if (k == 0 && op.inPlaceInput >= 0) checkInPlace(o, b);
                     ins.outputs.push_back(b);
                 } else {
-                    BufferId b = newBuffer(BufferRole::Activation, t, m_g.tensor(t).dtype,
-                                           m_micro, m_g.tensor(t).name + suffix);
+                    BufferId b =
+                        newBuffer(BufferRole::Activation, t, m_g.tensor(t).dtype, m_micro);
+                    m_p.buffers[b.index()].recomputed = recompute;
                     cur[t.index()] = b;
                     ins.outputs.push_back(b);
                 }
             }
             for (TensorId p : op.params) ins.params.push_back(m_paramBuf[p.index()]);
-            ins.workspace = workspace(op.workspaceForward, op.name + " workspace", m_micro);
+            ins.workspace = workspace(op.workspaceForward, OpId(o), false, m_micro);
             emit(std::move(ins));
             if (child < 0 && m_needsBackward[o]) {
                 auto& saved = m_saved[o];
@@ -394,8 +391,7 @@ private:
                 TensorId key = gradKey(t);
                 b = m_gradBuf[key.index()];
                 if (!b.valid()) {
-                    b = newBuffer(BufferRole::ActivationGrad, key, m_g.tensor(key).dtype, m_micro,
-                                  "grad " + m_g.tensor(key).name);
+                    b = newBuffer(BufferRole::ActivationGrad, key, m_g.tensor(key).dtype, m_micro);
                     m_gradBuf[key.index()] = b;
                 }
             }
@@ -405,14 +401,13 @@ private:
             ins.params.push_back(m_paramBuf[p.index()]);
             BufferId b = m_paramGrad[p.index()];
             if (!b.valid()) {
-                b = newBuffer(BufferRole::ParamGrad, p, computeDType(m_cfg.precision), m_micro,
-                              "grad " + m_g.tensor(p).name);
+                b = newBuffer(BufferRole::ParamGrad, p, computeDType(m_cfg.precision), m_micro);
                 m_p.buffers[b.index()].category = Category::Gradients;
                 m_paramGrad[p.index()] = b;
             }
             ins.paramGrads.push_back(b);
         }
-        ins.workspace = workspace(op.workspaceBackward, op.name + " backward workspace", m_micro);
+        ins.workspace = workspace(op.workspaceBackward, ins.op, true, m_micro);
         for (BufferId b : ins.saved) release(b);
         emit(std::move(ins));
     }
@@ -443,7 +438,7 @@ private:
             const Wide bytes = Wide(b.bytes.perSample) * m_cfg.microBatch + b.bytes.fixed;
             total += bytes;
             if (total > kMaxTotal)
-                return makeError("'" + b.label + "' and the other tensors of one step take more "
+                return makeError("'" + bufferLabel(m_g, b) + "' and the other tensors of one step take more "
                                  "than 2^62 bytes at micro-batch " +
                                  std::to_string(m_cfg.microBatch) +
                                  ": far beyond any device; use a smaller micro-batch or model");

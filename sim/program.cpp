@@ -78,24 +78,6 @@ Status validateProgram(const Graph& g, const Program& p) {
             }
             continue;
         }
-        auto check = [&](const BufferList& list, const char* what,
-                         bool mayBeInvalid) -> Status {
-            for (BufferId b : list) {
-                if (!b.valid()) {
-                    if (mayBeInvalid) continue;
-                    return err(i, std::string("unbound ") + what + " operand");
-                }
-                if (b.index() >= p.buffers.size()) return err(i, "no such buffer");
-                State s = state[b.index()];
-                if (s == State::Never)
-                    return err(i, std::string(what) + " '" + p.buffers[b.index()].label +
-                                      "' used before its alloc");
-                if (s == State::Freed)
-                    return err(i, std::string(what) + " '" + p.buffers[b.index()].label +
-                                      "' used after its free");
-            }
-            return Ok{};
-        };
         if (ins.kind != InstrKind::OptimizerStep) {
             if (!ins.op.valid() || ins.op.index() >= g.ops.size()) return err(i, "no such op");
             const Op& op = g.op(ins.op);
@@ -110,21 +92,74 @@ Status validateProgram(const Graph& g, const Program& p) {
                 return err(i, "operand count differs from the op");
             }
         }
-        for (auto r : {check(ins.inputs, "input", false), check(ins.outputs, "output", false),
-                       check(ins.params, "parameter", false), check(ins.saved, "saved", false),
-                       check(ins.gradOutputs, "output gradient", true),
-                       check(ins.gradInputs, "input gradient", true),
-                       check(ins.paramGrads, "parameter gradient", false),
-                       check(ins.state, "optimizer state", false),
-                       check({ins.workspace}, "workspace", true)})
-            if (!r) return r;
+        // The common case (every operand bound and live) is checked without building a
+        // message; only a failing operand list is walked again for its error.
+        auto live = [&](BufferId b, bool mayBeInvalid) {
+            if (!b.valid()) return mayBeInvalid;
+            return b.index() < p.buffers.size() && state[b.index()] == State::Live;
+        };
+        auto allLive = [&](const BufferList& list, bool mayBeInvalid) {
+            for (BufferId b : list)
+                if (!live(b, mayBeInvalid)) return false;
+            return true;
+        };
+        auto failure = [&](const BufferList& list, const char* what, bool mayBeInvalid) {
+            for (BufferId b : list) {
+                if (!b.valid()) {
+                    if (mayBeInvalid) continue;
+                    return err(i, std::string("unbound ") + what + " operand");
+                }
+                if (b.index() >= p.buffers.size()) return err(i, "no such buffer");
+                State s = state[b.index()];
+                if (s == State::Never)
+                    return err(i, std::string(what) + " '" + bufferLabel(g, p.buffers[b.index()]) +
+                                      "' used before its alloc");
+                if (s == State::Freed)
+                    return err(i, std::string(what) + " '" + bufferLabel(g, p.buffers[b.index()]) +
+                                      "' used after its free");
+            }
+            return Status(Ok{});
+        };
+        const struct {
+            const BufferList* list;
+            const char* what;
+            bool mayBeInvalid;
+        } operands[] = {{&ins.inputs, "input", false},
+                        {&ins.outputs, "output", false},
+                        {&ins.params, "parameter", false},
+                        {&ins.saved, "saved", false},
+                        {&ins.gradOutputs, "output gradient", true},
+                        {&ins.gradInputs, "input gradient", true},
+                        {&ins.paramGrads, "parameter gradient", false},
+                        {&ins.state, "optimizer state", false}};
+        for (const auto& o : operands)
+            if (!allLive(*o.list, o.mayBeInvalid)) return failure(*o.list, o.what, o.mayBeInvalid);
+        if (!live(ins.workspace, true)) return failure({ins.workspace}, "workspace", true);
     }
     for (std::size_t b = 0; b < state.size(); ++b)
         if (state[b] == State::Live)
-            return makeError("invalid program: buffer '" + p.buffers[b].label +
+            return makeError("invalid program: buffer '" + bufferLabel(g, p.buffers[b]) +
                              "' is still allocated at the end (instruction " +
                              std::to_string(p.instructions.size()) + ")");
     return Ok{};
+}
+
+std::string bufferLabel(const Graph& g, const Buffer& b) {
+    if (b.role == BufferRole::Workspace) {
+        if (!b.op.valid() || b.op.index() >= g.ops.size()) return "GEMM library workspace";
+        return g.op(b.op).name + (b.backward ? " backward workspace" : " workspace");
+    }
+    if (!b.tensor.valid() || b.tensor.index() >= g.tensors.size()) return "?";
+    const std::string& name = g.tensor(b.tensor).name;
+    switch (b.role) {
+        case BufferRole::MasterWeight: return name + " (fp32 master)";
+        case BufferRole::OptimizerState:
+            return name + (b.moment <= 1 ? " (moment 1)" : " (moment 2)");
+        case BufferRole::ParamGrad:
+        case BufferRole::ActivationGrad: return "grad " + name;
+        case BufferRole::Activation: return b.recomputed ? name + " (recompute)" : name;
+        default: return name;
+    }
 }
 
 std::string describeInstruction(const Graph& g, const Program& p, std::size_t index) {
@@ -134,7 +169,7 @@ std::string describeInstruction(const Graph& g, const Program& p, std::size_t in
     if (ins.kind == InstrKind::Alloc || ins.kind == InstrKind::Free) {
         if (!ins.buffer.valid() || ins.buffer.index() >= p.buffers.size()) return s + " ?";
         const Buffer& b = p.buffer(ins.buffer);
-        return s + " " + b.label + " (" + humanBytes(b.bytes.at(p.microBatch)) + ", " +
+        return s + " " + bufferLabel(g, b) + " (" + humanBytes(b.bytes.at(p.microBatch)) + ", " +
                std::string(categoryKey(b.category)) + ")";
     }
     if (ins.kind == InstrKind::OptimizerStep)

@@ -39,8 +39,18 @@ struct Buffer {
     Affine bytes;           // for the simulator; executors compute bytes from dtype and shape
     std::uint32_t microStep = 0;
     bool zeroInit = false;  // gradients: accumulated into, so they start at zero
-    std::string label;      // "3/mlp/fc1 (recompute)", for captions
+    // What the caption needs beside the role and the tensor (see bufferLabel()); a program
+    // of 20,000 instructions holds no string per buffer.
+    OpId op;                  // workspaces: the op whose scratch this is (none: the library's)
+    bool recomputed = false;  // activations: made by a recompute
+    bool backward = false;    // workspaces: the backward's scratch
+    std::uint8_t moment = 0;  // optimizer state: 1 or 2
 };
+
+// The buffer's caption: "3/mlp/fc1", "3/mlp/fc1 (recompute)", "grad 3/mlp/fc1.weight",
+// "3/mlp/fc1.weight (moment 1)", "3/mlp/fc1.weight (fp32 master)", "3/mlp/fc1 workspace",
+// "GEMM library workspace".
+std::string bufferLabel(const Graph& g, const Buffer& b);
 
 enum class InstrKind {
     Alloc,

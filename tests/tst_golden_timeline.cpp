@@ -56,7 +56,7 @@ private slots:
             QCOMPARE(int(ins.kind), int(expected[i].kind));
             std::string label;
             if (ins.kind == InstrKind::Alloc || ins.kind == InstrKind::Free)
-                label = b.program.buffer(ins.buffer).label;
+                label = bufferLabel(b.graph, b.program.buffer(ins.buffer));
             else if (ins.kind == InstrKind::OptimizerStep)
                 label = b.graph.tensor(ins.parameter).name;
             else

@@ -1,12 +1,14 @@
 // Property sweeps over generated chains of many lengths and widths (Checkmate-style): every
 // program validates; `none` recomputes nothing; flat `full` recomputes each chain element's
 // forward exactly once; an op inside d nested regions is recomputed d times; and the saved
-// activation bytes of none, full, every:K and sqrt equal closed forms, exactly.
+// activation bytes of none, full, every:K and sqrt equal closed forms, exactly. Also the operand
+// list every instruction is made of.
 #include <QtTest/QtTest>
 
 #include <cmath>
 #include <random>
 
+#include "buffer_list.h"
 #include "compiler.h"
 #include "sim_test_support.h"
 
@@ -320,6 +322,32 @@ private slots:
                 QVERIFY(!simulate(*g, *pb, small).fits);
             }
         }
+    }
+
+    // The operand list keeps its ids across growth from inline to heap storage, through
+    // copies and moves, and refuses more than its 16-bit size holds.
+    void bufferListKeepsItsIds() {
+        for (std::uint32_t n : {0u, 1u, 4u, 5u, 9u, 100u}) {
+            BufferList list;
+            for (std::uint32_t i = 0; i < n; ++i) list.push_back(BufferId(i * 7));
+            QCOMPARE(list.size(), std::size_t(n));
+            for (std::uint32_t i = 0; i < n; ++i) QCOMPARE(list[i], BufferId(i * 7));
+            list.reserve(n + 3);  // grows again with the ids in place
+            for (std::uint32_t i = 0; i < n; ++i) QCOMPARE(list[i], BufferId(i * 7));
+            BufferList copy = list;
+            QVERIFY(copy == list);
+            BufferList moved = std::move(copy);
+            QVERIFY(moved == list);
+            QVERIFY(copy.empty());
+            BufferList assigned{BufferId(1), BufferId(2), BufferId(3), BufferId(4), BufferId(5)};
+            assigned = std::move(moved);
+            QVERIFY(assigned == list);
+            assigned.resize(n + 2);
+            QCOMPARE(assigned.back(), BufferId::invalid());
+        }
+        BufferList huge;
+        QVERIFY_THROWS_EXCEPTION(std::length_error, huge.reserve(70000));
+        QVERIFY(huge.empty());
     }
 };
 

@@ -65,7 +65,7 @@ void TestSummaryPanel::fitsIsStatedPlainly() {
     QVERIFY(e.timeline.fits);
     SummaryPanel panel;
     panel.resize(520, 480);
-    panel.setEvaluation(e, c.device, &c.graph);
+    panel.setEvaluation(e, c.device, c.graph);
     QVERIFY(panel.fits());
     QVERIFY(panel.verdictText().startsWith(QStringLiteral("✔ Fits on ")));
     QVERIFY(panel.verdictText().contains(bytesText(e.timeline.peakBytes, ByteUnits::Binary)));
@@ -79,7 +79,7 @@ void TestSummaryPanel::fitsIsStatedPlainly() {
     const Buffer& peakBuffer = e.program.buffer(at.buffer);
     QCOMPARE(panel.fieldText(SummaryPanel::Field::PeakAt),
              QString("alloc %1 (%2, %3)")
-                 .arg(toQString(peakBuffer.label),
+                 .arg(toQString(bufferLabel(c.graph, peakBuffer)),
                       bytesText(peakBuffer.bytes.at(e.program.microBatch), ByteUnits::Binary),
                       categoryShortName(peakBuffer.category)));
     QVERIFY(panel.fieldText(SummaryPanel::Field::Overhead)
@@ -115,7 +115,7 @@ void TestSummaryPanel::doesNotFitIsStatedPlainly() {
     dark.setColor(QPalette::Text, QColor(0xe8, 0xe8, 0xe8));
     panel.setPalette(dark);
     panel.resize(520, 480);
-    panel.setEvaluation(c.evaluation, c.device, &c.graph);
+    panel.setEvaluation(c.evaluation, c.device, c.graph);
     QVERIFY(!panel.fits());
     QVERIFY(panel.verdictText().startsWith(QStringLiteral("✘ Does not fit on ")));
     QVERIFY(panel.verdictText().contains(
@@ -153,7 +153,7 @@ void TestSummaryPanel::unsafeReasonsAreWarnings() {
     e.baselinePeakBytes = e.timeline.peakBytes;
     e.baselineTimeS = e.timeline.timeS.total();
     SummaryPanel panel;
-    panel.setEvaluation(e, *d, &*g);
+    panel.setEvaluation(e, *d, *g);
     const QStringList warnings = panel.warningTexts();
     QCOMPARE(warnings.size(), qsizetype(e.program.unsafeReasons.size()));
     for (std::size_t i = 0; i < e.program.unsafeReasons.size(); ++i)
@@ -166,12 +166,13 @@ void TestSummaryPanel::unitsAndEmptyState() {
     QVERIFY(!panel.hasEvaluation());
     QCOMPARE(panel.verdictText(), QString("No plan evaluated yet."));
     Case c = evaluatePreset("mlp-3x1024", "manual");
-    panel.setEvaluation(c.evaluation, c.device);  // no graph: the peak is an alloc, still named
+    panel.setEvaluation(c.evaluation, c.device, c.graph);
     const Program& program = c.evaluation.program;
     const Instruction& at = program.instructions[c.evaluation.timeline.peakInstruction];
     QCOMPARE(at.kind, InstrKind::Alloc);
     QVERIFY(panel.fieldText(SummaryPanel::Field::PeakAt)
-                .startsWith("alloc " + toQString(program.buffer(at.buffer).label) + " ("));
+                .startsWith("alloc " + toQString(bufferLabel(c.graph, program.buffer(at.buffer))) +
+                            " ("));
     panel.setUnits(ByteUnits::Decimal);
     // The caption follows the units too.
     QVERIFY(panel.fieldText(SummaryPanel::Field::PeakAt)
@@ -199,14 +200,14 @@ void TestSummaryPanel::editsReuseTheLabels() {
         return n;
     };
     Case none = evaluatePreset("gpt2-small", "none");
-    panel.setEvaluation(none.evaluation, none.device, &none.graph);
+    panel.setEvaluation(none.evaluation, none.device, none.graph);
     const QList<QLabel*> first = labels();
     const QStringList noneRows = panel.breakdownTexts();
     QVERIFY(noneRows.size() >= 3);
     QVERIFY(shownBreakdownLabels() >= noneRows.size());
     for (const std::string strategy : {"full", "every:3", "selective:attention_core", "none"}) {
         Case c = evaluatePreset("gpt2-small", strategy);
-        panel.setEvaluation(c.evaluation, c.device, &c.graph);
+        panel.setEvaluation(c.evaluation, c.device, c.graph);
         // The same label objects, rewritten.
         QCOMPARE(labels(), first);
         // As many breakdown rows shown as categories present, the rest hidden.
@@ -228,7 +229,7 @@ void TestSummaryPanel::editsReuseTheLabels() {
 void TestSummaryPanel::figuresCanBeCopied() {
     SummaryPanel panel;
     Case c = evaluatePreset("mlp-3x1024", "manual");
-    panel.setEvaluation(c.evaluation, c.device, &c.graph);
+    panel.setEvaluation(c.evaluation, c.device, c.graph);
     const QString peak = panel.fieldText(SummaryPanel::Field::Peak);
     QLabel* shown = nullptr;
     for (QLabel* l : panel.findChildren<QLabel*>())

@@ -315,7 +315,7 @@ void TestTimelinePlot::tooltipSaysWhatAnInstructionIs() {
     const QString firstLine = allocTip.section(QStringLiteral("<br>"), 0, 0);
     QCOMPARE(firstLine, QString("<b>#%1</b> alloc %2 (%3, saved activations)")
                             .arg(alloc)
-                            .arg(toQString(b.label).toHtmlEscaped(),
+                            .arg(toQString(bufferLabel(c.graph, b)).toHtmlEscaped(),
                                  bytesText(b.bytes.at(p.microBatch), ByteUnits::Binary)));
     QVERIFY2(allocTip.contains("takes no time"), qPrintable(allocTip));
     QVERIFY2(!allocTip.contains("takes 0"), qPrintable(allocTip));

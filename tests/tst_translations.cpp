@@ -259,7 +259,8 @@ void TstTranslations::timelineAndRunPanelSpeakChinese() {
         const QString firstLine = tip.section(QStringLiteral("<br>"), 0, 0);
         QVERIFY2(hasHan(firstLine), qPrintable(firstLine));
         QVERIFY2(firstLine.contains(
-                     QString::fromStdString(p.buffer(p.instructions[alloc].buffer).label)),
+                     QString::fromStdString(bufferLabel(w.document()->graph(),
+                                                       p.buffer(p.instructions[alloc].buffer)))),
                  qPrintable(firstLine));
         QVERIFY2(firstLine.contains(QString::fromUtf8("保存的激活")), qPrintable(firstLine));
         QVERIFY2(!firstLine.contains(QLatin1String("alloc")) &&

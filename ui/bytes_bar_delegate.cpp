@@ -10,6 +10,7 @@ namespace remat::ui {
 
 void BytesBarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
                              const QModelIndex& index) const {
+    if (skipsCell(option)) return;
     QStyleOptionViewItem opt = option;
     initStyleOption(&opt, index);
     const QString text = opt.text;

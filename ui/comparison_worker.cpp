@@ -55,7 +55,7 @@ ComparisonRow summarise(const Graph& g, const Evaluation& e) {
     r.fits = t.fits;
     r.peakCaption = describeInstruction(g, e.program, t.peakInstruction);
     if (t.peakInstruction < e.program.instructions.size())
-        r.peakAt = instructionParts(&g, e.program, t.peakInstruction);
+        r.peakAt = instructionParts(g, e.program, t.peakInstruction);
     return r;
 }
 

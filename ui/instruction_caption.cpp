@@ -6,7 +6,7 @@
 
 namespace remat::ui {
 
-InstructionParts instructionParts(const Graph* graph, const Program& program, std::size_t index) {
+InstructionParts instructionParts(const Graph& graph, const Program& program, std::size_t index) {
     InstructionParts parts;
     parts.index = index;
     if (index >= program.instructions.size()) return parts;
@@ -17,20 +17,20 @@ InstructionParts instructionParts(const Graph* graph, const Program& program, st
         case InstrKind::Free:
             if (ins.buffer.valid() && ins.buffer.index() < program.buffers.size()) {
                 const Buffer& b = program.buffer(ins.buffer);
-                parts.name = toQString(b.label);
+                parts.name = toQString(bufferLabel(graph, b));
                 parts.bytes = b.bytes.at(program.microBatch);
                 parts.category = b.category;
             }
             break;
         case InstrKind::OptimizerStep:
-            if (graph && ins.parameter.valid() && ins.parameter.index() < graph->tensors.size())
-                parts.name = toQString(graph->tensor(ins.parameter).name);
+            if (ins.parameter.valid() && ins.parameter.index() < graph.tensors.size())
+                parts.name = toQString(graph.tensor(ins.parameter).name);
             break;
         case InstrKind::Forward:
         case InstrKind::Recompute:
         case InstrKind::Backward:
-            if (graph && ins.op.valid() && ins.op.index() < graph->ops.size())
-                parts.name = toQString(graph->op(ins.op).name);
+            if (ins.op.valid() && ins.op.index() < graph.ops.size())
+                parts.name = toQString(graph.op(ins.op).name);
             break;
     }
     return parts;

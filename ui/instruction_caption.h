@@ -27,9 +27,9 @@ struct InstructionParts {
     Category category = Category::Transient;  // alloc and free: the buffer's category
 };
 
-// `graph` names ops and parameters; without it (null) a compute or optimizer instruction has
-// no name and is captioned by its index. `index` must be an instruction of `program`.
-InstructionParts instructionParts(const Graph* graph, const Program& program, std::size_t index);
+// `graph` (the program's) names ops, parameters and buffers. `index` must be an instruction of
+// `program`.
+InstructionParts instructionParts(const Graph& graph, const Program& program, std::size_t index);
 
 enum class CaptionDetail {
     Full,   // an alloc or free says its size and category

@@ -13,6 +13,7 @@
 #include "bytes_bar_delegate.h"
 #include "document.h"
 #include "layer_stack_model.h"
+#include "region_tree_view.h"
 
 namespace remat::ui {
 
@@ -20,8 +21,9 @@ LayerStackView::LayerStackView(Document* document, QWidget* parent)
     : QWidget(parent),
       m_document(document),
       m_model(new LayerStackModel(document, this)),
-      m_tree(new QTreeView(this)) {
+      m_tree(new RegionTreeView(this)) {
     m_tree->setModel(m_model);
+    m_tree->setItemDelegate(new RegionItemDelegate(m_tree));
     m_tree->setObjectName(QStringLiteral("layerStackTree"));
     m_tree->setItemDelegateForColumn(LayerStackModel::BytesColumn, new BytesBarDelegate(m_tree));
     m_tree->setSelectionMode(QAbstractItemView::ExtendedSelection);

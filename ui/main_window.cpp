@@ -193,7 +193,7 @@ void MainWindow::onDocumentChanged() {
     // The plot keeps its highlighted layer across new data: no second replot for it.
     m_timeline->setData(state, *state->graph, state->evaluation.program, state->evaluation.timeline,
                         state->device);
-    m_summary->setEvaluation(state->evaluation, state->device, state->graph.get());
+    m_summary->setEvaluation(state->evaluation, state->device, *state->graph);
     m_lastUpdateMs = state->evaluateMs + double(timer.nsecsElapsed()) / 1e6;
     m_lastUpdateCpuMs = state->evaluateCpuMs + threadCpuMs() - startCpu;
     // The comparison, the trade-off curve and the run panel's predictions follow in the

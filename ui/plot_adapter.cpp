@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QFontMetrics>
 #include <QMouseEvent>
+#include <QStaticText>
 #include <QSvgGenerator>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -232,12 +233,15 @@ protected:
             if (s.labels.isEmpty()) continue;
             const QRectF visible = r.intersected(QRectF(area));
             for (const QString& label : s.labels) {
-                if (labelWidth(painter, label) + 6 > visible.width()) continue;
+                const QStaticText& text = laidOut(painter, label);
+                const QSizeF size = text.size();
+                if (size.width() + 6 > visible.width()) continue;
                 // Dark text on light fills, light text on dark ones.
                 const QColor f = s.fill;
                 const bool light = 0.299 * f.red() + 0.587 * f.green() + 0.114 * f.blue() > 150;
                 painter->setPen(light ? QColor(0x11, 0x11, 0x11) : QColor(0xfa, 0xfa, 0xfa));
-                painter->drawText(visible, Qt::AlignCenter, label);
+                painter->drawStaticText(visible.center() - QPointF(size.width(), size.height()) / 2,
+                                        text);
                 break;
             }
         }
@@ -252,23 +256,28 @@ private:
                                 a * fill.greenF() + (1 - a) * base.greenF(),
                                 a * fill.blueF() + (1 - a) * base.blueF());
     }
-    // Text measurement is slow next to drawing a rectangle; the labels repeat ("bwd", "re").
-    int labelWidth(QCPPainter* painter, const QString& label) {
-        if (painter->font() != m_widthFont) {
-            m_widths.clear();
-            m_widthFont = painter->font();
+    // Laying text out is slow next to drawing a rectangle, and the labels repeat ("bwd", "re")
+    // over hundreds of spans: each is laid out once per font and drawn from the layout.
+    const QStaticText& laidOut(QCPPainter* painter, const QString& label) {
+        if (painter->font() != m_textFont) {
+            m_texts.clear();
+            m_textFont = painter->font();
         }
-        auto it = m_widths.constFind(label);
-        if (it != m_widths.cend()) return it.value();
-        const int w = QFontMetrics(m_widthFont).horizontalAdvance(label);
-        m_widths.insert(label, w);
-        return w;
+        auto it = m_texts.find(label);
+        if (it == m_texts.end()) {
+            QStaticText text(label);
+            text.setTextFormat(Qt::PlainText);
+            text.setPerformanceHint(QStaticText::AggressiveCaching);
+            text.prepare(QTransform(), m_textFont);
+            it = m_texts.insert(label, text);
+        }
+        return it.value();
     }
 
     std::vector<Span> m_spans;
     const QColor* m_background = nullptr;
-    QFont m_widthFont;
-    QHash<QString, int> m_widths;
+    QFont m_textFont;
+    QHash<QString, QStaticText> m_texts;
 };
 
 namespace {

@@ -109,7 +109,7 @@ void SummaryPanel::clear() {
 }
 
 void SummaryPanel::setEvaluation(const Evaluation& e, const DeviceSpec& device,
-                                 const Graph* graph) {
+                                 const Graph& graph) {
     const Timeline& t = e.timeline;
     m_has = true;
     m_fits = t.fits;

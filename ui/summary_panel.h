@@ -30,10 +30,8 @@ public:
 
     explicit SummaryPanel(QWidget* parent = nullptr);
 
-    // `graph` (the one the evaluation was made from) names the op at the peak; without it the
-    // caption names only an alloc's or a free's buffer, and otherwise the instruction's index.
-    void setEvaluation(const Evaluation& evaluation, const DeviceSpec& device,
-                       const Graph* graph = nullptr);
+    // `graph` is the one the evaluation was made from: it names the op or buffer at the peak.
+    void setEvaluation(const Evaluation& evaluation, const DeviceSpec& device, const Graph& graph);
     void clear();
     void setUnits(ByteUnits units);
 

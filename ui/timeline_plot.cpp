@@ -412,13 +412,13 @@ int TimelinePlot::layerOfInstruction(std::size_t index) const {
 
 QString TimelinePlot::captionOf(std::size_t index) const {
     return index < m_count
-               ? instructionCaption(instructionParts(m_graph, *m_program, index), m_units)
+               ? instructionCaption(instructionParts(*m_graph, *m_program, index), m_units)
                : QString();
 }
 
 QString TimelinePlot::shortCaption(std::size_t index) const {
     // Without an alloc's or free's "(size, category)": the peak label already states the size.
-    return index < m_count ? instructionCaption(instructionParts(m_graph, *m_program, index),
+    return index < m_count ? instructionCaption(instructionParts(*m_graph, *m_program, index),
                                                 m_units, CaptionDetail::Short)
                            : QString();
 }

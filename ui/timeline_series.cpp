@@ -14,42 +14,48 @@ bool isCompute(InstrKind k) {
 
 std::vector<int> instructionLayers(const Graph& g, const Program& p) {
     const std::size_t n = p.instructions.size();
+    std::vector<int> layerOfOp(g.ops.size());
+    for (std::size_t o = 0; o < g.ops.size(); ++o) layerOfOp[o] = g.module(g.ops[o].module).layerIndex;
     auto opLayer = [&](OpId op) {
-        return op.valid() && op.index() < g.ops.size() ? g.module(g.op(op).module).layerIndex : -1;
+        return op.valid() && op.index() < layerOfOp.size() ? layerOfOp[op.index()] : -1;
     };
     std::vector<int> paramLayer(g.tensors.size(), -1);
     for (std::size_t o = 0; o < g.ops.size(); ++o)
         for (TensorId t : g.ops[o].params)
             if (t.index() < paramLayer.size() && paramLayer[t.index()] < 0)
-                paramLayer[t.index()] = opLayer(OpId(std::uint32_t(o)));
+                paramLayer[t.index()] = layerOfOp[o];
 
+    // One pass over the (large) instructions; the two fix-ups below read only these arrays.
+    enum Role : std::uint8_t { Resident, Compute, Alloc, Free };
     std::vector<int> layers(n, -1);
-    std::vector<bool> resident(n, false);
+    std::vector<Role> role(n, Resident);
     for (std::size_t i = 0; i < n; ++i) {
         const Instruction& ins = p.instructions[i];
-        resident[i] = ins.phase == Phase::Setup || ins.phase == Phase::Teardown;
-        if (resident[i]) continue;
-        if (isCompute(ins.kind))
+        if (ins.phase == Phase::Setup || ins.phase == Phase::Teardown) continue;
+        if (isCompute(ins.kind)) {
+            role[i] = Compute;
             layers[i] = opLayer(ins.op);
-        else if (ins.kind == InstrKind::OptimizerStep && ins.parameter.valid() &&
-                 ins.parameter.index() < paramLayer.size())
-            layers[i] = paramLayer[ins.parameter.index()];
+        } else if (ins.kind == InstrKind::OptimizerStep) {
+            role[i] = Compute;
+            if (ins.parameter.valid() && ins.parameter.index() < paramLayer.size())
+                layers[i] = paramLayer[ins.parameter.index()];
+        } else {
+            role[i] = ins.kind == InstrKind::Alloc ? Alloc : Free;
+        }
     }
     // Allocs take the layer of the next compute instruction, frees that of the previous one.
     int next = -1;
     for (std::size_t i = n; i-- > 0;) {
-        const InstrKind k = p.instructions[i].kind;
-        if (isCompute(k) || k == InstrKind::OptimizerStep)
+        if (role[i] == Compute)
             next = layers[i];
-        else if (k == InstrKind::Alloc && !resident[i])
+        else if (role[i] == Alloc)
             layers[i] = next;
     }
     int previous = -1;
     for (std::size_t i = 0; i < n; ++i) {
-        const InstrKind k = p.instructions[i].kind;
-        if (isCompute(k) || k == InstrKind::OptimizerStep)
+        if (role[i] == Compute)
             previous = layers[i];
-        else if (k == InstrKind::Free && !resident[i])
+        else if (role[i] == Free)
             layers[i] = previous;
     }
     return layers;

@@ -5,10 +5,13 @@
 // label is not mouse-selectable (its context menu copies the text instead), so QLabel measures
 // it with plain font metrics, and it answers its size hints from the metrics alone (a line of up
 // to `preferredChars` characters; a few words at least). The height for a given width is still
-// QLabel's own, so what is drawn is not clipped.
+// QLabel's own, so what is drawn is not clipped, but it is remembered for the current text: one
+// layout pass asks it for the same widths several times (the scroll area, the dock, the window's
+// minimum size), and each answer wraps the whole text anew.
 #pragma once
 
 #include <QLabel>
+#include <array>
 
 namespace remat::ui {
 
@@ -19,9 +22,21 @@ public:
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
+    int heightForWidth(int width) const override;
+
+protected:
+    void changeEvent(QEvent* event) override;
 
 private:
     int m_preferredChars;
+    // Heights for recent widths, valid while the text is m_heightsText.
+    struct Height {
+        int width = -1;
+        int height = 0;
+    };
+    mutable QString m_heightsText;
+    mutable std::array<Height, 4> m_heights;
+    mutable std::size_t m_nextHeight = 0;
 };
 
 }  // namespace remat::ui
