@@ -5,7 +5,10 @@
 #include <QEvent>
 #include <QFontMetrics>
 #include <QGuiApplication>
+#include <QPainter>
+#include <QTextOption>
 #include <algorithm>
+#include <cmath>
 
 namespace remat::ui {
 namespace {
@@ -14,6 +17,7 @@ constexpr int kMinimumChars = 12;
 
 WrapLabel::WrapLabel(QWidget* parent, int preferredChars)
     : QLabel(parent), m_preferredChars(preferredChars) {
+    setTextFormat(Qt::PlainText);
     setWordWrap(true);
     auto* copy = new QAction(tr("Copy"), this);
     connect(copy, &QAction::triggered, this,
@@ -38,26 +42,59 @@ QSize WrapLabel::minimumSizeHint() const {
                  fm.height() + m.top() + m.bottom());
 }
 
-int WrapLabel::heightForWidth(int width) const {
-    if (text() != m_heightsText) {
-        m_heightsText = text();
-        m_heights.fill(Height{});
+const QStaticText& WrapLabel::laidOut(int width) const {
+    width = std::max(width, 1);
+    if (text() != m_laidText || alignment() != m_laidAlignment) {
+        m_laidText = text();
+        m_laidAlignment = alignment();
+        for (Layout& l : m_layouts) l.width = -1;
     }
-    for (const Height& h : m_heights)
-        if (h.width == width) return h.height;
-    const int height = QLabel::heightForWidth(width);
-    m_heights[m_nextHeight] = Height{width, height};
-    m_nextHeight = (m_nextHeight + 1) % m_heights.size();
-    return height;
+    for (const Layout& l : m_layouts)
+        if (l.width == width) return l.text;
+    Layout& l = m_layouts[m_nextLayout];
+    m_nextLayout = (m_nextLayout + 1) % m_layouts.size();
+    l.width = width;
+    l.text = QStaticText(m_laidText);
+    l.text.setTextFormat(Qt::PlainText);
+    QTextOption option(alignment() & Qt::AlignHorizontal_Mask);
+    option.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    l.text.setTextOption(option);
+    l.text.setTextWidth(width);
+    l.text.prepare(QTransform(), font());
+    return l.text;
+}
+
+int WrapLabel::heightForWidth(int width) const {
+    const QMargins m = contentsMargins();
+    const int height = text().isEmpty()
+                           ? fontMetrics().height()
+                           : int(std::ceil(laidOut(width - m.left() - m.right()).size().height()));
+    return height + m.top() + m.bottom();
+}
+
+void WrapLabel::paintEvent(QPaintEvent*) {
+    if (text().isEmpty()) return;
+    QPainter p(this);
+    const QRect area = contentsRect();
+    const QStaticText& laid = laidOut(area.width());
+    const double height = laid.size().height();
+    double top = area.top();
+    if (alignment() & Qt::AlignBottom)
+        top = area.bottom() + 1 - height;
+    else if (!(alignment() & Qt::AlignTop))
+        top = area.top() + (area.height() - height) / 2;  // QLabel's default: centred
+    p.setFont(font());
+    p.setPen(palette().color(isEnabled() ? QPalette::Normal : QPalette::Disabled,
+                             foregroundRole()));
+    p.drawStaticText(QPointF(area.left(), std::max<double>(area.top(), top)), laid);
 }
 
 void WrapLabel::changeEvent(QEvent* event) {
-    // Another font, style or margin wraps the same text differently.
+    // Another font or style lays the same text out differently.
     switch (event->type()) {
         case QEvent::FontChange:
         case QEvent::StyleChange:
-        case QEvent::ContentsRectChange:
-            m_heights.fill(Height{});
+            for (Layout& l : m_layouts) l.width = -1;
             break;
         default:
             break;

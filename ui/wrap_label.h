@@ -1,16 +1,16 @@
 // A word-wrapped label whose text changes on every edit (the summary's figures, a panel's
-// status line). QLabel recomputes its size hints from scratch after each setText; for a wrapped
-// label whose text is selectable with the mouse that means laying out a rich-text document
-// twice per trial width, which made up the largest part of the layout pass after an edit. This
-// label is not mouse-selectable (its context menu copies the text instead), so QLabel measures
-// it with plain font metrics, and it answers its size hints from the metrics alone (a line of up
-// to `preferredChars` characters; a few words at least). The height for a given width is still
-// QLabel's own, so what is drawn is not clipped, but it is remembered for the current text: one
-// layout pass asks it for the same widths several times (the scroll area, the dock, the window's
-// minimum size), and each answer wraps the whole text anew.
+// status line). QLabel lays its text out from scratch for every size query and again for every
+// paint, and one edit asks several times (the scroll area, the dock, the window's minimum size,
+// then the paint): for the summary's figures that was a large part of the frame. This label
+// lays the text out once per width (QStaticText, plain text, wrapped at word boundaries),
+// answers heightForWidth() and paints from that layout, and keeps the last few widths' layouts
+// until the text or the font changes. Its size hints come from the font metrics alone (a line
+// of up to `preferredChars` characters; a few words at least). It is not mouse-selectable: its
+// context menu copies the text instead.
 #pragma once
 
 #include <QLabel>
+#include <QStaticText>
 #include <array>
 
 namespace remat::ui {
@@ -25,18 +25,22 @@ public:
     int heightForWidth(int width) const override;
 
 protected:
+    void paintEvent(QPaintEvent* event) override;
     void changeEvent(QEvent* event) override;
 
 private:
+    // The text laid out at `width` pixels (contents width), made on first use.
+    const QStaticText& laidOut(int width) const;
+
     int m_preferredChars;
-    // Heights for recent widths, valid while the text is m_heightsText.
-    struct Height {
+    struct Layout {
         int width = -1;
-        int height = 0;
+        QStaticText text;
     };
-    mutable QString m_heightsText;
-    mutable std::array<Height, 4> m_heights;
-    mutable std::size_t m_nextHeight = 0;
+    mutable QString m_laidText;  // the text and alignment the layouts below are of
+    mutable Qt::Alignment m_laidAlignment;
+    mutable std::array<Layout, 4> m_layouts;
+    mutable std::size_t m_nextLayout = 0;
 };
 
 }  // namespace remat::ui
