@@ -39,6 +39,7 @@ public:
         m_p.optimizer = m_cfg.optimizer;
         buildTree(plan);
         computeGradFlow();
+        reserveBuffers();
         setupResident();
         // Forward, backward and a recompute of every op per micro-batch, at most: one
         // allocation for the steps instead of a dozen regrowths, each moving every instruction.
@@ -145,6 +146,7 @@ private:
         if (t.valid()) {
             const Tensor& tt = m_g.tensor(t);
             b.batched = tt.batched;
+            b.shape.reserve(tt.shape.size() + 1);  // one allocation for the full shape
             if (tt.batched) b.shape.push_back(m_cfg.microBatch);
             b.shape.insert(b.shape.end(), tt.shape.begin(), tt.shape.end());
             std::int64_t bytes = tt.elements() * dtypeBytes(dtype);
@@ -183,6 +185,20 @@ private:
         touch(ins.workspace, step);
         m_steps.push_back(std::move(ins));
         return step;
+    }
+
+    // Room for the buffers of a typical program up front, so that the buffer table (and the
+    // per-buffer lifetimes beside it) grow once rather than a dozen times, moving every buffer.
+    void reserveBuffers() {
+        const std::size_t resident =
+            m_g.parameters.size() * std::size_t(3 + optimizerStateCount(m_cfg.optimizer)) + 1;
+        const std::size_t perStep = m_g.tensors.size() + 2 * m_g.ops.size();
+        const std::size_t n = std::min<std::size_t>(
+            resident + std::size_t(m_cfg.accumulationSteps) * perStep, std::size_t{1} << 22);
+        m_p.buffers.reserve(n);
+        m_created.reserve(n);
+        m_lastUse.reserve(n);
+        m_holds.reserve(n);
     }
 
     void setupResident() {
@@ -503,12 +519,11 @@ private:
         auto& out = m_p.instructions;
         out.reserve(m_steps.size() + 2 * nBuf);
         auto memOp = [&](InstrKind k, BufferId b, Phase ph, std::uint32_t micro) {
-            Instruction ins;
+            Instruction& ins = out.emplace_back();
             ins.kind = k;
             ins.buffer = b;
             ins.phase = ph;
             ins.microStep = micro;
-            out.push_back(std::move(ins));
         };
         for (BufferId b : m_resident) memOp(InstrKind::Alloc, b, Phase::Setup, 0);
         for (std::uint32_t s = 0; s < m_steps.size(); ++s) {

@@ -389,6 +389,11 @@ PlotAdapter::PlotAdapter(QWidget* parent) : QWidget(parent) {
     // the whole window at once, inside the edit, and then again when the turn ends.)
     m_plot->setPlottingHint(QCP::phImmediateRefresh, false);
 
+    // The library's "overlay" layer (for its selection rectangle, unused here) is drawn into a
+    // paint buffer of its own, which every paint of the widget composites over the others: one
+    // full-size blend per frame for nothing. Drawn with the rest, there is one buffer.
+    m_plot->layer("overlay")->setMode(QCPLayer::lmLogical);
+
     // Phases sit under the grid; a selection is drawn over the data; texts above everything.
     m_plot->addLayer(kLayerBehind, m_plot->layer("grid"), QCustomPlot::limBelow);
     m_plot->addLayer(kLayerOver, m_plot->layer("main"), QCustomPlot::limAbove);
