@@ -7,6 +7,7 @@
 #include <QClipboard>
 #include <QGuiApplication>
 #include <QLabel>
+#include <QVBoxLayout>
 #include <QtTest>
 
 #include "analysis.h"
@@ -16,6 +17,7 @@
 #include "qt_convert.h"
 #include "report.h"
 #include "summary_panel.h"
+#include "wrap_label.h"
 
 using namespace remat;
 using namespace remat::ui;
@@ -57,6 +59,7 @@ private slots:
     void unitsAndEmptyState();
     void editsReuseTheLabels();
     void figuresCanBeCopied();
+    void wrapBoxPassesOnOnlyHeightChanges();
 };
 
 void TestSummaryPanel::fitsIsStatedPlainly() {
@@ -96,7 +99,7 @@ void TestSummaryPanel::fitsIsStatedPlainly() {
     QCOMPARE(totalBytes(e.timeline.breakdownAtPeak), e.timeline.peakBytes);
     QVERIFY(panel.warningTexts().isEmpty());
     // The verdict's colour is a green in a light palette, readable against the background.
-    auto* verdict = panel.findChild<QLabel*>();
+    auto* verdict = panel.findChild<QLabel*>(QStringLiteral("summaryVerdict"));
     QVERIFY(verdict);
     const QColor good = verdict->palette().color(QPalette::WindowText);
     QVERIFY(good.green() > good.red());
@@ -122,7 +125,7 @@ void TestSummaryPanel::doesNotFitIsStatedPlainly() {
         bytesText(c.evaluation.timeline.peakBytes - c.device.usableBytes(), ByteUnits::Binary)));
     QCOMPARE(panel.fieldText(SummaryPanel::Field::MaxMicroBatch),
              QString("none: not even one sample fits"));
-    auto* verdict = panel.findChild<QLabel*>();
+    auto* verdict = panel.findChild<QLabel*>(QStringLiteral("summaryVerdict"));
     const QColor bad = verdict->palette().color(QPalette::WindowText);
     QVERIFY(bad.red() > bad.green());
     QVERIFY(bad.lightness() > 128);  // light red on the dark background
@@ -240,6 +243,46 @@ void TestSummaryPanel::figuresCanBeCopied() {
     QGuiApplication::clipboard()->clear();
     shown->actions().front()->trigger();
     QCOMPARE(QGuiApplication::clipboard()->text(), peak);
+}
+
+namespace {
+struct LayoutRequests : QObject {
+    int count = 0;
+    bool eventFilter(QObject*, QEvent* e) override {
+        if (e->type() == QEvent::LayoutRequest) ++count;
+        return false;
+    }
+};
+}  // namespace
+
+// A figure rewritten with as many lines leaves the layout around it alone; one that needs
+// another line grows its box, and the label fills the box.
+void TestSummaryPanel::wrapBoxPassesOnOnlyHeightChanges() {
+    QWidget host;
+    auto* layout = new QVBoxLayout(&host);
+    auto* box = new WrapBox(&host);
+    layout->addWidget(box);
+    layout->addStretch(1);
+    host.resize(320, 400);
+    host.show();
+    box->label()->setText(QStringLiteral("12.34 GiB, 5.6% less than without"));
+    QApplication::processEvents();
+    const int oneLine = box->height();
+    QVERIFY(oneLine > 0);
+    LayoutRequests requests;
+    host.installEventFilter(&requests);
+    box->label()->setText(QStringLiteral("98.76 GiB, 4.3% less than without"));
+    QApplication::processEvents();
+    QCOMPARE(requests.count, 0);
+    QCOMPARE(box->height(), oneLine);
+    QString longer;
+    for (int i = 0; i < 12; ++i) longer += QStringLiteral("more words than one line holds ");
+    box->label()->setText(longer);
+    // The box passes the request on; the layout around it runs in the next turn.
+    QTRY_VERIFY(requests.count > 0);
+    QTRY_VERIFY2(box->height() > 2 * oneLine, qPrintable(QString::number(box->height())));
+    QCOMPARE(box->height(), box->heightForWidth(box->width()));
+    QCOMPARE(box->label()->geometry(), box->rect());
 }
 
 QTEST_MAIN(TestSummaryPanel)

@@ -73,7 +73,8 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent) {
     m_start->setInterval(kStartDelayMs);
     connect(m_start, &QTimer::timeout, this, &ComparisonPanel::startPending);
 
-    m_status = new WrapLabel(this);
+    auto* status = new WrapBox(this);
+    m_status = status->label();
     m_busy = new ProgressStrip(this);
     m_busy->setMaximumWidth(260);
     m_busy->setFormat(tr("computing %v of %m strategies"));
@@ -112,7 +113,7 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent) {
     m_export->setMenu(menu);
 
     auto* top = new QHBoxLayout;
-    top->addWidget(m_status, 1);
+    top->addWidget(status, 1);
     top->addWidget(m_busy);
     top->addWidget(m_export);
     m_split = new QSplitter(Qt::Horizontal, this);

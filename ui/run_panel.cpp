@@ -59,7 +59,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     m_progress = new ProgressStrip(this);
     m_progress->setRange(0, kProgressSteps);
     m_progress->setVisible(false);
-    m_status = new WrapLabel(this);
+    auto* status = new WrapBox(this);
+    m_status = status->label();
 
     m_table = new QTableWidget(0, 4, this);
     m_table->setHorizontalHeaderLabels(
@@ -91,7 +92,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_gpuNote);
     layout->addWidget(m_allowUnsafe);
     layout->addWidget(m_progress);
-    layout->addWidget(m_status);
+    layout->addWidget(status);
     layout->addWidget(m_table, 1);
     layout->addWidget(m_liveCheck);
     layout->addWidget(m_gradCheck);

@@ -43,12 +43,14 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 8, 8, 8);
 
-    m_verdict = new WrapLabel(this);
+    auto* verdict = new WrapBox(this);
+    m_verdict = verdict->label();
+    m_verdict->setObjectName(QStringLiteral("summaryVerdict"));
     QFont big = m_verdict->font();
     big.setBold(true);
     big.setPointSizeF(big.pointSizeF() * 1.25);
     m_verdict->setFont(big);
-    layout->addWidget(m_verdict);
+    layout->addWidget(verdict);
 
     m_fields = new QGridLayout;
     m_fields->setColumnStretch(1, 1);
@@ -84,6 +86,7 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
         for (QLabel* l : {r.swatch, r.name, r.amount, r.percent}) l->setVisible(false);
         m_breakdownRows.push_back(r);
     }
+    fixBreakdownCells();
     layout->addLayout(m_breakdown);
 
     m_warnings = new QVBoxLayout;
@@ -96,10 +99,10 @@ QLabel* SummaryPanel::addField(const QString& name) {
     const int row = m_fields->rowCount();
     auto* title = new QLabel(name, this);
     title->setAlignment(Qt::AlignRight | Qt::AlignTop);
-    auto* value = new WrapLabel(this);
+    auto* value = new WrapBox(this);
     m_fields->addWidget(title, row, 0);
     m_fields->addWidget(value, row, 1);
-    return value;
+    return value->label();
 }
 
 void SummaryPanel::clear() {
@@ -268,16 +271,45 @@ void SummaryPanel::showWarnings(const QStringList& texts) {
     }
 }
 
-int SummaryPanel::breakdownWidth() const {
+SummaryPanel::CellWidths SummaryPanel::breakdownCellWidths() const {
     const QFontMetrics fm = fontMetrics();
-    int name = 0;
-    for (Category c : kAllCategories) name = std::max(name, fm.horizontalAdvance(categoryDisplayName(c)));
-    const int amount = fm.horizontalAdvance(QStringLiteral("999.99 MiB"));
-    const int share = fm.horizontalAdvance(QStringLiteral("100.0%"));
-    const int swatchPx = fm.height() * 2 / 3;
+    CellWidths w;
+    w.swatch = fm.height() * 2 / 3;
+    for (Category c : kAllCategories)
+        w.name = std::max(w.name, fm.horizontalAdvance(categoryDisplayName(c)));
+    // The widest figures either unit system prints (below 1024 of a unit, two decimals).
+    for (ByteUnits units : {ByteUnits::Binary, ByteUnits::Decimal})
+        for (std::int64_t bytes : {std::int64_t(1023) << 20, std::int64_t(1023) << 30,
+                                   std::int64_t(999) * 1000 * 1000 * 1000})
+            w.amount = std::max(w.amount, fm.horizontalAdvance(bytesText(bytes, units)));
+    for (const QString& share : {formatPercent(1.0), tr("< 0.1%")})
+        w.share = std::max(w.share, fm.horizontalAdvance(share));
+    // A little room for rounding in the text engine.
+    const int slack = fm.averageCharWidth();
+    w.name += slack;
+    w.amount += slack;
+    w.share += slack;
+    return w;
+}
+
+void SummaryPanel::fixBreakdownCells() {
+    // Fixed sizes: a label of fixed size does not ask the layout to redo itself when its text
+    // changes, and the figures change on every edit.
+    const CellWidths w = breakdownCellWidths();
+    const int height = std::max(fontMetrics().height(), w.swatch);
+    for (BreakdownRow& r : m_breakdownRows) {
+        r.swatch->setFixedSize(w.swatch, height);
+        r.name->setFixedSize(w.name, height);
+        r.amount->setFixedSize(w.amount, height);
+        r.percent->setFixedSize(w.share, height);
+    }
+}
+
+int SummaryPanel::breakdownWidth() const {
+    const CellWidths w = breakdownCellWidths();
     const QMargins m = layout()->contentsMargins();
-    return m.left() + swatchPx + name + amount + share + 3 * m_breakdown->horizontalSpacing() +
-           m.right();
+    return m.left() + w.swatch + w.name + w.amount + w.share +
+           3 * m_breakdown->horizontalSpacing() + m.right();
 }
 
 QString SummaryPanel::verdictText() const {
@@ -311,6 +343,7 @@ QStringList SummaryPanel::warningTexts() const {
 
 void SummaryPanel::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange) fixBreakdownCells();
     if (event->type() == QEvent::PaletteChange) {
         m_warningTexts.clear();  // their colour follows the palette: rebuild them
         clearLayout(m_warnings);

@@ -51,6 +51,11 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    struct CellWidths {
+        int swatch = 0, name = 0, amount = 0, share = 0;
+    };
+    CellWidths breakdownCellWidths() const;
+    void fixBreakdownCells();
     void refresh();
     QLabel* addField(const QString& name);
     void showWarnings(const QStringList& texts);

@@ -6,6 +6,7 @@
 #include <QFontMetrics>
 #include <QGuiApplication>
 #include <QPainter>
+#include <QResizeEvent>
 #include <QTextOption>
 #include <algorithm>
 #include <cmath>
@@ -100,6 +101,40 @@ void WrapLabel::changeEvent(QEvent* event) {
             break;
     }
     QLabel::changeEvent(event);
+}
+
+WrapBox::WrapBox(QWidget* parent, int preferredChars)
+    : QWidget(parent), m_label(new WrapLabel(this, preferredChars)) {
+    QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    policy.setHeightForWidth(true);
+    setSizePolicy(policy);
+}
+
+QSize WrapBox::sizeHint() const {
+    return m_label->sizeHint();
+}
+
+QSize WrapBox::minimumSizeHint() const {
+    return m_label->minimumSizeHint();
+}
+
+int WrapBox::heightForWidth(int width) const {
+    return m_label->heightForWidth(width);
+}
+
+bool WrapBox::event(QEvent* event) {
+    // The label's text, font or margins changed: the layout around needs to know only when the
+    // label no longer fits the box's height at its width.
+    if (event->type() == QEvent::LayoutRequest) {
+        if (m_label->heightForWidth(width()) != height()) updateGeometry();
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+void WrapBox::resizeEvent(QResizeEvent* event) {
+    m_label->setGeometry(rect());
+    QWidget::resizeEvent(event);
 }
 
 }  // namespace remat::ui

@@ -7,6 +7,12 @@
 // until the text or the font changes. Its size hints come from the font metrics alone (a line
 // of up to `preferredChars` characters; a few words at least). It is not mouse-selectable: its
 // context menu copies the text instead.
+//
+// WrapBox holds one WrapLabel and stands for it in a layout. QLabel asks its parent's layout to
+// redo itself on every setText, and for a panel of figures that change on every edit that meant
+// laying out the panel, its scroll area and the dock around it each time. Inside a WrapBox the
+// request stops at the box: it passes it on only when the label's height at its current width
+// changed (a line more or less), which is rare; otherwise the label just repaints.
 #pragma once
 
 #include <QLabel>
@@ -41,6 +47,26 @@ private:
     mutable Qt::Alignment m_laidAlignment;
     mutable std::array<Layout, 4> m_layouts;
     mutable std::size_t m_nextLayout = 0;
+};
+
+class WrapBox : public QWidget {
+    Q_OBJECT
+public:
+    explicit WrapBox(QWidget* parent = nullptr, int preferredChars = 60);
+
+    WrapLabel* label() const { return m_label; }
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+    bool hasHeightForWidth() const override { return true; }
+    int heightForWidth(int width) const override;
+
+protected:
+    bool event(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    WrapLabel* m_label;
 };
 
 }  // namespace remat::ui
