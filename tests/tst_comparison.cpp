@@ -4,6 +4,7 @@
 // shows, the worker stops early); clicking a row or a point of the trade-off plot chooses that
 // strategy; the exports write what the table shows; a busy indicator shows while computing.
 #include <QAbstractItemModelTester>
+#include <QDir>
 #include <QFile>
 #include <QImage>
 #include <QProgressBar>
@@ -14,6 +15,7 @@
 #include <QtTest>
 
 #include "analysis.h"
+#include "background_priority.h"
 #include "comparison_model.h"
 #include "comparison_panel.h"
 #include "comparison_worker.h"
@@ -84,6 +86,7 @@ private slots:
     void pointClickChoosesStrategy();
     void exportsWriteTable();
     void badModelShowsError();
+    void backgroundGivesWayToTheWindow();
 };
 
 void TestComparison::modelPassesTester() {
@@ -448,6 +451,43 @@ void TestComparison::badModelShowsError() {
     QVERIFY(!panel.result().error.empty());
     QCOMPARE(panel.model()->rowCount(), 0);
     QVERIFY(panel.statusText().contains(QString::fromStdString(panel.result().error)));
+}
+
+namespace {
+// Nice values of the process's threads, from /proc (Linux).
+QList<int> threadNiceValues() {
+    QList<int> values;
+    const QDir tasks(QStringLiteral("/proc/self/task"));
+    for (const QString& tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile stat(tasks.filePath(tid + QStringLiteral("/stat")));
+        if (!stat.open(QIODevice::ReadOnly)) continue;
+        // "pid (comm) state ..." : the nice value is field 19, the 17th after the comm.
+        const QByteArray line = stat.readAll();
+        const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
+        if (fields.size() > 16) values << fields[16].toInt();
+    }
+    return values;
+}
+}  // namespace
+
+// The comparison's thread yields to the window's: its nice value is raised, the GUI thread's
+// is not.
+void TestComparison::backgroundGivesWayToTheWindow() {
+#ifndef __linux__
+    QSKIP("thread priorities are checked through /proc on Linux");
+#else
+    const int windowNice = threadNiceValue();
+    Inputs in = preset("gpt2-tiny");
+    in.training.microBatch += 2;  // inputs no other test asked for
+    ComparisonPanel panel;
+    QSignalSpy computed(&panel, &ComparisonPanel::computed);
+    panel.request(in.model, in.training, in.device, "every:2");
+    QVERIFY(computed.wait(60000));
+    QCOMPARE(threadNiceValue(), windowNice);
+    // The pool keeps its thread for a while after the job: it is there to be read.
+    const QList<int> nice = threadNiceValues();
+    QVERIFY2(nice.contains(std::max(windowNice, 10)), qPrintable(QString::number(nice.size())));
+#endif
 }
 
 QTEST_MAIN(TestComparison)

@@ -19,6 +19,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
+#include "background_priority.h"
 #include "comparison_model.h"
 #include "progress_strip.h"
 #include "qt_convert.h"
@@ -160,7 +161,7 @@ namespace {
 
 // Comparisons run one at a time. A cancelled one finishes the strategy it is on while the next
 // waits, so a burst of edits never has several background threads competing with the window's
-// own thread for the cores.
+// own thread for the cores; and the one thread gives way to the window's (lowerThreadPriority).
 QThreadPool* comparisonPool() {
     static QThreadPool* pool = [] {
         auto* p = new QThreadPool;  // lives as long as the process: jobs may outlive the panel
@@ -214,6 +215,7 @@ void ComparisonPanel::startPending() {
     });
     watcher->setFuture(QtConcurrent::run(
         comparisonPool(), [req, cancelFlag](QPromise<ComparisonResult>& promise) {
+            lowerThreadPriority();  // the pool's one thread runs nothing else
             ComparisonHooks hooks;
             hooks.cancelled = [&promise] { return promise.isCanceled(); };
             hooks.cancelFlag = cancelFlag.get();

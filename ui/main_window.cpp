@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "app_settings.h"
+#include "background_priority.h"
 #include "autosave.h"
 #include "budget_slider.h"
 #include "comparison_panel.h"
@@ -31,6 +32,20 @@
 #include "timeline_plot.h"
 
 namespace remat::ui {
+namespace {
+
+// Superseded document states (a large model's program is tens of megabytes) are freed off the
+// GUI thread, one at a time, at background priority.
+QThreadPool* disposalPool() {
+    static QThreadPool* pool = [] {
+        auto* p = new QThreadPool;  // lives as long as the process
+        p->setMaxThreadCount(1);
+        return p;
+    }();
+    return pool;
+}
+
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : MainWindow(Options{}, parent) {}
 
@@ -206,7 +221,10 @@ void MainWindow::onDocumentChanged() {
     updateEditActions();
     updateTitle();
     if (previous && previous != state)
-        QThreadPool::globalInstance()->start([old = std::move(previous)]() mutable { old.reset(); });
+        disposalPool()->start([old = std::move(previous)]() mutable {
+            lowerThreadPriority();
+            old.reset();
+        });
 }
 
 void MainWindow::updateEditActions() {
