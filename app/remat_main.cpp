@@ -4,9 +4,11 @@
 #include <exception>
 #include <iostream>
 
+#include "allocator_tuning.h"
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
+    remat::keepFreedMemoryForReuse();
     CLI::App app{"remat: predict and measure activation checkpointing plans"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "remat 0.1.0");

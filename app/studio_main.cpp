@@ -14,6 +14,7 @@
 
 #include <QUndoStack>
 
+#include "allocator_tuning.h"
 #include "app_settings.h"
 #include "document.h"
 #include "headless_job.h"
@@ -53,6 +54,7 @@ QString argvValue(int argc, char** argv, const char* flag) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    remat::keepFreedMemoryForReuse();
     // The platform is chosen before QApplication exists: without a display Qt would abort.
     const bool display = hasDisplay();
     const bool screenshot = argvHas(argc, argv, "--screenshot");

@@ -5,9 +5,14 @@
 // list every instruction is made of.
 #include <QtTest/QtTest>
 
+#include <malloc.h>
+
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <random>
 
+#include "allocator_tuning.h"
 #include "buffer_list.h"
 #include "compiler.h"
 #include "sim_test_support.h"
@@ -322,6 +327,26 @@ private slots:
                 QVERIFY(!simulate(*g, *pb, small).fits);
             }
         }
+    }
+
+    // After keepFreedMemoryForReuse() a block of several megabytes comes from the heap and stays
+    // there when freed, so the next program reuses it instead of zeroing fresh pages.
+    void freedMemoryIsKept() {
+#if defined(__SANITIZE_ADDRESS__)
+        QSKIP("the sanitizer's allocator is not glibc's");
+#elif !defined(__GLIBC__)
+        QSKIP("a glibc setting");
+#else
+        keepFreedMemoryForReuse();
+        const std::size_t mappedBefore = mallinfo2().hblkhd;
+        auto* block = static_cast<char*>(std::malloc(std::size_t(8) << 20));
+        QVERIFY(block);
+        std::memset(block, 1, std::size_t(8) << 20);
+        QCOMPARE(mallinfo2().hblkhd, mappedBefore);  // from the heap, not a mapping of its own
+        const std::size_t heap = mallinfo2().arena;
+        std::free(block);
+        QCOMPARE(mallinfo2().arena, heap);  // and not handed back to the system when freed
+#endif
     }
 
     // The operand list keeps its ids across growth from inline to heap storage, through

@@ -18,6 +18,7 @@
 #include <memory>
 #include <vector>
 
+#include "allocator_tuning.h"
 #include "budget_slider.h"
 #include "document.h"
 #include "main_window.h"
@@ -170,6 +171,7 @@ BENCHMARK_CAPTURE(editPreset, gpt3_175b_paced, "gpt3-175b", 150)
     ->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
+    remat::keepFreedMemoryForReuse();  // as remat-studio does
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     benchmark::Initialize(&argc, argv);

@@ -11,6 +11,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "allocator_tuning.h"
 #include "analysis.h"
 #include "compiler.h"
 #include "lower.h"
@@ -235,4 +236,11 @@ BENCHMARK(BM_Nested)
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+    remat::keepFreedMemoryForReuse();  // as the programs do
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
