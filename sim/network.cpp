@@ -297,4 +297,16 @@ Result<std::vector<Shape>> inferShapes(const Network& net) {
     return shapes;
 }
 
+bool sameStructure(const Network& a, const Network& b) {
+    if (a.name != b.name || !(a.input == b.input) || a.tieEmbeddings != b.tieEmbeddings ||
+        a.layers.size() != b.layers.size())
+        return false;
+    for (std::size_t i = 0; i < a.layers.size(); ++i) {
+        Layer l = a.layers[i];
+        l.checkpoint = b.layers[i].checkpoint;
+        if (!(l == b.layers[i])) return false;
+    }
+    return true;
+}
+
 }  // namespace remat

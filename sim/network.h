@@ -120,6 +120,10 @@ struct Network {
     bool operator==(const Network&) const = default;
 };
 
+// Equal but for the per-layer checkpoint flags (a plan, not the network's structure): the same
+// graph, the same shapes, the same rows in the layer stack.
+bool sameStructure(const Network& a, const Network& b);
+
 // Number of layer instances once repeats are expanded (the indexing of plan regions).
 std::int64_t expandedLayerCount(const Network& net);
 // Expanded instance index -> index into net.layers.

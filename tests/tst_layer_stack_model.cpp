@@ -23,6 +23,7 @@ private slots:
     void repeatedBlocksAreCompactAndExpandable();
     void checkToggleEditsThePlan();
     void planEditAnnouncesOnlyChangedRows();
+    void perLayerFlagIsAPlanEdit();
     void repeatedEntryToggleAndPartialState();
     void subModuleToggleIsAPathRegion();
     void keptBytesAddUpAndFollowThePlan_data();
@@ -116,6 +117,38 @@ void TstLayerStackModel::checkToggleEditsThePlan() {
 
 // Every row whose check state, checkpoint text or kept bytes differ after the edit is announced,
 // and no row that is unchanged (unless the longest bar changed, which moves every bar).
+// A checkpoint stored as a per-layer flag (mlp-3x1024's plan form) changes the network record
+// but not its structure: the document keeps its graph (no new lowering, no new baseline) and
+// the model announces single cells of the figure columns, never whole rows.
+void TstLayerStackModel::perLayerFlagIsAPlanEdit() {
+    Document doc;
+    QVERIFY(doc.open("mlp-3x1024").ok());
+    LayerStackModel model(&doc);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const Graph* graph = &doc.graph();
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    QVERIFY(!doc.network().layers[0].checkpoint);
+    const QModelIndex row = model.indexForEntry(0, LayerStackModel::CheckpointColumn);
+    QVERIFY(model.setData(row, int(Qt::Checked), Qt::CheckStateRole));
+    QCOMPARE(doc.model().planForm, PlanForm::PerLayer);
+    QVERIFY(doc.network().layers[0].checkpoint);  // stored as the layer's flag
+    QCOMPARE(&doc.graph(), graph);
+    QVERIFY(!changed.isEmpty());
+    for (const QList<QVariant>& args : changed) {
+        const auto tl = args[0].value<QModelIndex>(), br = args[1].value<QModelIndex>();
+        QCOMPARE(tl, br);
+        QVERIFY(tl.column() == LayerStackModel::BytesColumn ||
+                tl.column() == LayerStackModel::CheckpointColumn);
+    }
+    // Structure still counts: another width is a new graph.
+    Network wider = doc.network();
+    QVERIFY(sameStructure(wider, doc.network()));
+    wider.layers[1].checkpoint = !wider.layers[1].checkpoint;
+    QVERIFY(sameStructure(wider, doc.network()));
+    wider.layers[1].out += 1;
+    QVERIFY(!sameStructure(wider, doc.network()));
+}
+
 void TstLayerStackModel::planEditAnnouncesOnlyChangedRows() {
     Document doc;
     QVERIFY(doc.open("gpt2-small").ok());

@@ -102,7 +102,7 @@ void BudgetSlider::refreshRange() {
                             .arg(int(m.training.precision))
                             .arg(int(m.training.optimizer))
                             .arg(toQString(m_document->device().id));
-    if (m_rangeValid && key == m_rangeKey && m.network == m_rangeNetwork) return;
+    if (m_rangeValid && key == m_rangeKey && sameStructure(m.network, m_rangeNetwork)) return;
     m_rangeNetwork = m.network;
     m_rangeKey = key;
     m_rangeValid = true;

@@ -113,7 +113,7 @@ Result<std::shared_ptr<const DocumentState>> Document::evaluateModel(const Model
     if (!device) return device.error();
 
     std::shared_ptr<const Graph> graph;
-    if (m_graphCache && m_graphNetwork == model.network &&
+    if (m_graphCache && sameStructure(m_graphNetwork, model.network) &&
         m_graphPrecision == model.training.precision) {
         graph = m_graphCache;
     } else {
@@ -180,7 +180,8 @@ Result<std::shared_ptr<const DocumentState>> Document::evaluateModel(const Model
 }
 
 void Document::install(std::shared_ptr<const DocumentState> state) {
-    const bool networkChanged = !m_state || m_state->model.network != state->model.network;
+    const bool networkChanged =
+        !m_state || !sameStructure(m_state->model.network, state->model.network);
     m_state = std::move(state);
     if (networkChanged) emit networkReplaced();
     emit changed();

@@ -29,8 +29,9 @@ LayerStackModel::LayerStackModel(Document* document, QObject* parent)
         bool same = m_nodes.size() == oldKeys.size();
         for (std::size_t i = 0; same && i < m_nodes.size(); ++i)
             same = m_nodes[i].key == oldKeys[i];
-        if (same && m_document->network() == m_shownNetwork) {
-            // A plan or settings edit: names, kinds and shapes are as they were.
+        if (same && sameStructure(m_document->network(), m_shownNetwork)) {
+            // A plan or settings edit (per-layer checkpoint flags included): names, kinds and
+            // shapes are as they were.
             emitChangedRows(m_shown, previousMaxBytes);
             return;
         }
