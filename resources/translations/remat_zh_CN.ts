@@ -417,42 +417,42 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../../app/studio_main.cpp" line="75"/>
+        <location filename="../../app/studio_main.cpp" line="77"/>
         <source>Remat Studio: see what activation checkpointing costs and saves.</source>
         <translation>Remat Studio：看清激活检查点的开销与节省。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="81"/>
+        <location filename="../../app/studio_main.cpp" line="83"/>
         <source>A model file or a preset name (default gpt2-small).</source>
         <translation>模型文件或预设名称（默认 gpt2-small）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="84"/>
+        <location filename="../../app/studio_main.cpp" line="86"/>
         <source>Render the main window offscreen to FILE.png and quit.</source>
         <translation>在屏幕外将主窗口渲染到 FILE.png 后退出。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="88"/>
+        <location filename="../../app/studio_main.cpp" line="90"/>
         <source>Folder for the plots written without a display (default ./remat-output).</source>
         <translation>无显示器时写出图表的文件夹（默认 ./remat-output）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="93"/>
+        <location filename="../../app/studio_main.cpp" line="95"/>
         <source>Checkpointing strategy to start with (the CLI&apos;s spellings: none, full, every:K, sqrt, ...).</source>
         <translation>启动时使用的检查点策略（与命令行写法相同：none、full、every:K、sqrt 等）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="99"/>
+        <location filename="../../app/studio_main.cpp" line="101"/>
         <source>Expand every block of the layer stack into its instances and sub-modules.</source>
         <translation>将层栈中的每个块展开为其实例和子模块。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="102"/>
+        <location filename="../../app/studio_main.cpp" line="104"/>
         <source>Use the dark palette.</source>
         <translation>使用深色配色。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="105"/>
+        <location filename="../../app/studio_main.cpp" line="107"/>
         <source>User-interface language: en or zh_CN (default: the one chosen in View → Language, else the system&apos;s).</source>
         <translation>界面语言：en 或 zh_CN（默认：视图 → 语言中选择的语言，否则为系统语言）。</translation>
     </message>
@@ -587,135 +587,135 @@
 <context>
     <name>remat::ui::ComparisonPanel</name>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="41"/>
+        <location filename="../../ui/comparison_panel.cpp" line="43"/>
         <source>Could not write &quot;%1&quot;: %2</source>
         <translation>无法写入“%1”：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="66"/>
+        <location filename="../../ui/comparison_panel.cpp" line="68"/>
         <source>Click a row to apply that strategy</source>
         <translation>点击一行以应用该策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="73"/>
+        <location filename="../../ui/comparison_panel.cpp" line="81"/>
         <source>computing %v of %m strategies</source>
         <translation>正在计算第 %v 个策略，共 %m 个</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="81"/>
+        <location filename="../../ui/comparison_panel.cpp" line="89"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="84"/>
+        <location filename="../../ui/comparison_panel.cpp" line="92"/>
         <source>Table as CSV…</source>
         <translation>表格导出为 CSV…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="85"/>
+        <location filename="../../ui/comparison_panel.cpp" line="93"/>
         <source>Export the comparison as CSV</source>
         <translation>将比较导出为 CSV</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="86"/>
+        <location filename="../../ui/comparison_panel.cpp" line="94"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="89"/>
-        <location filename="../../ui/comparison_panel.cpp" line="96"/>
+        <location filename="../../ui/comparison_panel.cpp" line="97"/>
         <location filename="../../ui/comparison_panel.cpp" line="104"/>
+        <location filename="../../ui/comparison_panel.cpp" line="112"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="91"/>
+        <location filename="../../ui/comparison_panel.cpp" line="99"/>
         <source>Table as Markdown…</source>
         <translation>表格导出为 Markdown…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="93"/>
+        <location filename="../../ui/comparison_panel.cpp" line="101"/>
         <source>Export the comparison as Markdown</source>
         <translation>将比较导出为 Markdown</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="93"/>
+        <location filename="../../ui/comparison_panel.cpp" line="101"/>
         <source>Markdown files (*.md)</source>
         <translation>Markdown 文件 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="98"/>
+        <location filename="../../ui/comparison_panel.cpp" line="106"/>
         <source>Trade-off plot as PNG, SVG or PDF…</source>
         <translation>权衡图导出为 PNG、SVG 或 PDF…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="100"/>
+        <location filename="../../ui/comparison_panel.cpp" line="108"/>
         <source>Export the trade-off plot</source>
         <translation>导出权衡图</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="101"/>
+        <location filename="../../ui/comparison_panel.cpp" line="109"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
         <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="130"/>
+        <location filename="../../ui/comparison_panel.cpp" line="138"/>
         <source>No model yet.</source>
         <translation>尚无模型。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="256"/>
+        <location filename="../../ui/comparison_panel.cpp" line="278"/>
         <source>The strategies could not be compared: %1</source>
         <translation>无法比较各策略：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="275"/>
+        <location filename="../../ui/comparison_panel.cpp" line="297"/>
         <source>%1 strategies</source>
         <translation>%1 个策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="276"/>
+        <location filename="../../ui/comparison_panel.cpp" line="298"/>
         <source>%1 strategies for %2</source>
         <translation>%2 的 %1 个策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="280"/>
+        <location filename="../../ui/comparison_panel.cpp" line="302"/>
         <source>%1 on %2; computing the every:K curve…</source>
         <translation>%1，设备 %2；正在计算 every:K 曲线…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="282"/>
+        <location filename="../../ui/comparison_panel.cpp" line="304"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; computing the optimal frontier…</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；正在计算最优前沿…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="287"/>
+        <location filename="../../ui/comparison_panel.cpp" line="309"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; no optimal frontier: %4</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；无最优前沿：%4</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="292"/>
+        <location filename="../../ui/comparison_panel.cpp" line="314"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; the optimal frontier is one point: no plan lowers the peak.</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；最优前沿只有一个点：没有方案能降低峰值。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="297"/>
+        <location filename="../../ui/comparison_panel.cpp" line="319"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; %4 plans on the optimal frontier.</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；最优前沿上有 %4 个方案。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="333"/>
-        <location filename="../../ui/comparison_panel.cpp" line="341"/>
+        <location filename="../../ui/comparison_panel.cpp" line="355"/>
+        <location filename="../../ui/comparison_panel.cpp" line="363"/>
         <source>There is no comparison to export yet.</source>
         <translation>尚无可导出的比较。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="347"/>
+        <location filename="../../ui/comparison_panel.cpp" line="369"/>
         <source>Checkpointing strategies for %1</source>
         <translation>%1 的检查点策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="351"/>
+        <location filename="../../ui/comparison_panel.cpp" line="373"/>
         <source>%1 (usable %2), micro-batch %3 × %4 accumulation steps, %5, %6.</source>
         <translation>%1（可用 %2），微批次 %3 × %4 个梯度累积步，%5，%6。</translation>
     </message>
@@ -728,96 +728,96 @@
         <translation>未命名</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="289"/>
+        <location filename="../../ui/document.cpp" line="290"/>
         <source>Strategy %1</source>
         <translation>策略 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="295"/>
+        <location filename="../../ui/document.cpp" line="296"/>
         <source>Micro-batch %1</source>
         <translation>微批次 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="301"/>
+        <location filename="../../ui/document.cpp" line="302"/>
         <source>Accumulation steps %1</source>
         <translation>梯度累积步数 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="308"/>
+        <location filename="../../ui/document.cpp" line="309"/>
         <source>Precision %1</source>
         <translation>精度 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="314"/>
+        <location filename="../../ui/document.cpp" line="315"/>
         <source>Optimizer %1</source>
         <translation>优化器 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="320"/>
+        <location filename="../../ui/document.cpp" line="321"/>
         <source>Device %1</source>
         <translation>设备 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="326"/>
+        <location filename="../../ui/document.cpp" line="327"/>
         <source>Edit input</source>
         <translation>编辑输入</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="332"/>
+        <location filename="../../ui/document.cpp" line="333"/>
         <source>Rename network</source>
         <translation>重命名网络</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="360"/>
+        <location filename="../../ui/document.cpp" line="361"/>
         <source>Toggle checkpoint %1</source>
         <translation>切换检查点 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="367"/>
-        <location filename="../../ui/document.cpp" line="385"/>
+        <location filename="../../ui/document.cpp" line="368"/>
+        <location filename="../../ui/document.cpp" line="386"/>
         <source>Checkpoint %1</source>
         <translation>为 %1 设置检查点</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="368"/>
-        <location filename="../../ui/document.cpp" line="386"/>
+        <location filename="../../ui/document.cpp" line="369"/>
+        <location filename="../../ui/document.cpp" line="387"/>
         <source>Keep %1</source>
         <translation>保留 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="393"/>
+        <location filename="../../ui/document.cpp" line="394"/>
         <source>Clear plan</source>
         <translation>清除方案</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="436"/>
+        <location filename="../../ui/document.cpp" line="437"/>
         <source>Add %1</source>
         <translation>添加 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="459"/>
+        <location filename="../../ui/document.cpp" line="460"/>
         <source>Remove %1</source>
         <translation>移除 %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/document.cpp" line="460"/>
+        <location filename="../../ui/document.cpp" line="461"/>
         <source>Remove %n layers</source>
         <translation>
             <numerusform>移除 %n 层</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="473"/>
+        <location filename="../../ui/document.cpp" line="474"/>
         <source>Duplicate %1</source>
         <translation>复制 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="491"/>
+        <location filename="../../ui/document.cpp" line="492"/>
         <source>Move %1</source>
         <translation>移动 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="503"/>
+        <location filename="../../ui/document.cpp" line="504"/>
         <source>Edit %1</source>
         <translation>编辑 %1</translation>
     </message>
@@ -893,115 +893,115 @@
 <context>
     <name>remat::ui::LayerStackModel</name>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="280"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="287"/>
         <source>input</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="288"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="295"/>
         <source>%1–%2  %3 × %4</source>
         <extracomment>A repeated block, shown compactly: &quot;1–12 transformer_block × 12&quot;</extracomment>
         <translation>%1–%2  %3 × %4</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="310"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="317"/>
         <source>token ids</source>
         <translation>词元编号</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="310"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="317"/>
         <source>tensor</source>
         <translation>张量</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="323"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="330"/>
         <source>scalar</source>
         <translation>标量</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="331"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="338"/>
         <source>%1 tokens (vocab %2)</source>
         <translation>%1 个词元（词表 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="358"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="365"/>
         <source>%1 of %2</source>
         <translation>%1 / %2</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="374"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="381"/>
         <source>recompute</source>
         <translation>重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="466"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="473"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="468"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="475"/>
         <source>Kept</source>
         <translation>保留</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="372"/>
-        <location filename="../../ui/layer_stack_model.cpp" line="377"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="379"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="384"/>
         <source>in %1</source>
         <extracomment>The row lies inside a larger checkpointed region, named by its label (&quot;1-3&quot;)</extracomment>
         <translation>属于 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="383"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="390"/>
         <source>Kept for backward: %1</source>
         <translation>为反向保留：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="386"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="393"/>
         <source>The network&apos;s input.</source>
         <translation>网络的输入。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="389"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="396"/>
         <source>A repeated block; expand it to checkpoint single instances.</source>
         <translation>重复的块；展开后可对单个实例设置检查点。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="397"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="404"/>
         <source>Checkpointed (recompute): only its inputs are kept; its saved tensors are recomputed in backward.</source>
         <translation>已设检查点（重计算）：只保留其输入；其保存的张量在反向时重新计算。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="399"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="406"/>
         <source>Kept: its saved tensors stay in memory until backward.</source>
         <translation>保留：其保存的张量留在内存中直到反向。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="462"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="469"/>
         <source>Layer</source>
         <translation>层</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="464"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="471"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="470"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="477"/>
         <source>Checkpoint</source>
         <translation>检查点</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="478"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="485"/>
         <source>Output shape of one sample</source>
         <translation>单个样本的输出形状</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="480"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="487"/>
         <source>Activation bytes this row keeps until backward under the current plan (at the micro-batch set in the strategy bar)</source>
         <translation>在当前方案下，此行保留到反向传播的激活字节数（按策略栏中设置的微批次计）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="484"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="491"/>
         <source>Checked: a checkpointed (recompute) region</source>
         <translation>勾选：一个检查点（重计算）区域</translation>
     </message>
@@ -1009,52 +1009,52 @@
 <context>
     <name>remat::ui::LayerStackView</name>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="39"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="41"/>
         <source>Layer stack</source>
         <translation>层栈</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="56"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="58"/>
         <source>Checkpoint selection</source>
         <translation>将所选设为检查点</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="58"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="60"/>
         <source>Make the selected consecutive layers one checkpointed (recompute) region</source>
         <translation>将所选的连续多层设为一个检查点（重计算）区域</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="65"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="67"/>
         <source>Clear plan</source>
         <translation>清除方案</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="66"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="68"/>
         <source>Remove every checkpointed region</source>
         <translation>移除所有检查点区域</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="78"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="80"/>
         <source>Expand all</source>
         <translation>全部展开</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="81"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="83"/>
         <source>Collapse all</source>
         <translation>全部折叠</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="189"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="191"/>
         <source>Select the layers to checkpoint together first.</source>
         <translation>请先选择要一起设为检查点的层。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="205"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="207"/>
         <source>A region of several rows must be made of whole layers, not sub-modules.</source>
         <translation>由多行组成的区域必须由完整的层构成，而不能是子模块。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="216"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="218"/>
         <source>Select consecutive layers: a region is one contiguous range.</source>
         <translation>请选择连续的层：一个区域是一段连续范围。</translation>
     </message>
@@ -1062,72 +1062,72 @@
 <context>
     <name>remat::ui::MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.cpp" line="83"/>
+        <location filename="../../ui/main_window.cpp" line="100"/>
         <source>Strategy and training</source>
         <translation>策略与训练</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="89"/>
+        <location filename="../../ui/main_window.cpp" line="106"/>
         <source>Memory budget</source>
         <translation>内存预算</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="97"/>
+        <location filename="../../ui/main_window.cpp" line="114"/>
         <source>Time the last edit took to simulate and redraw</source>
         <translation>上一次修改的模拟和重绘用时</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="110"/>
+        <location filename="../../ui/main_window.cpp" line="140"/>
         <source>Layer stack</source>
         <translation>层栈</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="111"/>
+        <location filename="../../ui/main_window.cpp" line="141"/>
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="112"/>
+        <location filename="../../ui/main_window.cpp" line="142"/>
         <source>Palette</source>
         <translation>层库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="115"/>
+        <location filename="../../ui/main_window.cpp" line="145"/>
         <source>Summary</source>
         <translation>摘要</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="117"/>
+        <location filename="../../ui/main_window.cpp" line="148"/>
         <source>Comparison</source>
         <translation>比较</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="118"/>
+        <location filename="../../ui/main_window.cpp" line="149"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="135"/>
+        <location filename="../../ui/main_window.cpp" line="166"/>
         <source>Edit refused: %1</source>
         <translation>修改被拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="163"/>
+        <location filename="../../ui/main_window.cpp" line="194"/>
         <source>Run finished: %1</source>
         <translation>运行完成：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="164"/>
+        <location filename="../../ui/main_window.cpp" line="195"/>
         <source>Run did not finish: %1</source>
         <translation>运行未完成：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="189"/>
+        <location filename="../../ui/main_window.cpp" line="220"/>
         <source>updated in %1 ms</source>
         <translation>更新用时 %1 毫秒</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="205"/>
+        <location filename="../../ui/main_window.cpp" line="239"/>
         <source>%1[*] — Remat Studio</source>
         <translation>%1[*] — Remat Studio</translation>
     </message>
@@ -1470,17 +1470,17 @@
 <context>
     <name>remat::ui::PlotAdapter</name>
     <message>
-        <location filename="../../ui/plot_adapter.cpp" line="1049"/>
+        <location filename="../../ui/plot_adapter.cpp" line="1063"/>
         <source>Remat Studio plot</source>
         <translation>Remat Studio 图表</translation>
     </message>
     <message>
-        <location filename="../../ui/plot_adapter.cpp" line="1056"/>
+        <location filename="../../ui/plot_adapter.cpp" line="1070"/>
         <source>Cannot export to &quot;%1&quot;: choose a .png, .svg or .pdf file name.</source>
         <translation>无法导出到“%1”：请选择 .png、.svg 或 .pdf 文件名。</translation>
     </message>
     <message>
-        <location filename="../../ui/plot_adapter.cpp" line="1061"/>
+        <location filename="../../ui/plot_adapter.cpp" line="1075"/>
         <source>Could not write &quot;%1&quot;. Check that the folder exists and is writable.</source>
         <translation>无法写入“%1”。请检查文件夹是否存在且可写。</translation>
     </message>
@@ -1513,258 +1513,258 @@
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="66"/>
+        <location filename="../../ui/run_panel.cpp" line="67"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="66"/>
-        <location filename="../../ui/run_panel.cpp" line="193"/>
+        <location filename="../../ui/run_panel.cpp" line="67"/>
+        <location filename="../../ui/run_panel.cpp" line="194"/>
         <source>measured</source>
         <translation>实测</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="66"/>
+        <location filename="../../ui/run_panel.cpp" line="67"/>
         <source>measured − predicted</source>
         <translation>实测 − 预测</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="82"/>
+        <location filename="../../ui/run_panel.cpp" line="83"/>
         <source>Run on:</source>
         <translation>运行于：</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="116"/>
+        <location filename="../../ui/run_panel.cpp" line="117"/>
         <source>checking for a CUDA device…</source>
         <translation>正在检测 CUDA 设备…</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="156"/>
+        <location filename="../../ui/run_panel.cpp" line="157"/>
         <source>Ready: one training step, %1 instructions. Choose where to run it and press Run.</source>
         <translation>就绪：一个训练步，共 %1 条指令。选择运行位置后点击“运行”。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="171"/>
-        <location filename="../../ui/run_panel.cpp" line="234"/>
+        <location filename="../../ui/run_panel.cpp" line="172"/>
+        <location filename="../../ui/run_panel.cpp" line="235"/>
         <source>No plan to run yet.</source>
         <translation>尚无可运行的方案。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="194"/>
+        <location filename="../../ui/run_panel.cpp" line="195"/>
         <source>measured (GPU)</source>
         <translation>实测（GPU）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="194"/>
+        <location filename="../../ui/run_panel.cpp" line="195"/>
         <source>measured (CPU)</source>
         <translation>实测（CPU）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="205"/>
+        <location filename="../../ui/run_panel.cpp" line="206"/>
         <source>GPU option unavailable: %1</source>
         <translation>GPU 选项不可用：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="215"/>
+        <location filename="../../ui/run_panel.cpp" line="216"/>
         <source>The plan is unsafe (%1); tick the box above to run it anyway.</source>
         <translation>该方案不安全（%1）；勾选上方的复选框后仍可运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="219"/>
-        <location filename="../../ui/run_panel.cpp" line="246"/>
+        <location filename="../../ui/run_panel.cpp" line="220"/>
+        <location filename="../../ui/run_panel.cpp" line="247"/>
         <source>The CPU executor cannot run this plan: %1</source>
         <translation>CPU 执行器无法运行此方案：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="238"/>
+        <location filename="../../ui/run_panel.cpp" line="239"/>
         <source>The GPU cannot be used: %1</source>
         <translation>无法使用 GPU：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="242"/>
+        <location filename="../../ui/run_panel.cpp" line="243"/>
         <source>The plan is unsafe; tick the box to run it anyway.</source>
         <translation>该方案不安全；勾选复选框后仍可运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="274"/>
-        <location filename="../../ui/run_panel.cpp" line="297"/>
+        <location filename="../../ui/run_panel.cpp" line="275"/>
+        <location filename="../../ui/run_panel.cpp" line="298"/>
         <source>Running one training step on the GPU…</source>
         <translation>正在 GPU 上运行一个训练步…</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="275"/>
-        <location filename="../../ui/run_panel.cpp" line="298"/>
+        <location filename="../../ui/run_panel.cpp" line="276"/>
+        <location filename="../../ui/run_panel.cpp" line="299"/>
         <source>Running one training step on the CPU…</source>
         <translation>正在 CPU 上运行一个训练步…</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="277"/>
+        <location filename="../../ui/run_panel.cpp" line="278"/>
         <source>About %1 in all, the reference run without checkpointing for the gradient check included.</source>
         <translation>总计约 %1，包括用于梯度检查的无检查点参考运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="312"/>
-        <location filename="../../ui/run_panel.cpp" line="331"/>
+        <location filename="../../ui/run_panel.cpp" line="313"/>
+        <location filename="../../ui/run_panel.cpp" line="332"/>
         <source>Run cancelled.</source>
         <translation>运行已取消。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="323"/>
+        <location filename="../../ui/run_panel.cpp" line="324"/>
         <source>The run ended without a result.</source>
         <translation>运行结束但没有结果。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="333"/>
+        <location filename="../../ui/run_panel.cpp" line="334"/>
         <source>The run failed: %1</source>
         <translation>运行失败：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="339"/>
+        <location filename="../../ui/run_panel.cpp" line="340"/>
         <source>the GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="339"/>
+        <location filename="../../ui/run_panel.cpp" line="340"/>
         <source>the CPU</source>
         <translation>CPU</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="341"/>
+        <location filename="../../ui/run_panel.cpp" line="342"/>
         <source>Done: one training step on %1 (%2).</source>
         <translation>完成：在 %1 上运行了一个训练步（%2）。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="351"/>
+        <location filename="../../ui/run_panel.cpp" line="352"/>
         <source>preparing (probing the device) — %p%</source>
         <translation>准备中（探测设备）— %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="353"/>
+        <location filename="../../ui/run_panel.cpp" line="354"/>
         <source>warm-up step — %p%</source>
         <translation>预热步 — %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="355"/>
+        <location filename="../../ui/run_panel.cpp" line="356"/>
         <source>measured step — %p%</source>
         <translation>测量步 — %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="357"/>
+        <location filename="../../ui/run_panel.cpp" line="358"/>
         <source>reference run without checkpointing — %p%</source>
         <translation>无检查点参考运行 — %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="400"/>
+        <location filename="../../ui/run_panel.cpp" line="401"/>
         <source>peak, tracked</source>
         <translation>峰值（跟踪）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="403"/>
+        <location filename="../../ui/run_panel.cpp" line="404"/>
         <source>  reached after instruction</source>
         <translation>  峰值所在指令序号</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="406"/>
+        <location filename="../../ui/run_panel.cpp" line="407"/>
         <source>peak, device level (allocator reserved)</source>
         <translation>峰值（设备层面，分配器预留）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="408"/>
+        <location filename="../../ui/run_panel.cpp" line="409"/>
         <source>%1 over tracked</source>
         <translation>比跟踪值多 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="409"/>
+        <location filename="../../ui/run_panel.cpp" line="410"/>
         <source>  allocator in use (rounding included)</source>
         <translation>  分配器占用（含取整）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="412"/>
+        <location filename="../../ui/run_panel.cpp" line="413"/>
         <source>  of which the executor&apos;s own scratch</source>
         <translation>  其中执行器自身的暂存空间</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="415"/>
+        <location filename="../../ui/run_panel.cpp" line="416"/>
         <source>forward</source>
         <translation>前向</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="416"/>
+        <location filename="../../ui/run_panel.cpp" line="417"/>
         <source>recompute</source>
         <translation>重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="417"/>
+        <location filename="../../ui/run_panel.cpp" line="418"/>
         <source>backward</source>
         <translation>反向</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="418"/>
+        <location filename="../../ui/run_panel.cpp" line="419"/>
         <source>optimizer</source>
         <translation>优化器</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="419"/>
+        <location filename="../../ui/run_panel.cpp" line="420"/>
         <source>training step</source>
         <translation>训练步</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="422"/>
+        <location filename="../../ui/run_panel.cpp" line="423"/>
         <source>time: %1</source>
         <translation>时间：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="426"/>
+        <location filename="../../ui/run_panel.cpp" line="427"/>
         <source>Predicted times use this CPU&apos;s measured rates (%1 GFLOP/s sgemm); predicted memory is the device profile&apos;s.</source>
         <translation>预测时间使用本机 CPU 的实测速率（sgemm %1 GFLOP/s）；预测内存按设备配置计算。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="429"/>
+        <location filename="../../ui/run_panel.cpp" line="430"/>
         <source>Predicted times use the device profile.</source>
         <translation>预测时间按设备配置计算。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="435"/>
+        <location filename="../../ui/run_panel.cpp" line="436"/>
         <source>✔ Tracked live bytes equal the prediction after every one of the %1 instructions (largest difference 0 B).</source>
         <translation>✔ 在全部 %1 条指令之后，跟踪的存活字节数都与预测相等（最大差值 0 B）。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="441"/>
+        <location filename="../../ui/run_panel.cpp" line="442"/>
         <source>✘ The measurement does not have one entry per instruction of the program: a bug in the executor.</source>
         <translation>✘ 测量结果并非程序的每条指令各对应一项：这是执行器的缺陷。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="446"/>
+        <location filename="../../ui/run_panel.cpp" line="447"/>
         <source>✘ Tracked live bytes differ from the prediction by up to %1 (after instruction %2): a bug — prediction and execution share one program.</source>
         <translation>✘ 跟踪的存活字节数与预测最多相差 %1（在指令 %2 之后）：这是缺陷——预测与执行共用同一个程序。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="455"/>
+        <location filename="../../ui/run_panel.cpp" line="456"/>
         <source>Gradient check not run: %1</source>
         <translation>未进行梯度检查：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="461"/>
+        <location filename="../../ui/run_panel.cpp" line="462"/>
         <source> (largest in %1)</source>
         <translation>（最大差值出现在 %1）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="463"/>
+        <location filename="../../ui/run_panel.cpp" line="464"/>
         <source>✔ Gradients equal those of the same network without checkpointing, bit for bit (%1 parameters).</source>
         <translation>✔ 梯度与不使用检查点的同一网络逐位相同（%1 个参数）。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="469"/>
+        <location filename="../../ui/run_panel.cpp" line="470"/>
         <source>%1 Gradients differ from the run without checkpointing: largest absolute difference %2, relative %3%4.</source>
         <translation>%1 梯度与无检查点运行的结果不同：最大绝对差 %2，相对差 %3%4。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="479"/>
+        <location filename="../../ui/run_panel.cpp" line="480"/>
         <source>The plan without checkpointing is unsafe too (the damage is in the network), so agreement proves nothing.</source>
         <translation>不使用检查点的方案同样不安全（问题出在网络本身），因此结果一致也说明不了什么。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="484"/>
+        <location filename="../../ui/run_panel.cpp" line="485"/>
         <source>Loss per micro-batch: %1. Alloc, free and data initialisation took %2 (not part of the step time).</source>
         <translation>每个微批次的损失：%1。分配、释放和数据初始化用时 %2（不计入单步时间）。</translation>
     </message>
@@ -1900,122 +1900,123 @@
 <context>
     <name>remat::ui::SummaryPanel</name>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="56"/>
+        <location filename="../../ui/summary_panel.cpp" line="58"/>
         <source>Peak memory</source>
         <translation>峰值内存</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="57"/>
+        <location filename="../../ui/summary_panel.cpp" line="59"/>
         <source>Peak reached at</source>
         <translation>峰值出现于</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="58"/>
+        <location filename="../../ui/summary_panel.cpp" line="60"/>
         <source>Recompute overhead</source>
         <translation>重计算开销</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="59"/>
+        <location filename="../../ui/summary_panel.cpp" line="61"/>
         <source>Predicted step time</source>
         <translation>预测单步时间</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="60"/>
+        <location filename="../../ui/summary_panel.cpp" line="62"/>
         <source>Throughput</source>
         <translation>吞吐量</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="61"/>
+        <location filename="../../ui/summary_panel.cpp" line="63"/>
         <source>Largest micro-batch that fits</source>
         <translation>可容纳的最大微批次</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="64"/>
+        <location filename="../../ui/summary_panel.cpp" line="66"/>
         <source>What the peak is made of</source>
         <translation>峰值构成</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="148"/>
+        <location filename="../../ui/summary_panel.cpp" line="151"/>
         <source>No plan evaluated yet.</source>
         <translation>尚未评估任何方案。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="162"/>
+        <location filename="../../ui/summary_panel.cpp" line="165"/>
         <source>✔ Fits on %1: peak %2 of %3 usable (%4).</source>
         <translation>✔ 可在 %1 上容纳：峰值 %2，可用 %3（%4）。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="166"/>
+        <location filename="../../ui/summary_panel.cpp" line="169"/>
         <source>✘ Does not fit on %1: the peak of %2 exceeds the %3 usable by %4.</source>
         <translation>✘ 无法在 %1 上容纳：峰值 %2 超出可用的 %3 达 %4。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="175"/>
+        <location filename="../../ui/summary_panel.cpp" line="178"/>
         <source>%1, %2 less than without checkpointing (%3)</source>
         <translation>%1，比不使用检查点少 %2（%3）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="178"/>
+        <location filename="../../ui/summary_panel.cpp" line="181"/>
         <source>%1, %2 more than without checkpointing (%3)</source>
         <translation>%1，比不使用检查点多 %2（%3）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="181"/>
+        <location filename="../../ui/summary_panel.cpp" line="184"/>
         <source>%1, the same as without checkpointing</source>
         <translation>%1，与不使用检查点时相同</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="187"/>
+        <location filename="../../ui/summary_panel.cpp" line="190"/>
         <source>%1 more step time than without checkpointing (%2 of recompute per step)</source>
         <translation>单步时间比不使用检查点多 %1（每步重计算 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="191"/>
+        <location filename="../../ui/summary_panel.cpp" line="194"/>
         <source>none: nothing is recomputed</source>
         <translation>无：没有任何重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="192"/>
+        <location filename="../../ui/summary_panel.cpp" line="195"/>
         <source>%1 (forward %2, backward %3, recompute %4, optimizer %5)</source>
         <translation>%1（前向 %2，反向 %3，重计算 %4，优化器 %5）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="198"/>
+        <location filename="../../ui/summary_panel.cpp" line="201"/>
         <source>%1 samples/s (1 sample per step)</source>
         <translation>%1 样本/秒（每步 1 个样本）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="199"/>
+        <location filename="../../ui/summary_panel.cpp" line="202"/>
         <source>%1 samples/s (%2 samples per step)</source>
         <translation>%1 样本/秒（每步 %2 个样本）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="203"/>
+        <location filename="../../ui/summary_panel.cpp" line="206"/>
         <source>unbounded: memory does not grow with the micro-batch</source>
         <translation>无上限：内存不随微批次增长</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="205"/>
+        <location filename="../../ui/summary_panel.cpp" line="208"/>
         <source>none: not even one sample fits</source>
         <translation>无：连一个样本都放不下</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="207"/>
+        <location filename="../../ui/summary_panel.cpp" line="210"/>
         <source>%1 (now %2)</source>
         <translation>%1（当前 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="222"/>
+        <location filename="../../ui/summary_panel.cpp" line="225"/>
+        <location filename="../../ui/summary_panel.cpp" line="285"/>
         <source>&lt; 0.1%</source>
         <translation>&lt; 0.1%</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="235"/>
+        <location filename="../../ui/summary_panel.cpp" line="238"/>
         <source>%1: %2 (%3)</source>
         <translation>%1：%2（%3）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="249"/>
+        <location filename="../../ui/summary_panel.cpp" line="252"/>
         <source>⚠ Unsafe plan: %1. Gradients will differ from a run without checkpointing.</source>
         <translation>⚠ 不安全的方案：%1。梯度将与不使用检查点的运行结果不同。</translation>
     </message>
@@ -2258,7 +2259,7 @@ at %2</source>
 <context>
     <name>remat::ui::WrapLabel</name>
     <message>
-        <location filename="../../ui/wrap_label.cpp" line="17"/>
+        <location filename="../../ui/wrap_label.cpp" line="23"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
