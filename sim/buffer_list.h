@@ -86,9 +86,11 @@ public:
         m_capacity = std::uint16_t(n);
     }
     void push_back(BufferId b) {
+        // Doubling, up to the largest size; one more past that is refused by reserve().
         if (m_size == m_capacity)
-            reserve(std::min<std::size_t>(std::size_t(m_capacity) * 2,
-                                          std::max<std::size_t>(kMaxSize, m_capacity + 1u)));
+            reserve(m_capacity == kMaxSize ? kMaxSize + 1
+                                           : std::min<std::size_t>(2 * std::size_t(m_capacity),
+                                                                   kMaxSize));
         data()[m_size++] = b;
     }
     BufferId& emplace_back(BufferId b) {

@@ -43,9 +43,9 @@ public:
         setupResident();
         // Forward, backward and a recompute of every op per micro-batch, at most: one
         // allocation for the steps instead of a dozen regrowths, each moving every instruction.
-        m_steps.reserve(std::min<std::size_t>(std::size_t(m_cfg.accumulationSteps) * 3 * m_g.ops.size() +
-                                                  m_g.tensors.size(),
-                                              std::size_t{1} << 22));
+        const std::size_t steps =
+            std::size_t(m_cfg.accumulationSteps) * 3 * m_g.ops.size() + m_g.tensors.size();
+        m_steps.reserve(std::min<std::size_t>(steps, std::size_t{1} << 22));
         for (std::uint32_t m = 0; m < std::uint32_t(m_cfg.accumulationSteps); ++m) microStep(m);
         optimizerSteps();
         if (auto st = checkSizes(); !st) return st.error();
@@ -454,7 +454,8 @@ private:
             const Wide bytes = Wide(b.bytes.perSample) * m_cfg.microBatch + b.bytes.fixed;
             total += bytes;
             if (total > kMaxTotal)
-                return makeError("'" + bufferLabel(m_g, b) + "' and the other tensors of one step take more "
+                return makeError(bufferLabel(m_g, b).insert(0, 1, '\'') +
+                                 "' and the other tensors of one step take more "
                                  "than 2^62 bytes at micro-batch " +
                                  std::to_string(m_cfg.microBatch) +
                                  ": far beyond any device; use a smaller micro-batch or model");

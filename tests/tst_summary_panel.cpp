@@ -283,6 +283,12 @@ void TestSummaryPanel::wrapBoxPassesOnOnlyHeightChanges() {
     QTRY_VERIFY2(box->height() > 2 * oneLine, qPrintable(QString::number(box->height())));
     QCOMPARE(box->height(), box->heightForWidth(box->width()));
     QCOMPARE(box->label()->geometry(), box->rect());
+    // Rewritten while hidden (a dock tabbed away): shown again, it has the height of its text.
+    host.hide();
+    box->label()->setText(QStringLiteral("short"));
+    host.show();
+    QTRY_COMPARE(box->height(), oneLine);
+    QCOMPARE(box->label()->geometry(), box->rect());
 }
 
 QTEST_MAIN(TestSummaryPanel)

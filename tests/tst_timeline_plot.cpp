@@ -10,8 +10,8 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
-#include <map>
 #include <ctime>
+#include <map>
 #include <random>
 #include <set>
 

@@ -1,7 +1,7 @@
 // Background work yields the processor to the window. The comparison, the trade-off curve and
 // the freeing of superseded document states run on threads of their own; on a machine with two
 // cores, an edit's frame (evaluation, plot, paint on the GUI thread) otherwise shares a core
-// with them whenever more than one is running, and its time doubles. A thread that calls
+// with them whenever more than one is running, and waits its turn. A thread that calls
 // lowerThreadPriority() keeps running at full speed on an idle core but gives way to the GUI
 // thread when they compete: on Linux its nice value becomes 10 (a tenth of the share of a
 // normal thread); elsewhere the call does nothing. The nice value is per thread on Linux, so

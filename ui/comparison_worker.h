@@ -13,8 +13,8 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <string>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "analysis.h"

@@ -16,8 +16,8 @@
 #include <utility>
 
 #include "app_settings.h"
-#include "background_priority.h"
 #include "autosave.h"
+#include "background_priority.h"
 #include "budget_slider.h"
 #include "comparison_panel.h"
 #include "document.h"

@@ -42,9 +42,10 @@ public:
     QString fieldText(Field field) const;
     QStringList breakdownTexts() const;  // "saved activations: 1.20 GiB (17%)", largest first
     QStringList warningTexts() const;
-    // The width its widest breakdown row needs whatever the evaluation (any category's name, a
-    // "999.99 MiB" amount and a "100.0%" share): what a container that does not follow the
-    // panel's size hints (a scroll area) should give it at least.
+    // The width its widest breakdown row needs whatever the evaluation (the longest category
+    // name, the widest amount either unit system prints, a "100.0%" share): what a container
+    // that does not follow the panel's size hints (a scroll area) should give it at least. The
+    // row's cells have these widths fixed, so new figures never relayout the panel.
     int breakdownWidth() const;
 
 protected:

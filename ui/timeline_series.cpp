@@ -15,7 +15,8 @@ bool isCompute(InstrKind k) {
 std::vector<int> instructionLayers(const Graph& g, const Program& p) {
     const std::size_t n = p.instructions.size();
     std::vector<int> layerOfOp(g.ops.size());
-    for (std::size_t o = 0; o < g.ops.size(); ++o) layerOfOp[o] = g.module(g.ops[o].module).layerIndex;
+    for (std::size_t o = 0; o < g.ops.size(); ++o)
+        layerOfOp[o] = g.module(g.ops[o].module).layerIndex;
     auto opLayer = [&](OpId op) {
         return op.valid() && op.index() < layerOfOp.size() ? layerOfOp[op.index()] : -1;
     };

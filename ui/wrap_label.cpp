@@ -122,14 +122,25 @@ int WrapBox::heightForWidth(int width) const {
     return m_label->heightForWidth(width);
 }
 
+void WrapBox::relayHeightChange() {
+    if (m_label->heightForWidth(width()) != height()) updateGeometry();
+}
+
 bool WrapBox::event(QEvent* event) {
     // The label's text, font or margins changed: the layout around needs to know only when the
     // label no longer fits the box's height at its width.
     if (event->type() == QEvent::LayoutRequest) {
-        if (m_label->heightForWidth(width()) != height()) updateGeometry();
+        relayHeightChange();
         return true;
     }
     return QWidget::event(event);
+}
+
+void WrapBox::showEvent(QShowEvent* event) {
+    // A hidden label asks nobody for a layout (Qt posts no request for it), so a text set while
+    // the box was hidden — a panel in a tab behind another — is measured when it shows.
+    relayHeightChange();
+    QWidget::showEvent(event);
 }
 
 void WrapBox::resizeEvent(QResizeEvent* event) {

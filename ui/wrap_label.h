@@ -12,7 +12,8 @@
 // redo itself on every setText, and for a panel of figures that change on every edit that meant
 // laying out the panel, its scroll area and the dock around it each time. Inside a WrapBox the
 // request stops at the box: it passes it on only when the label's height at its current width
-// changed (a line more or less), which is rare; otherwise the label just repaints.
+// changed (a line more or less), which is rare; otherwise the label just repaints. A text set
+// while the box was hidden is measured when it shows.
 #pragma once
 
 #include <QLabel>
@@ -63,9 +64,13 @@ public:
 
 protected:
     bool event(QEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
 
 private:
+    // Asks the layout around for a new height when the label's differs from the box's.
+    void relayHeightChange();
+
     WrapLabel* m_label;
 };
 

@@ -11,7 +11,6 @@
 #include <random>
 #include <stdexcept>
 
-#include "allocator_tuning.h"
 #include "analysis.h"
 #include "compiler.h"
 #include "lower.h"
@@ -236,11 +235,4 @@ BENCHMARK(BM_Nested)
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    remat::keepFreedMemoryForReuse();  // as the programs do
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
-}
+// main(): bench_main.cpp.

@@ -5,7 +5,6 @@
 
 #include <string>
 
-#include "allocator_tuning.h"
 #include "analysis.h"
 #include "lower.h"
 #include "model_file.h"
@@ -79,11 +78,4 @@ BENCHMARK(BM_Chain)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond)->Complex
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    remat::keepFreedMemoryForReuse();  // as the programs do
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
-}
+// main(): bench_main.cpp.
