@@ -32,6 +32,7 @@ public:
         if (m_g.ops.empty()) return makeError("the network has no ops");
         Plan plan = m_plan;
         if (auto st = normalizePlan(m_g, plan); !st) return st.error();
+        if (auto st = checkProgramSize(plan); !st) return st.error();
         m_p.plan = plan;
         m_p.microBatch = m_cfg.microBatch;
         m_p.accumulationSteps = m_cfg.accumulationSteps;
@@ -55,6 +56,36 @@ public:
     }
 
 private:
+    // Refuses, before any work, a program too large to build: every op runs forward and
+    // backward once per micro-step and is recomputed at most once per region around it, and
+    // allocs and frees come to about twice the compute instructions.
+    Status checkProgramSize(const Plan& plan) const {
+        const std::size_t n = m_g.ops.size();
+        std::vector<std::int64_t> delta(n + 1, 0);
+        for (const Region& r : plan.regions) {
+            ++delta[r.firstOp];
+            --delta[std::size_t(r.lastOp) + 1];
+        }
+        std::int64_t depth = 0, recomputes = 0;
+        for (std::size_t o = 0; o < n; ++o) {
+            depth += delta[o];
+            recomputes += depth;
+        }
+        const std::int64_t perStep = 3 * (2 * std::int64_t(n) + recomputes);
+        const std::int64_t total = satMul(perStep, m_cfg.accumulationSteps);
+        if (total <= kMaxProgramInstructions) return Ok{};
+        auto count = [](std::int64_t v) {
+            return v >= kSaturated ? std::string("more than 2^63") : std::to_string(v);
+        };
+        return makeError("plan '" + plan.strategy + "' would compile to about " + count(total) +
+                         " instructions (" + count(perStep) + " per micro-step x " +
+                         std::to_string(m_cfg.accumulationSteps) +
+                         " accumulation steps); the largest program supported has " +
+                         std::to_string(kMaxProgramInstructions) +
+                         ". Use fewer accumulation steps (the peak is the same from 2 on), a "
+                         "plan with fewer nested regions, or fewer layers");
+    }
+
     // ---- region tree -----------------------------------------------------------------------
     void buildTree(const Plan& plan) {
         Node root;

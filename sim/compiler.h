@@ -16,6 +16,10 @@
 
 namespace remat {
 
+// The largest program compile() builds (about 1.3 GiB of instructions); larger ones are refused
+// up front with the estimate.
+inline constexpr std::int64_t kMaxProgramInstructions = 4000000;
+
 struct CompileOptions {
     // The GEMM library's workspace (cuBLAS), resident for the whole step; 0 for none.
     std::int64_t gemmWorkspaceBytes = 0;

@@ -1,10 +1,11 @@
 #include "device.h"
 
-#include <fstream>
+#include <cmath>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "builtin_resources.h"
+#include "json_input.h"
+#include "text.h"
 
 namespace remat {
 
@@ -20,104 +21,130 @@ double DeviceSpec::matmulPeak(DType t) const {
 
 namespace {
 
-Result<double> positiveNumber(const json& j, const std::string& key, const std::string& where) {
+// A finite number in [lo, hi]; the message names the field, the range and the value.
+Result<double> numberIn(const json& j, const std::string& key, const std::string& where,
+                        const DeviceRange& range) {
     if (!j.contains(key)) return makeError(where + ": missing '" + key + "'");
     const json& v = j.at(key);
-    if (!v.is_number() || !(v.get<double>() > 0))
-        return makeError(where + "." + key + ": expected a positive number");
-    return v.get<double>();
+    if (!v.is_number())
+        return makeError(where + "." + key + ": expected a number " + range.text + ", got " +
+                         printableJson(v));
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || x < range.lo || x > range.hi)
+        return makeError(where + "." + key + ": " + printableJson(v) + " is outside the plausible range " +
+                         range.text);
+    return x;
 }
 
 Result<std::int64_t> byteCount(const json& j, const std::string& key, const std::string& where,
-                               bool allowZero) {
+                               std::int64_t lo, std::int64_t hi, const std::string& rangeText) {
     if (!j.contains(key)) return makeError(where + ": missing '" + key + "'");
     const json& v = j.at(key);
     if (!v.is_number_integer())
-        return makeError(where + "." + key + ": expected a whole number of bytes");
-    auto b = v.get<std::int64_t>();
-    if (b < 0 || (!allowZero && b == 0) || b > kMaxDeviceBytes)
-        return makeError(where + "." + key + ": out of range");
+        return makeError(where + "." + key + ": expected a whole number of bytes " + rangeText +
+                         ", got " + printableJson(v));
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(hi))
+        return makeError(where + "." + key + ": " + printableJson(v) + " is outside the range " +
+                         rangeText);
+    const auto b = v.get<std::int64_t>();
+    if (b < lo || b > hi)
+        return makeError(where + "." + key + ": " + printableJson(v) + " is outside the range " +
+                         rangeText);
     return b;
+}
+
+Result<std::string> optionalString(const json& j, const std::string& key, const std::string& where,
+                                   const std::string& def) {
+    if (!j.contains(key)) return def;
+    if (!j.at(key).is_string())
+        return makeError(where + "." + key + ": expected a string, got " + printableJson(j.at(key)));
+    return j.at(key).get<std::string>();
 }
 
 }  // namespace
 
 Result<DeviceSpec> parseDevice(const std::string& text, const std::string& origin) {
-    json j;
-    try {
-        j = json::parse(text);
-    } catch (const json::parse_error& e) {
-        return makeError(origin + ": not valid JSON (" + e.what() + ")");
-    }
-    const std::string w = origin + ": $";
+    auto parsed = parseJsonText(text, origin);
+    if (!parsed) return parsed.error();
+    const json& j = *parsed;
+    const std::string w = printable(origin, 200) + ": $";
     if (!j.is_object()) return makeError(w + ": expected an object");
     if (!j.contains("format") || j["format"] != "remat-device/1")
         return makeError(w + ".format: expected \"remat-device/1\"");
     DeviceSpec d;
-    if (!j.contains("id") || !j["id"].is_string()) return makeError(w + ".id: expected a string");
+    if (!j.contains("id") || !j["id"].is_string())
+        return makeError(w + ".id: expected a string");
     d.id = j["id"].get<std::string>();
-    if (j.contains("name") && !j["name"].is_string())
-        return makeError(w + ".name: expected a string");
-    d.name = j.value("name", d.id);
-    auto mem = byteCount(j, "memory_bytes", w, false);
+    if (d.id.empty() || d.id.size() > kMaxDeviceIdLength)
+        return makeError(w + ".id: expected 1 to " + std::to_string(kMaxDeviceIdLength) +
+                         " characters, got " + std::to_string(d.id.size()));
+    auto name = optionalString(j, "name", w, d.id);
+    if (!name) return name.error();
+    d.name = std::move(*name);
+    auto mem = byteCount(j, "memory_bytes", w, std::int64_t(kDeviceMemoryRange.lo),
+                         std::int64_t(kDeviceMemoryRange.hi), kDeviceMemoryRange.text);
     if (!mem) return mem.error();
     d.memoryBytes = *mem;
     if (!j.contains("peak_flops") || !j["peak_flops"].is_object())
-        return makeError(w + ".peak_flops: expected an object");
+        return makeError(w + ".peak_flops: expected an object with fp32, tf32, bf16 and fp16");
     const json& pf = j["peak_flops"];
     const std::string pw = w + ".peak_flops";
     for (auto [key, dst] : {std::pair{"fp32", &d.peakFp32}, std::pair{"tf32", &d.peakTf32},
                             std::pair{"bf16", &d.peakBf16}, std::pair{"fp16", &d.peakFp16}}) {
-        auto v = positiveNumber(pf, key, pw);
+        auto v = numberIn(pf, key, pw, kDeviceFlopsRange);
         if (!v) return v.error();
         *dst = *v;
     }
-    std::string mode = j.value("fp32_matmul", std::string("plain"));
-    if (mode != "plain" && mode != "tf32")
-        return makeError(w + ".fp32_matmul: expected \"plain\" or \"tf32\"");
-    d.fp32MatmulUsesTf32 = mode == "tf32";
-    auto bw = positiveNumber(j, "memory_bandwidth_bytes_per_s", w);
+    auto mode = optionalString(j, "fp32_matmul", w, "plain");
+    if (!mode) return mode.error();
+    if (*mode != "plain" && *mode != "tf32")
+        return makeError(w + ".fp32_matmul: expected \"plain\" or \"tf32\", got \"" +
+                         printable(*mode) + "\"");
+    d.fp32MatmulUsesTf32 = *mode == "tf32";
+    auto bw = numberIn(j, "memory_bandwidth_bytes_per_s", w, kDeviceBandwidthRange);
     if (!bw) return bw.error();
     d.bandwidthBytesPerS = *bw;
     if (j.contains("launch_overhead_s")) {
-        if (!j["launch_overhead_s"].is_number() || j["launch_overhead_s"].get<double>() < 0)
-            return makeError(w + ".launch_overhead_s: expected a number >= 0");
-        d.launchOverheadS = j["launch_overhead_s"].get<double>();
+        auto lo = numberIn(j, "launch_overhead_s", w, kDeviceLaunchOverheadRange);
+        if (!lo) return lo.error();
+        d.launchOverheadS = *lo;
     }
+    const std::string withinMemory = "(0 to memory_bytes)";
     if (j.contains("reserve_bytes")) {
-        auto r = byteCount(j, "reserve_bytes", w, true);
+        auto r = byteCount(j, "reserve_bytes", w, 0, d.memoryBytes, withinMemory);
         if (!r) return r.error();
         d.reserveBytes = *r;
     }
     if (d.reserveBytes >= d.memoryBytes)
         return makeError(w + ".reserve_bytes: must be less than memory_bytes");
     if (j.contains("gemm_workspace_bytes")) {
-        auto g = byteCount(j, "gemm_workspace_bytes", w, true);
+        auto g = byteCount(j, "gemm_workspace_bytes", w, 0, d.memoryBytes, withinMemory);
         if (!g) return g.error();
         d.gemmWorkspaceBytes = *g;
     }
-    if (j.contains("source") && j["source"].is_string()) d.source = j["source"].get<std::string>();
+    auto source = optionalString(j, "source", w, "");
+    if (!source) return source.error();
+    d.source = std::move(*source);
     if (j.contains("calibration")) {
         const json& c = j["calibration"];
         const std::string cw = w + ".calibration";
         if (!c.is_object()) return makeError(cw + ": expected an object");
-        if (!c.contains("micro_batch") || !c["micro_batch"].is_number_integer() ||
-            c["micro_batch"].get<std::int64_t>() < 1)
-            return makeError(cw + ".micro_batch: expected a positive whole number");
-        d.calibrationMicroBatch = c["micro_batch"].get<std::int64_t>();
+        auto mb = byteCount(c, "micro_batch", cw, 1, std::int64_t{1} << 24, "(1 to 16777216)");
+        if (!mb) return makeError(cw + ".micro_batch: expected a whole number from 1 to 16777216");
+        d.calibrationMicroBatch = *mb;
         if (!c.contains("ops") || !c["ops"].is_object())
             return makeError(cw + ".ops: expected an object keyed by op name");
-        for (const auto& [name, v] : c["ops"].items()) {
-            const std::string ow = cw + ".ops[\"" + name + "\"]";
+        for (const auto& [opName, v] : c["ops"].items()) {
+            const std::string ow = cw + ".ops[\"" + printable(opName) + "\"]";
             if (!v.is_object()) return makeError(ow + ": expected an object");
             MeasuredOpTime t;
             for (auto [key, dst] : {std::pair{"forward_s", &t.forwardS},
                                     std::pair{"backward_s", &t.backwardS}}) {
-                if (!v.contains(key) || !v[key].is_number() || v[key].get<double>() < 0)
-                    return makeError(ow + "." + key + ": expected a number >= 0");
-                *dst = v[key].get<double>();
+                auto x = numberIn(v, key, ow, kMeasuredOpTimeRange);
+                if (!x) return x.error();
+                *dst = *x;
             }
-            d.measured[name] = t;
+            d.measured[opName] = t;
         }
     }
     return d;
@@ -161,16 +188,13 @@ const std::vector<DeviceSpec>& builtinDevices() {
 Result<DeviceSpec> findDevice(const std::string& idOrPath) {
     for (const auto& d : builtinDevices())
         if (d.id == idOrPath) return d;
-    std::ifstream in(idOrPath);
-    if (!in) {
+    auto text = readInputFile(idOrPath, "device profile");
+    if (!text) {
         std::string known;
         for (const auto& d : builtinDevices()) known += (known.empty() ? "" : ", ") + d.id;
-        return makeError("unknown device '" + idOrPath + "' (built in: " + known +
-                         "; or give a profile file)");
+        return makeError(text.error().message + " (built-in devices: " + known + ")");
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parseDevice(ss.str(), idOrPath);
+    return parseDevice(*text, idOrPath);
 }
 
 }  // namespace remat

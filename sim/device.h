@@ -49,4 +49,19 @@ Result<DeviceSpec> findDevice(const std::string& idOrPath);
 // Largest value that can be passed as a device memory size without overflow worries.
 inline constexpr std::int64_t kMaxDeviceBytes = std::int64_t{1} << 50;
 
+// The plausible range of each profile field (docs/devices.md). A value outside it is a typo or a
+// hostile file, never a device: it would only turn into `inf s` or `nan%` further down.
+struct DeviceRange {
+    double lo;
+    double hi;
+    const char* text;  // how messages and docs state it
+};
+inline constexpr DeviceRange kDeviceMemoryRange{double(std::int64_t{1} << 20), double(kMaxDeviceBytes),
+                                                "(1 MiB to 1 PiB)"};
+inline constexpr DeviceRange kDeviceFlopsRange{1e6, 1e19, "(1e6 to 1e19 FLOP/s)"};
+inline constexpr DeviceRange kDeviceBandwidthRange{1e6, 1e16, "(1e6 to 1e16 bytes/s)"};
+inline constexpr DeviceRange kDeviceLaunchOverheadRange{0.0, 0.1, "(0 to 0.1 s)"};
+inline constexpr DeviceRange kMeasuredOpTimeRange{0.0, 3600.0, "(0 to 3600 s)"};
+inline constexpr std::size_t kMaxDeviceIdLength = 128;
+
 }  // namespace remat

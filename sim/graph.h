@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "checked.h"
 #include "ids.h"
 #include "network.h"
 #include "types.h"
@@ -18,10 +19,17 @@ namespace remat {
 struct Affine {
     std::int64_t perSample = 0;
     std::int64_t fixed = 0;
-    std::int64_t at(std::int64_t microBatch) const { return perSample * microBatch + fixed; }
+    // Saturates at the int64 maximum (callers refuse totals that large) instead of wrapping.
+    std::int64_t at(std::int64_t microBatch) const {
+        return satAdd(satMul(perSample, microBatch), fixed);
+    }
+    // The same in floating point, for FLOPs and bytes moved, which only feed times.
+    double atReal(std::int64_t microBatch) const {
+        return double(perSample) * double(microBatch) + double(fixed);
+    }
     Affine& operator+=(const Affine& o) {
-        perSample += o.perSample;
-        fixed += o.fixed;
+        perSample = satAdd(perSample, o.perSample);
+        fixed = satAdd(fixed, o.fixed);
         return *this;
     }
     friend Affine operator+(Affine a, const Affine& b) { return a += b; }
@@ -48,13 +56,14 @@ struct Tensor {
     TensorId viewOf;
     bool requiresGrad = true;  // false for inputs and values no gradient flows through
 
+    // Both saturate: lowering refuses tensors past 2^40 elements, but only after building them.
     std::int64_t elements() const {
         std::int64_t n = 1;
-        for (auto d : shape) n *= d;
+        for (auto d : shape) n = satMul(n, d);
         return n;
     }
     Affine bytes() const {
-        std::int64_t b = elements() * dtypeBytes(dtype);
+        std::int64_t b = satMul(elements(), dtypeBytes(dtype));
         return batched ? Affine{b, 0} : Affine{0, b};
     }
 };

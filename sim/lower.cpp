@@ -41,6 +41,11 @@ public:
                 return makeError("layer " + layerLabel(m_net, sources[inst]) + ": " + m_error);
             x = *r;
             pop();
+            if (m_g.ops.size() > kMaxOps)
+                return makeError("the network lowers to more than " + std::to_string(kMaxOps) +
+                                 " ops (reached at layer instance " + std::to_string(inst) +
+                                 " of " + std::to_string(sources.size()) +
+                                 "), the largest supported");
         }
         finishRoot();
         buildChain(sources);
@@ -147,6 +152,15 @@ private:
     Affine bytesOf(TensorId t) const { return m_g.tensor(t).bytes(); }
 
     OpId addOp(Op op) {
+        // Costs are products of sizes checked one by one; their product can still be beyond
+        // anything a step can run (and beyond int64 before it saturated).
+        for (const OpCost* c : {&op.forward, &op.backward})
+            for (const Affine* a : {&c->flops, &c->bytesMoved})
+                for (std::int64_t v : {a->perSample, a->fixed})
+                    if (v > kMaxOpCost && m_error.empty())
+                        m_error = "op '" + op.name + "' would need more than 2^60 (" +
+                                  "1.15e18) FLOPs or bytes moved per sample, the largest "
+                                  "supported";
         op.module = m_stack.back();
         OpId id(static_cast<std::uint32_t>(m_g.ops.size()));
         for (auto o : op.outputs) m_g.tensors[o.index()].producer = id;
@@ -155,10 +169,14 @@ private:
     }
 
     // Elementwise op costs: `flopsPerElement` per output element; reads inputs, writes output.
+    // Computed in floating point and saturated, so that addOp's range check sees an overflow.
     static OpCost elementwise(Affine elems, double flopsPerElement, Affine bytes) {
+        auto scaled = [&](std::int64_t n) {
+            const double f = double(n) * flopsPerElement;
+            return f >= double(kSaturated) ? kSaturated : static_cast<std::int64_t>(f);
+        };
         OpCost c;
-        c.flops = {static_cast<std::int64_t>(elems.perSample * flopsPerElement),
-                   static_cast<std::int64_t>(elems.fixed * flopsPerElement)};
+        c.flops = {scaled(elems.perSample), scaled(elems.fixed)};
         c.bytesMoved = bytes;
         return c;
     }
@@ -221,9 +239,10 @@ private:
         const std::int64_t rows = m_g.tensor(x).elements() / inF;
         const Affine w = bytesOf(op.params[0]);
         op.forward.matmul = op.backward.matmul = true;
-        op.forward.flops = {2 * rows * inF * out + (bias ? rows * out : 0), 0};
+        const std::int64_t biasFlops = bias ? satMul(rows, out) : 0;
+        op.forward.flops = {satAdd(satProduct({2, rows, inF, out}), biasFlops), 0};
         op.forward.bytesMoved = bytesOf(x) + bytesOf(y) + w;
-        op.backward.flops = {4 * rows * inF * out + (bias ? rows * out : 0), 0};
+        op.backward.flops = {satAdd(satProduct({4, rows, inF, out}), biasFlops), 0};
         op.backward.bytesMoved = bytesOf(x) + bytesOf(x) + bytesOf(y) + w + w;
         addOp(std::move(op));
         return y;
@@ -315,7 +334,7 @@ private:
         a.causal = l.causal;
         a.p = l.dropout;
         TensorId y;
-        const std::int64_t attnFlops = 2 * h * t * t * d;
+        const std::int64_t attnFlops = satProduct({2, h, t, t, d});
         if (l.attention == AttentionImpl::Flash) {
             y = activation("flash", m_act, {t, c});
             TensorId lse = activation("flash.lse", DType::F32, {h, t}, true, false);
@@ -327,11 +346,11 @@ private:
             op.saved = {qkv, y, lse};
             op.attrs = a;
             op.attrs.p = 0.0;  // dropout inside flash attention is not modelled
-            const std::int64_t f = (l.causal ? 1 : 2) * attnFlops;
+            const std::int64_t f = satMul(l.causal ? 1 : 2, attnFlops);
             op.forward.matmul = op.backward.matmul = true;
             op.forward.flops = {f, 0};
             op.forward.bytesMoved = bytesOf(qkv) + bytesOf(y) + bytesOf(lse);
-            op.backward.flops = {f * 5 / 2, 0};
+            op.backward.flops = {satMul(f, 5) / 2, 0};
             op.backward.bytesMoved = bytesOf(qkv) + bytesOf(qkv) + bytesOf(y) + bytesOf(y);
             addOp(std::move(op));
         } else {
@@ -347,7 +366,7 @@ private:
                 op.attrs = a;
                 op.forward.bytesMoved = bytesOf(kx) + bytesOf(vx) + bytesOf(qkv);
                 op.backward.bytesMoved = op.forward.bytesMoved;
-                op.backward.flops = {2 * h * t * d, 0};
+                op.backward.flops = {satProduct({2, h, t, d}), 0};
                 addOp(std::move(op));
                 kSrc = kx;
                 vSrc = vx;
@@ -365,7 +384,7 @@ private:
                 op.forward.matmul = op.backward.matmul = true;
                 op.forward.flops = {attnFlops, 0};
                 op.forward.bytesMoved = bytesOf(qkv) + bytesOf(s);
-                op.backward.flops = {2 * attnFlops, 0};
+                op.backward.flops = {satMul(2, attnFlops), 0};
                 op.backward.bytesMoved = bytesOf(qkv) + bytesOf(qkv) + bytesOf(s);
                 addOp(std::move(op));
             }
@@ -382,7 +401,7 @@ private:
             op.forward.matmul = op.backward.matmul = true;
             op.forward.flops = {attnFlops, 0};
             op.forward.bytesMoved = bytesOf(pd) + bytesOf(vSrc) + bytesOf(y);
-            op.backward.flops = {2 * attnFlops, 0};
+            op.backward.flops = {satMul(2, attnFlops), 0};
             op.backward.bytesMoved = bytesOf(pd) + bytesOf(pd) + bytesOf(vSrc) + bytesOf(y);
             addOp(std::move(op));
         }
@@ -441,11 +460,11 @@ private:
         op.attrs.stride = stride;
         op.attrs.padding = padding;
         op.attrs.bias = bias;
-        const std::int64_t f = 2 * outC * ho * wo * in[0] * k * k;
+        const std::int64_t f = satProduct({2, outC, ho, wo, in[0], k, k});
         op.forward.matmul = op.backward.matmul = true;
         op.forward.flops = {f, 0};
         op.forward.bytesMoved = bytesOf(x) + bytesOf(y) + bytesOf(op.params[0]);
-        op.backward.flops = {2 * f, 0};
+        op.backward.flops = {satMul(2, f), 0};
         op.backward.bytesMoved = bytesOf(x) + bytesOf(x) + bytesOf(y) + bytesOf(op.params[0]);
         addOp(std::move(op));
         return y;
@@ -488,7 +507,7 @@ private:
         op.attrs.stride = stride;
         op.attrs.padding = padding;
         Affine io = bytesOf(x) + bytesOf(y) + bytesOf(idx);
-        op.forward = elementwise(elemsOf(y), double(k * k), io);
+        op.forward = elementwise(elemsOf(y), double(k) * double(k), io);
         op.backward = elementwise(elemsOf(y), 1, io + bytesOf(x));
         addOp(std::move(op));
         return y;
@@ -653,6 +672,8 @@ private:
     }
 
     static constexpr __int128 kMaxTensorElements = __int128(1) << 40;
+    static constexpr std::size_t kMaxOps = 400000;
+    static constexpr std::int64_t kMaxOpCost = std::int64_t{1} << 60;
 
     const Network& m_net;
     DType m_act;

@@ -5,11 +5,12 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "builtin_resources.h"
+#include "json_input.h"
 #include "lower.h"
 #include "plan.h"
+#include "text.h"
 
 namespace remat {
 
@@ -18,6 +19,11 @@ using nlohmann::json;
 namespace {
 
 constexpr std::int64_t kMaxSize = std::int64_t{1} << 31;
+// Names (model, layers) and the description are shown in tables, titles and the layer stack;
+// the device field may be a profile path.
+constexpr std::size_t kMaxNameBytes = 256;
+constexpr std::size_t kMaxDescriptionBytes = 16384;
+constexpr std::size_t kMaxPathBytes = 4096;
 
 // Fields each layer kind accepts besides "kind", "name", "checkpoint".
 const std::map<LayerKind, std::set<std::string>>& kindFields() {
@@ -54,7 +60,7 @@ const std::map<LayerKind, std::set<std::string>>& kindFields() {
 // Reads fields out of a JSON object, remembering the first error with its JSON path.
 class Reader {
 public:
-    explicit Reader(std::string origin) : m_origin(std::move(origin)) {}
+    explicit Reader(const std::string& origin) : m_origin(printable(origin, 200)) {}
     bool failed() const { return m_error.has_value(); }
     Error error() const { return *m_error; }
     void fail(const std::string& path, const std::string& what) {
@@ -76,14 +82,14 @@ public:
             const bool wholeButHuge = v.is_number_float() &&
                                       std::floor(v.get<double>()) == v.get<double>() &&
                                       std::fabs(v.get<double>()) > double(kMaxSize);
-            fail(p, wholeButHuge ? "value " + v.dump() + " is too large (at most " +
+            fail(p, wholeButHuge ? "value " + printableJson(v) + " is too large (at most " +
                                        std::to_string(kMaxSize) + ")"
-                    : v.is_number() ? "expected a whole number, got " + v.dump()
+                    : v.is_number() ? "expected a whole number, got " + printableJson(v)
                                     : "expected a whole number, got " + typeName(v));
             return def;
         }
         if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(kMaxSize)) {
-            fail(p, "value " + v.dump() + " is too large (at most " + std::to_string(kMaxSize) +
+            fail(p, "value " + printableJson(v) + " is too large (at most " + std::to_string(kMaxSize) +
                         ")");
             return def;
         }
@@ -99,7 +105,7 @@ public:
         if (!o.contains(key)) return 0.0;
         const json& v = o.at(key);
         if (!v.is_number() || !(v.get<double>() >= 0.0 && v.get<double>() < 1.0)) {
-            fail(path + "." + key, "expected a probability in [0, 1), got " + v.dump());
+            fail(path + "." + key, "expected a probability in [0, 1), got " + printableJson(v));
             return 0.0;
         }
         return v.get<double>();
@@ -107,19 +113,26 @@ public:
     bool boolean(const json& o, const std::string& key, const std::string& path, bool def) {
         if (!o.contains(key)) return def;
         if (!o.at(key).is_boolean()) {
-            fail(path + "." + key, "expected true or false, got " + o.at(key).dump());
+            fail(path + "." + key, "expected true or false, got " + printableJson(o.at(key)));
             return def;
         }
         return o.at(key).get<bool>();
     }
     std::string string(const json& o, const std::string& key, const std::string& path,
-                       const std::string& def) {
+                       const std::string& def, std::size_t maxBytes = kMaxNameBytes) {
         if (!o.contains(key)) return def;
         if (!o.at(key).is_string()) {
             fail(path + "." + key, "expected a string, got " + typeName(o.at(key)));
             return def;
         }
-        return o.at(key).get<std::string>();
+        const auto& s = o.at(key).get_ref<const std::string&>();
+        if (s.size() > maxBytes) {
+            fail(path + "." + key, "a string of " + std::to_string(s.size()) +
+                                       " bytes; the longest accepted here is " +
+                                       std::to_string(maxBytes));
+            return def;
+        }
+        return s;
     }
     template <typename T, typename Parse>
     T choice(const json& o, const std::string& key, const std::string& path, T def,
@@ -129,7 +142,7 @@ public:
         if (failed()) return def;
         auto v = parse(s);
         if (!v) {
-            fail(path + "." + key, "expected one of " + allowed + ", got \"" + s + "\"");
+            fail(path + "." + key, "expected one of " + allowed + ", got \"" + printable(s) + "\"");
             return def;
         }
         return *v;
@@ -139,7 +152,7 @@ public:
             if (!allowed.count(k)) {
                 std::string list;
                 for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-                fail(path + "." + k, "unknown field (allowed here: " + list + ")");
+                fail(path + "." + printable(k), "unknown field (allowed here: " + list + ")");
                 return;
             }
     }
@@ -190,7 +203,8 @@ Layer readLayer(Reader& r, const json& o, const std::string& path) {
         std::string known;
         for (int k = 0; k < kLayerKindCount; ++k)
             known += (k ? ", " : "") + std::string(layerKindName(LayerKind(k)));
-        r.fail(path + ".kind", "unknown layer kind \"" + kindName + "\" (known: " + known + ")");
+        r.fail(path + ".kind",
+               "unknown layer kind \"" + printable(kindName) + "\" (known: " + known + ")");
         return l;
     }
     l.kind = *kind;
@@ -279,9 +293,8 @@ json writeLayer(const Layer& l) {
 // A manual plan is checked against the lowered network here, so that a region naming no
 // module, covering no ops, or partially overlapping another is rejected when the file is
 // loaded, with the JSON path of the culprit, rather than later when a command builds the plan.
-Status checkManualPlan(const ModelFile& m, const std::string& origin) {
-    auto g = lower(m.network, m.training.precision);
-    if (!g) return makeError(origin + ": $.layers: " + g.error().message);
+Status checkManualPlan(const ModelFile& m, const Graph& graph, const std::string& origin) {
+    const Graph* g = &graph;
     std::vector<Region> regions;
     std::vector<std::string> paths;  // JSON path of each region, for messages
     auto add = [&](const Result<Region>& r, const std::string& path) -> Status {
@@ -298,7 +311,7 @@ Status checkManualPlan(const ModelFile& m, const std::string& origin) {
             if (spec.isPath) {
                 const ModuleId id = g->findModule(spec.path);
                 if (!id.valid())
-                    return makeError(origin + ": " + path + ": no module '" + spec.path +
+                    return makeError(origin + ": " + path + ": no module '" + printable(spec.path) +
                                      "' (layers are \"0\" to \"" +
                                      std::to_string(g->layerModules.size() - 1) +
                                      "\", sub-modules are written like "
@@ -319,34 +332,20 @@ Status checkManualPlan(const ModelFile& m, const std::string& origin) {
                     if (!st) return st;
                 }
     }
-    for (std::size_t i = 0; i < regions.size(); ++i)
-        for (std::size_t j = 0; j < i; ++j) {
-            const Region& a = regions[j];
-            const Region& b = regions[i];
-            const bool disjoint = a.lastOp < b.firstOp || b.lastOp < a.firstOp;
-            if (!disjoint && !a.contains(b) && !b.contains(a))
-                return makeError(origin + ": " + paths[i] + ": overlaps " + paths[j] +
-                                 " partially; regions must nest or be disjoint");
-        }
+    if (auto pair = findPartialOverlap(regions))
+        return makeError(origin + ": " + paths[pair->second] + ": overlaps " + paths[pair->first] +
+                         " partially; regions must nest or be disjoint");
     return Ok{};
 }
 
 }  // namespace
 
-Result<ModelFile> parseModel(const std::string& text, const std::string& origin) {
-    json j;
-    try {
-        j = json::parse(text);
-    } catch (const json::parse_error& e) {
-        // what() starts with "[json.exception.parse_error.101] ", which means nothing to a
-        // user; the rest says where ("parse error at line 3, column 7: ...").
-        std::string what = e.what();
-        if (auto close = what.find("] "); what.rfind("[json.exception.", 0) == 0 &&
-                                          close != std::string::npos)
-            what = what.substr(close + 2);
-        return makeError(origin + ": $: not valid JSON: " + what);
-    }
-    Reader r(origin);
+Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrigin) {
+    auto parsed = parseJsonText(text, rawOrigin);
+    if (!parsed) return parsed.error();
+    const json& j = *parsed;
+    const std::string origin = printable(rawOrigin, 200);
+    Reader r(rawOrigin);
     ModelFile m;
     if (!j.is_object()) return makeError(origin + ": $: expected an object");
     r.onlyKeys(j, {"format", "name", "description", "input", "layers", "tie_embeddings", "plan",
@@ -355,11 +354,11 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& origin)
     if (!j.contains("format"))
         r.fail("$.format", "missing; expected \"remat-model/1\"");
     else if (j["format"] != "remat-model/1")
-        r.fail("$.format", "expected \"remat-model/1\", got " + j["format"].dump());
+        r.fail("$.format", "expected \"remat-model/1\", got " + printableJson(j["format"]));
     if (r.failed()) return r.error();
     m.network.name = r.string(j, "name", "$", "");
-    m.description = r.string(j, "description", "$", "");
-    m.device = r.string(j, "device", "$", "");
+    m.description = r.string(j, "description", "$", "", kMaxDescriptionBytes);
+    m.device = r.string(j, "device", "$", "", kMaxPathBytes);
     m.network.tieEmbeddings = r.boolean(j, "tie_embeddings", "$", false);
 
     if (!j.contains("input") || !j["input"].is_object()) {
@@ -414,7 +413,7 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& origin)
                              "per-layer \"checkpoint\" flags");
         if (r.failed()) return r.error();
         if (p.contains("strategy")) {
-            m.planStrategy = r.string(p, "strategy", "$.plan", "");
+            m.planStrategy = r.string(p, "strategy", "$.plan", "", kMaxPathBytes);
             if (r.failed()) return r.error();
             auto s = parseStrategy(m.planStrategy);
             if (!s) return makeError(origin + ": $.plan.strategy: " + s.error().message);
@@ -435,7 +434,11 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& origin)
                 if (e.is_string()) {
                     spec.isPath = true;
                     spec.path = e.get<std::string>();
-                    if (spec.path.empty())
+                    if (spec.path.size() > kMaxPathBytes)
+                        r.fail(rp, "a module path of " + std::to_string(spec.path.size()) +
+                                       " bytes; the longest accepted is " +
+                                       std::to_string(kMaxPathBytes));
+                    else if (spec.path.empty())
                         r.fail(rp, "expected a module path like \"3/mlp\", got \"\"");
                 } else if (e.is_array() && e.size() == 2) {
                     spec.first = r.sizeAt(e[0], rp + "[0]", 0, 0);
@@ -484,7 +487,7 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& origin)
     // that concern the input alone go under $.input.
     auto shapes = inferShapes(m.network);
     if (!shapes) {
-        const std::string& msg = shapes.error().message;
+        const std::string msg = printable(shapes.error().message, 400);
         if (msg.rfind("input: ", 0) == 0)
             return makeError(origin + ": $.input: " + msg.substr(7));
         return makeError(origin + ": $.layers: " + msg);
@@ -497,8 +500,12 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& origin)
                                  "]: layer index " + std::to_string(m.regions[i].last) +
                                  " is past the last layer (" + std::to_string(n - 1) + ")");
     }
+    // Lowering refuses what shape inference cannot see: internal tensors (attention scores)
+    // and costs (a convolution's FLOPs) too large to compute with.
+    auto g = lower(m.network, m.training.precision);
+    if (!g) return makeError(origin + ": $.layers: " + printable(g.error().message, 400));
     if (m.planForm == PlanForm::Regions || m.planForm == PlanForm::PerLayer) {
-        auto st = checkManualPlan(m, origin);
+        auto st = checkManualPlan(m, *g, origin);
         if (!st) return st.error();
     }
     return m;
@@ -558,16 +565,13 @@ Status saveModel(const ModelFile& model, const std::string& path) {
 Result<ModelFile> loadModel(const std::string& pathOrPreset) {
     for (const auto& f : builtinModelFiles())
         if (f.id == pathOrPreset) return parseModel(std::string(f.text), std::string(f.id));
-    std::ifstream in(pathOrPreset, std::ios::binary);
-    if (!in) {
+    auto text = readInputFile(pathOrPreset, "model");
+    if (!text) {
         std::string known;
         for (const auto& n : builtinModelNames()) known += (known.empty() ? "" : ", ") + n;
-        return makeError("cannot open model '" + pathOrPreset +
-                         "' (not a readable file, and not a preset: " + known + ")");
+        return makeError(text.error().message + " (and not a preset: " + known + ")");
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parseModel(ss.str(), pathOrPreset);
+    return parseModel(*text, pathOrPreset);
 }
 
 std::string defaultStrategy(const ModelFile& m) {

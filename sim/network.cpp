@@ -1,5 +1,6 @@
 #include "network.h"
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <sstream>
@@ -76,9 +77,10 @@ std::optional<Activation> parseActivation(std::string_view s) {
 }
 
 std::int64_t expandedLayerCount(const Network& net) {
+    // Saturating: an unchecked network (a repeat of 2^62) must not wrap around.
     std::int64_t n = 0;
-    for (const auto& l : net.layers) n += l.repeat;
-    return n;
+    for (const auto& l : net.layers) n += std::clamp<std::int64_t>(l.repeat, 0, kMaxLayerInstances + 1);
+    return std::min(n, kMaxLayerInstances + 1);
 }
 
 std::vector<std::size_t> expandedLayerSources(const Network& net) {
@@ -126,6 +128,11 @@ Result<std::vector<Shape>> inferShapes(const Network& net) {
                              " is too large per sample (at most 2^40 elements)");
     }
     if (net.layers.empty()) return makeError("the network has no layers");
+    if (std::int64_t(net.layers.size()) > kMaxLayerInstances ||
+        expandedLayerCount(net) > kMaxLayerInstances)
+        return makeError("the network has more than " + std::to_string(kMaxLayerInstances) +
+                         " layer instances once repeats are expanded; that is the largest supported");
+    shapes.reserve(std::size_t(expandedLayerCount(net)) + 1);
     shapes.push_back(cur);
     bool intInput = tokens;  // token ids are integers until an embedding turns them into vectors
     std::int64_t previous = -1;
@@ -148,8 +155,8 @@ Result<std::vector<Shape>> inferShapes(const Network& net) {
                                             : "layer " + layerLabel(net, std::size_t(previous));
             return fail("expects " + expected + " but " + prev + " gives " + shapeToString(cur));
         };
-        if (l.repeat <= 0 || l.repeat > 100000)
-            return fail("repeat must be between 1 and 100000");
+        if (l.repeat <= 0 || l.repeat > kMaxLayerInstances)
+            return fail("repeat must be between 1 and " + std::to_string(kMaxLayerInstances));
         if (l.repeat != 1 && !isBlock(l.kind))
             return fail("only transformer_block and residual_block can repeat");
         if (intInput && l.kind != LayerKind::Embedding)

@@ -124,7 +124,13 @@ struct Network {
 // graph, the same shapes, the same rows in the layer stack.
 bool sameStructure(const Network& a, const Network& b);
 
-// Number of layer instances once repeats are expanded (the indexing of plan regions).
+// The most layer instances a network may expand to (a repeat included): ten times the deepest
+// published networks (ResNet-1001, 1,000-layer transformers), and small enough that lowering,
+// compiling and drawing it stay within seconds and a few hundred MiB.
+inline constexpr std::int64_t kMaxLayerInstances = 10000;
+
+// Number of layer instances once repeats are expanded (the indexing of plan regions); capped at
+// kMaxLayerInstances + 1.
 std::int64_t expandedLayerCount(const Network& net);
 // Expanded instance index -> index into net.layers.
 std::vector<std::size_t> expandedLayerSources(const Network& net);

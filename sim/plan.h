@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,11 @@ struct Plan {
 Result<Region> regionForModule(const Graph& g, ModuleId m);
 // Region covering expanded layers [first, last].
 Result<Region> regionForLayers(const Graph& g, std::int64_t first, std::int64_t last);
+
+// Two regions of `regions` that overlap without nesting, as indices (earlier, later) in the
+// given order, or nothing when every pair nests or is disjoint. O(n log n).
+std::optional<std::pair<std::size_t, std::size_t>> findPartialOverlap(
+    const std::vector<Region>& regions);
 
 // Sorts regions (outer before inner), drops exact duplicates, and rejects partial overlaps and
 // out-of-range ops with a message naming both regions.

@@ -34,25 +34,35 @@ std::int64_t advances(std::int64_t l, std::int64_t c) {
 }
 
 // Chain indices [a, a + l) at one level, with c slots: the first region (Revolve's first
-// advance) then the rest of the level with c - 1.
-void buildLevel(std::int64_t a, std::int64_t l, std::int64_t c,
-                std::vector<std::pair<std::int64_t, std::int64_t>>& regions) {
-    while (l > 1) {
-        const std::int64_t target = advances(l, c);
-        std::int64_t split = l - 1;
-        for (std::int64_t s = 1; s < l; ++s) {
-            const std::int64_t rest = advances(l - s, c - 1);
-            if (rest >= kNever) continue;
-            if (s + rest + advances(s, c) == target) {
-                split = s;
-                break;
+// advance) then the rest of the level with c - 1; inside the first region the same split repeats
+// with all c slots. Levels wait on an explicit work list rather than the call stack: with one
+// slot the nesting is as deep as the chain.
+void buildLevels(std::int64_t a0, std::int64_t l0, std::int64_t c0,
+                 std::vector<std::pair<std::int64_t, std::int64_t>>& regions) {
+    struct Level {
+        std::int64_t a, l, c;
+    };
+    std::vector<Level> work{{a0, l0, c0}};
+    while (!work.empty()) {
+        auto [a, l, c] = work.back();
+        work.pop_back();
+        while (l > 1) {
+            const std::int64_t target = advances(l, c);
+            std::int64_t split = l - 1;
+            for (std::int64_t s = 1; s < l; ++s) {
+                const std::int64_t rest = advances(l - s, c - 1);
+                if (rest >= kNever) continue;
+                if (s + rest + advances(s, c) == target) {
+                    split = s;
+                    break;
+                }
             }
+            regions.push_back({a, a + split - 1});
+            work.push_back({a, split, c});
+            a += split;
+            l -= split;
+            --c;
         }
-        regions.push_back({a, a + split - 1});
-        buildLevel(a, split, c, regions);
-        a += split;
-        l -= split;
-        --c;
     }
 }
 
@@ -76,7 +86,7 @@ Result<Plan> planRevolve(const Graph& g, std::int64_t slots) {
     plan.strategy = "revolve:" + std::to_string(slots);
     const auto n = std::int64_t(g.chain.size());
     std::vector<std::pair<std::int64_t, std::int64_t>> regions;
-    buildLevel(0, n, slots, regions);
+    buildLevels(0, n, slots, regions);
     for (const auto& [first, last] : regions) {
         const Module& a = g.module(g.chain[std::size_t(first)]);
         const Module& b = g.module(g.chain[std::size_t(last)]);

@@ -13,8 +13,8 @@ double Timeline::samplesPerS() const {
 namespace {
 
 double roofline(const OpCost& c, std::int64_t b, DType dtype, const DeviceSpec& d) {
-    const double flops = double(c.flops.at(b));
-    const double bytes = double(c.bytesMoved.at(b));
+    const double flops = c.flops.atReal(b);
+    const double bytes = c.bytesMoved.atReal(b);
     const double peak = c.matmul ? d.matmulPeak(dtype) : d.vectorPeak();
     const double compute = peak > 0 ? flops / peak : 0.0;
     const double memory = d.bandwidthBytesPerS > 0 ? bytes / d.bandwidthBytesPerS : 0.0;
@@ -107,7 +107,7 @@ Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d) {
             if (ins.kind != InstrKind::OptimizerStep) {
                 const Op& op = g.op(ins.op);
                 const OpCost& c = ins.kind == InstrKind::Backward ? op.backward : op.forward;
-                const double f = double(c.flops.at(b));
+                const double f = c.flops.atReal(b);
                 switch (ins.kind) {
                     case InstrKind::Forward:
                         t.flops.forward += f;

@@ -208,14 +208,25 @@ private slots:
     }
 
     // Layer outputs are bounded by shape inference, but attention scores grow with tokens^2:
-    // a sequence of 2^21 tokens gives 2^42 scores per head, which lowering refuses by name.
+    // a sequence of 2^21 tokens gives 2^42 scores per head, which lowering refuses by name —
+    // and so does loading a file that holds such a model.
     void internalTensorsBounded() {
-        auto m = parseModel(R"({"format":"remat-model/1","input":{"tokens":2097152,"vocab":64},
+        const char* text = R"({"format":"remat-model/1","input":{"tokens":2097152,"vocab":64},
             "layers":[{"kind":"embedding","dim":8},
                       {"kind":"transformer_block","heads":1,"mlp_hidden":8},
-                      {"kind":"linear","out":64},{"kind":"cross_entropy"}]})", "long.json");
-        QVERIFY(m.ok());
-        auto g = lower(m->network, Precision::Fp32);
+                      {"kind":"linear","out":64},{"kind":"cross_entropy"}]})";
+        auto m = parseModel(text, "long.json");
+        QVERIFY(!m.ok());
+        const QString loadMsg = QString::fromStdString(m.error().message);
+        QVERIFY2(loadMsg.startsWith("long.json: $.layers: layer 1 (transformer_block)") &&
+                     loadMsg.contains("scores") && loadMsg.contains("2^40"),
+                 qPrintable(loadMsg));
+
+        auto shorter = parseModel(QString(text).replace("2097152", "1024").toStdString(), "s.json");
+        QVERIFY(shorter.ok());
+        Network net = shorter->network;
+        net.input.tokens = 2097152;
+        auto g = lower(net, Precision::Fp32);
         QVERIFY(!g.ok());
         const QString msg = QString::fromStdString(g.error().message);
         QVERIFY2(msg.contains("1 (transformer_block)") && msg.contains("scores") &&
