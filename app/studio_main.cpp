@@ -1,8 +1,11 @@
 // remat-studio: the desktop app. `remat-studio [MODEL] [--strategy S] [--screenshot FILE.png]
-// [--dark] [--expand-all] [--language CODE] [--output DIR]`. With a display
-// it opens the main window on MODEL (default: the gpt2-small preset); `--screenshot` renders
-// the window offscreen to FILE and quits; without any display it runs the headless job
-// (comparison on stdout, plots as PNG files) instead of failing to open a window.
+// [--dark] [--expand-all] [--language CODE] [--output DIR] [--autosave-dir DIR] [--recover]`.
+// With a display it opens the main window on MODEL (default: the gpt2-small preset), then
+// offers to recover work a crashed or killed session left in the autosave folder (`--recover`
+// recovers the newest without asking); `--screenshot` renders the window offscreen to FILE and
+// quits; without any display it runs the headless job (comparison on stdout, plots as PNG
+// files) instead of failing to open a window. SIGTERM, SIGINT and SIGHUP end the app in order:
+// unsaved work is written to the autosave and offered back at the next start.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -21,6 +24,8 @@
 #include "language.h"
 #include "layer_stack_view.h"
 #include "main_window.h"
+#include "qt_convert.h"
+#include "termination_signal.h"
 #include "theme.h"
 
 namespace {
@@ -108,7 +113,20 @@ int main(int argc, char** argv) {
                                 "User-interface language: en or zh_CN (default: the one chosen in "
                                 "View → Language, else the system's)."),
         QStringLiteral("CODE"));
+    QCommandLineOption autosaveDirOption(
+        QStringLiteral("autosave-dir"),
+        QApplication::translate("main",
+                                "Folder for autosaves of unsaved work and for recovering them "
+                                "(default: the application data folder's autosave/)."),
+        QStringLiteral("DIR"));
+    QCommandLineOption recoverOption(
+        QStringLiteral("recover"),
+        QApplication::translate("main",
+                                "Recover the newest work a crashed or killed session left "
+                                "behind without asking."));
     parser.addOption(screenshotOption);
+    parser.addOption(autosaveDirOption);
+    parser.addOption(recoverOption);
     parser.addOption(outputOption);
     parser.addOption(darkOption);
     parser.addOption(strategyOption);
@@ -127,6 +145,7 @@ int main(int argc, char** argv) {
     remat::ui::applyTheme(theme);
 
     remat::ui::MainWindow::Options options;
+    options.autosaveDirectory = parser.value(autosaveDirOption);
     if (parser.isSet(screenshotOption)) {
         options.interactive = false;
         options.autosave = false;
@@ -134,7 +153,11 @@ int main(int argc, char** argv) {
     }
     remat::ui::MainWindow window(options);
     if (!window.openModel(model)) {
-        std::cerr << "remat-studio: " << window.lastError().toStdString() << "\n";
+        std::cerr << "remat-studio: "
+                  << remat::ui::printableText(window.lastError().simplified(),
+                                              remat::ui::kShownMessageChars)
+                         .toStdString()
+                  << "\n";
         if (parser.isSet(screenshotOption)) return 2;
     }
     if (parser.isSet(strategyOption)) {
@@ -162,7 +185,22 @@ int main(int argc, char** argv) {
         }
         return 0;
     }
+    // Ended from outside (kill, logout, Ctrl+C): the unsaved work is written for the next start,
+    // then the app quits without asking (no one is there to answer).
+    remat::ui::TerminationSignal termination;
+    QObject::connect(&termination, &remat::ui::TerminationSignal::received, &window, [&window] {
+        window.prepareForTermination();
+        QCoreApplication::exit(0);
+    });
     window.show();
-    QTimer::singleShot(0, &window, &remat::ui::MainWindow::offerRecovery);
+    if (parser.isSet(recoverOption)) {
+        if (window.recoverLostWork(false))
+            std::cerr << "remat-studio: recovered unsaved work as "
+                      << window.document()->displayName().toStdString() << "\n";
+        for (const QString& note : window.recoveryNotes())
+            std::cerr << "remat-studio: " << note.simplified().toStdString() << "\n";
+    } else {
+        QTimer::singleShot(0, &window, &remat::ui::MainWindow::offerRecovery);
+    }
     return app.exec();
 }

@@ -65,6 +65,12 @@ struct DeviceMemoryStats {
     // Bytes obtained for the backend's own scratch (16-bit staging on the CPU), which the
     // program does not show; included in the two peaks above.
     std::int64_t scratchPeakBytes = 0;
+    // The pool now, at the time of the call: bytes handed out and not released, and bytes
+    // obtained from the system (handed out or cached). After a step — finished, failed or
+    // cancelled — both are 0: everything went back (CPU: the allocator's counters; CUDA: the
+    // pool's UsedMemCurrent and ReservedMemCurrent after the trim).
+    std::int64_t inUseBytes = 0;
+    std::int64_t heldBytes = 0;
 };
 
 // One parameter's values (gradient or weight) as fp32, whatever dtype the buffer holds.

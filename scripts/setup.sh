@@ -8,6 +8,7 @@ packages=(
     qt6-base-dev libqcustomplot-dev qt6-tools-dev qt6-l10n-tools qt6-tools-dev-tools
     qt6-svg-dev libgl-dev nlohmann-json3-dev libcli11-dev libopenblas-dev libbenchmark-dev
     xvfb xauth fonts-dejavu-core fonts-wqy-microhei
+    clang libclang-rt-14-dev
 )
 
 missing=()

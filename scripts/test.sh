@@ -24,3 +24,6 @@ echo "== sanitizer build (preset asan) =="
 cmake --preset asan
 cmake --build --preset asan -j "$jobs"
 ctest --preset asan -j "$jobs"
+
+echo "== fuzzing (scripts/fuzz.sh: clang + libFuzzer, ${FUZZ_SECONDS:-60} s per target) =="
+bash scripts/fuzz.sh

@@ -7,6 +7,7 @@
 #include "optimal_budget.h"
 #include "optimal_nested.h"
 #include "revolve.h"
+#include "text.h"
 
 namespace remat {
 namespace {
@@ -54,8 +55,11 @@ std::string Strategy::spelling() const {
             for (std::size_t i = 0; i < kinds.size(); ++i) s += (i ? "," : "") + kinds[i];
             return s;
         }
-        case StrategyKind::Optimal: return "optimal:" + byteSizeSpelling(budgetBytes);
-        case StrategyKind::OptimalNested: return "optimal-nested:" + byteSizeSpelling(budgetBytes);
+        case StrategyKind::Optimal:
+            return "optimal:" + (budgetText.empty() ? byteSizeSpelling(budgetBytes) : budgetText);
+        case StrategyKind::OptimalNested:
+            return "optimal-nested:" +
+                   (budgetText.empty() ? byteSizeSpelling(budgetBytes) : budgetText);
         case StrategyKind::Revolve: return "revolve:" + std::to_string(k);
     }
     return "?";
@@ -68,7 +72,7 @@ Result<Strategy> parseStrategy(const std::string& text) {
     std::string arg = colon == std::string::npos ? "" : text.substr(colon + 1);
     auto noArg = [&](StrategyKind k) -> Result<Strategy> {
         if (colon != std::string::npos)
-            return makeError("strategy '" + head + "' takes no argument");
+            return makeError("strategy '" + printable(head) + "' takes no argument");
         s.kind = k;
         return s;
     };
@@ -78,7 +82,8 @@ Result<Strategy> parseStrategy(const std::string& text) {
     if (head == "sqrt") return noArg(StrategyKind::Sqrt);
     if (head == "every") {
         if (!parseInt(arg, s.k) || s.k < 1)
-            return makeError("strategy 'every:K' needs a positive whole K, got '" + arg + "'");
+            return makeError("strategy 'every:K' needs a positive whole K, got '" +
+                             printable(arg) + "'");
         s.kind = StrategyKind::EveryK;
         return s;
     }
@@ -91,7 +96,8 @@ Result<Strategy> parseStrategy(const std::string& text) {
             std::string kind = arg.substr(start, comma == std::string::npos ? std::string::npos
                                                                            : comma - start);
             if (!known.count(kind))
-                return makeError("strategy 'selective': unknown sub-module kind '" + kind +
+                return makeError("strategy 'selective': unknown sub-module kind '" +
+                                 printable(kind) +
                                  "' (known: attention, attention_core, mlp, shortcut)");
             s.kinds.push_back(kind);
             if (comma == std::string::npos) break;
@@ -104,21 +110,44 @@ Result<Strategy> parseStrategy(const std::string& text) {
         auto bytes = parseByteSize(arg);
         if (colon == std::string::npos || !bytes)
             return makeError("strategy '" + head + ":BUDGET' needs a memory budget such as " +
-                             head + ":40GiB" + (bytes ? "" : ": " + bytes.error().message));
+                             head + ":40GiB" +
+                             (bytes ? "" : ": " + printable(bytes.error().message, 200)));
         s.kind = head == "optimal" ? StrategyKind::Optimal : StrategyKind::OptimalNested;
         s.budgetBytes = *bytes;
+        for (char c : arg)
+            if (c != ' ') s.budgetText += c;
         return s;
     }
     if (head == "revolve") {
         if (!parseInt(arg, s.k) || s.k < 1)
             return makeError("strategy 'revolve:C' needs a positive whole number of checkpoint "
-                             "slots, got '" + arg + "'");
+                             "slots, got '" + printable(arg) + "'");
         s.kind = StrategyKind::Revolve;
         return s;
     }
-    return makeError("unknown strategy '" + text +
+    return makeError("unknown strategy '" + printable(text) +
                      "' (known: manual, none, full, every:K, sqrt, selective:KIND[,KIND], "
                      "optimal:BUDGET, optimal-nested:BUDGET, revolve:C)");
+}
+
+Status checkSelectiveKinds(const Graph& g, const Strategy& s) {
+    if (s.kind != StrategyKind::Selective) return Ok{};
+    std::set<std::string> present;
+    for (std::size_t i = 1; i < g.modules.size(); ++i) present.insert(g.modules[i].kind);
+    std::string missing;
+    for (const auto& kind : s.kinds)
+        if (!present.count(kind)) missing += (missing.empty() ? "'" : ", '") + kind + "'";
+    if (missing.empty()) return Ok{};
+    static const std::set<std::string> selectable = {"attention", "attention_core", "mlp",
+                                                     "shortcut"};
+    std::string has;
+    for (const auto& kind : present)
+        if (selectable.count(kind)) has += (has.empty() ? "" : ", ") + kind;
+    return makeError("strategy '" + s.spelling() + "': the model has no " + missing +
+                     " sub-module, so nothing would be checkpointed (" +
+                     (has.empty() ? std::string("it has no sub-module selective can checkpoint")
+                                  : "its kinds: " + has) +
+                     ")");
 }
 
 std::vector<Strategy> comparisonStrategies(const Graph& g) {

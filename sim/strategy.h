@@ -34,10 +34,23 @@ struct Strategy {
     std::int64_t k = 0;              // every:K; revolve:C
     std::vector<std::string> kinds;  // selective:KINDS (module kinds: attention, mlp, ...)
     std::int64_t budgetBytes = 0;    // optimal:BUDGET, optimal-nested:BUDGET
+    // The budget as the user wrote it ("7.5GiB", spaces dropped), so that it is echoed in the
+    // user's units; empty: spelled from budgetBytes ("7680MiB").
+    std::string budgetText;
     std::string spelling() const;
 };
 
 Result<Strategy> parseStrategy(const std::string& text);
+
+// Every spelling parseStrategy accepts, for help texts and "unknown strategy" messages.
+inline constexpr const char* kStrategySpellings =
+    "manual | none | full | every:K | sqrt | selective:KIND[,KIND] (KIND: attention, "
+    "attention_core, mlp, shortcut) | optimal:BUDGET | optimal-nested:BUDGET | revolve:C "
+    "(BUDGET: 40GiB, 7.5GB, 512MiB or a byte count; K, C: whole numbers >= 1)";
+
+// A selective strategy whose kinds match no module of `g` checkpoints nothing; this names the
+// kinds that do not occur and the kinds the model has. Ok for every other strategy.
+Status checkSelectiveKinds(const Graph& g, const Strategy& s);
 
 // The named strategies `remat compare` evaluates, in display order.
 std::vector<Strategy> comparisonStrategies(const Graph& g);

@@ -5,8 +5,10 @@
 // no crash.
 #include <QtTest/QtTest>
 
+#include <QDir>
 #include <QProcess>
 #include <QRegularExpression>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -14,6 +16,7 @@
 
 #include "lower.h"
 #include "model_file.h"
+#include "optimal_budget.h"
 #include "report.h"
 #include "strategy.h"
 
@@ -28,8 +31,8 @@ constexpr int kTimeoutMs = 120000;
 
 // The category spellings of DESIGN §3, the keys of `breakdown_at_peak`.
 const std::set<std::string> kCategoryKeys = {
-    "parameters", "gradients",  "optimizer_state", "saved_activations", "recomputed_activations",
-    "transient",  "inputs",     "workspace"};
+    "parameters", "gradients", "optimizer_state", "saved_activations", "recomputed_activations",
+    "transient",  "inputs",    "workspace"};
 
 struct RunResult {
     bool finished = false;
@@ -54,8 +57,8 @@ RunResult runRemat(const QStringList& args) {
 }
 
 QString describe(const QStringList& args, const RunResult& r) {
-    return "remat " + args.join(' ') + " -> exit " + QString::number(r.exitCode) +
-           "\nstdout:\n" + r.out.left(2000) + "\nstderr:\n" + r.err.left(2000);
+    return "remat " + args.join(' ') + " -> exit " + QString::number(r.exitCode) + "\nstdout:\n" +
+           r.out.left(2000) + "\nstderr:\n" + r.err.left(2000);
 }
 
 // Runs a command that must succeed and print one JSON document on stdout.
@@ -119,6 +122,21 @@ private slots:
     void userErrors_data();
     void userErrors();
     void hugeModelIsNotReportedAsFitting();
+    void formatters();
+    void namesAreEscaped_data();
+    void namesAreEscaped();
+    void escapedArgumentsInErrors();
+    void unsafePlansAreMarked();
+    void nothingFitsSaysWhy();
+    void infeasibleBudgetPastesBack_data();
+    void infeasibleBudgetPastesBack();
+    void budgetsEchoedInUserUnits();
+    void sharesAreDefined();
+    void paretoLabelsPasteBack();
+    void paretoIncludesManualPlan();
+    void selectiveBelowFrontierIsNoted();
+    void outOfMemoryIsAUserError();
+    void badFilesNeverReachInternalError();
 };
 
 void TstCli::initTestCase() {
@@ -129,10 +147,26 @@ void TstCli::help_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QStringList>("mentions");
     QTest::newRow("remat") << QStringList{"--help"} << QStringList{"simulate", "compare"};
-    const QStringList common = {"MODEL",     "--micro-batch", "--accum", "--precision",
-                                "--optimizer", "--device",    "--json"};
+    const QStringList common = {"MODEL",       "--micro-batch", "--accum", "--precision",
+                                "--optimizer", "--device",      "--json"};
     QTest::newRow("simulate") << QStringList{"simulate", "--help"}
-                              << (QStringList(common) << "--strategy");
+                              << (QStringList(common) << "--strategy"
+                                                      << "manual"
+                                                      << "none"
+                                                      << "full"
+                                                      << "every:K"
+                                                      << "sqrt"
+                                                      << "selective:KIND"
+                                                      << "attention_core"
+                                                      << "shortcut"
+                                                      << "optimal:BUDGET"
+                                                      << "optimal-nested:BUDGET"
+                                                      << "revolve:C");
+    QTest::newRow("compare defines shares")
+        << QStringList{"compare", "--help"}
+        << QStringList{"share of the whole peak without checkpointing",
+                       "share of the activations kept for backward",
+                       "extra step time over the step without"};
     QTest::newRow("compare") << QStringList{"compare", "--help"} << common;
 }
 
@@ -151,8 +185,15 @@ void TstCli::compareTable() {
     const RunResult r = runRemat(args);
     QVERIFY2(r.finished && r.exitCode == 0, qPrintable(describe(args, r)));
     const Table t = parseTable(r.out);
-    const QStringList columns = {"strategy",  "peak",           "saved vs none",
-                                 "recompute overhead", "step time", "largest micro-batch"};
+    const QStringList columns = {"strategy",
+                                 "peak",
+                                 "peak saved",
+                                 "activations saved",
+                                 "recompute overhead",
+                                 "step time",
+                                 "largest micro-batch",
+                                 "fits",
+                                 "safe"};
     QVERIFY2(t.header.size() >= columns.size(), qPrintable(r.out));
     for (qsizetype i = 0; i < columns.size(); ++i) QCOMPARE(t.header[i], columns[i]);
 
@@ -191,14 +232,19 @@ void TstCli::compareTableMatchesCompareJson() {
         const json& e = all[i];
         const QStringList& row = t.rows[i];
         QCOMPARE(row[0], QString::fromStdString(e.at("strategy").get<std::string>()));
-        QCOMPARE(row[1], QString::fromStdString(formatBytes(e.at("peak_bytes").get<std::int64_t>())));
-        QCOMPARE(row[2],
-                 QString::fromStdString(formatPercent(e.at("memory_saved_fraction").get<double>())));
-        QCOMPARE(row[3],
-                 QString::fromStdString(formatPercent(e.at("recompute_overhead").get<double>())));
+        QCOMPARE(row[1],
+                 QString::fromStdString(formatBytes(e.at("peak_bytes").get<std::int64_t>())));
+        QCOMPARE(row[2], QString::fromStdString(
+                             formatPercent(e.at("memory_saved_fraction").get<double>())));
+        QCOMPARE(row[3], QString::fromStdString(
+                             formatPercent(e.at("activations_saved_fraction").get<double>())));
         QCOMPARE(row[4],
+                 QString::fromStdString(formatPercent(e.at("recompute_overhead").get<double>())));
+        QCOMPARE(row[5],
                  QString::fromStdString(formatSeconds(e.at("time_s").at("total").get<double>())));
-        QCOMPARE(row[5], QString::number(e.at("max_micro_batch").get<std::int64_t>()));
+        QCOMPARE(row[6], QString::number(e.at("max_micro_batch").get<std::int64_t>()));
+        QCOMPARE(row[7], QString(e.at("fits").get<bool>() ? "yes" : "no"));
+        QCOMPARE(row[8], QString(e.at("unsafe").empty() ? "yes" : "UNSAFE"));
     }
 }
 
@@ -214,10 +260,10 @@ void TstCli::manualPlanOfMlpDoesNotPay() {
         if (row.first() == "manual") manual = &row;
     QVERIFY2(manual, qPrintable(text.out));
     QCOMPARE((*manual)[2], QStringLiteral("0.0%"));
-    QVERIFY2((*manual)[3].endsWith('%'), qPrintable((*manual)[3]));
+    QVERIFY2((*manual)[4].endsWith('%'), qPrintable((*manual)[4]));
     bool isNumber = false;
-    const double overheadPercent = (*manual)[3].chopped(1).toDouble(&isNumber);
-    QVERIFY2(isNumber && overheadPercent > 0.0, qPrintable((*manual)[3]));
+    const double overheadPercent = (*manual)[4].chopped(1).toDouble(&isNumber);
+    QVERIFY2(isNumber && overheadPercent > 0.0, qPrintable((*manual)[4]));
 
     bool ok = false;
     const json none = runJson({"simulate", "mlp-3x1024", "--strategy", "none", "--json"}, &ok);
@@ -235,8 +281,8 @@ void TstCli::manualPlanOfMlpDoesNotPay() {
 void TstCli::simulateJsonContract_data() {
     QTest::addColumn<QStringList>("args");
     QTest::newRow("mlp manual") << QStringList{"simulate", "mlp-3x1024", "--json"};
-    QTest::newRow("gpt2-tiny full") << QStringList{"simulate", "gpt2-tiny", "--strategy", "full",
-                                                   "--json"};
+    QTest::newRow("gpt2-tiny full")
+        << QStringList{"simulate", "gpt2-tiny", "--strategy", "full", "--json"};
     QTest::newRow("resnet selective")
         << QStringList{"simulate", "resnet-101", "--strategy", "selective:shortcut", "--json"};
     QTest::newRow("file with regions")
@@ -249,9 +295,9 @@ void TstCli::simulateJsonContract() {
     const json j = runJson(args, &ok);
     QVERIFY(ok);
     QVERIFY(j.is_object());
-    for (const char* key : {"peak_bytes", "peak_instruction", "breakdown_at_peak",
-                            "saved_activation_bytes", "flops", "time_s", "recompute_overhead",
-                            "strategy"})
+    for (const char* key :
+         {"peak_bytes", "peak_instruction", "breakdown_at_peak", "saved_activation_bytes", "flops",
+          "time_s", "recompute_overhead", "strategy"})
         QVERIFY2(j.contains(key), key);
 
     const json& b = j.at("breakdown_at_peak");
@@ -363,10 +409,10 @@ void TstCli::trainingFlagsOverrideFile() {
     QCOMPARE(base.at("breakdown_at_peak").at("parameters").get<std::int64_t>(), 4 * params);
     QCOMPARE(base.at("breakdown_at_peak").at("optimizer_state").get<std::int64_t>(), 0);
 
-    const json o = runJson({"simulate", "mlp-3x1024", "--micro-batch", "16", "--accum", "3",
-                            "--precision", "mixed-bf16", "--optimizer", "adam", "--device",
-                            "t4-16gb", "--json"},
-                           &ok);
+    const json o =
+        runJson({"simulate", "mlp-3x1024", "--micro-batch", "16", "--accum", "3", "--precision",
+                 "mixed-bf16", "--optimizer", "adam", "--device", "t4-16gb", "--json"},
+                &ok);
     QVERIFY(ok);
     QCOMPARE(o.at("micro_batch").get<int>(), 16);
     QCOMPARE(o.at("accumulation_steps").get<int>(), 3);
@@ -401,24 +447,58 @@ void TstCli::userErrors_data() {
     const QString broken = kDataDir + "/bad/truncated.json";
     const QString shapes = kDataDir + "/bad/conv_after_linear.json";
     QTest::newRow("missing file") << QStringList{"simulate", missing} << missing;
-    QTest::newRow("broken file") << QStringList{"simulate", broken} << broken + ": $: not valid JSON";
-    QTest::newRow("shape error") << QStringList{"compare", shapes} << shapes + ": $.layers: layer 1";
+    QTest::newRow("broken file") << QStringList{"simulate", broken}
+                                 << broken + ": $: not valid JSON";
+    QTest::newRow("shape error") << QStringList{"compare", shapes}
+                                 << shapes + ": $.layers: layer 1";
     QTest::newRow("unknown strategy")
         << QStringList{"simulate", "mlp-3x1024", "--strategy", "everything"}
         << "unknown strategy 'everything'";
     QTest::newRow("every:0") << QStringList{"simulate", "mlp-3x1024", "--strategy", "every:0"}
                              << "every:K";
-    QTest::newRow("micro-batch 0") << QStringList{"simulate", "mlp-3x1024", "--micro-batch", "0"}
-                                   << "--micro-batch";
+    QTest::newRow("micro-batch 0")
+        << QStringList{"simulate", "mlp-3x1024", "--micro-batch", "0"} << "--micro-batch";
     QTest::newRow("compare micro-batch 0")
         << QStringList{"compare", "mlp-3x1024", "--micro-batch", "0", "--json"} << "--micro-batch";
     QTest::newRow("accum 0") << QStringList{"simulate", "mlp-3x1024", "--accum", "0"} << "--accum";
-    QTest::newRow("unknown device") << QStringList{"simulate", "mlp-3x1024", "--device", "tpu-v9"}
-                                    << "tpu-v9";
+    QTest::newRow("unknown device")
+        << QStringList{"simulate", "mlp-3x1024", "--device", "tpu-v9"} << "tpu-v9";
     QTest::newRow("unknown precision")
         << QStringList{"simulate", "mlp-3x1024", "--precision", "fp8"} << "--precision";
     QTest::newRow("unknown optimizer")
         << QStringList{"compare", "mlp-3x1024", "--optimizer", "lamb"} << "--optimizer";
+    QTest::newRow("micro-batch negative")
+        << QStringList{"simulate", "mlp-3x1024", "--micro-batch", "-5"} << "--micro-batch";
+    QTest::newRow("micro-batch 2^63")
+        << QStringList{"simulate", "mlp-3x1024", "--micro-batch", "9223372036854775808"}
+        << "--micro-batch";
+    QTest::newRow("micro-batch nan")
+        << QStringList{"simulate", "mlp-3x1024", "--micro-batch", "nan"} << "--micro-batch";
+    QTest::newRow("accum 2^63") << QStringList{"compare", "mlp-3x1024", "--accum",
+                                               "9223372036854775808"}
+                                << "--accum";
+    QTest::newRow("accum negative")
+        << QStringList{"pareto", "mlp-3x1024", "--accum", "-1"} << "--accum";
+    QTest::newRow("max-batch -g 0")
+        << QStringList{"max-batch", "mlp-3x1024", "-g", "0"} << "--global-batch";
+    QTest::newRow("max-batch -g -8")
+        << QStringList{"max-batch", "mlp-3x1024", "--global-batch", "-8"} << "--global-batch";
+    QTest::newRow("max-batch -g 2^63")
+        << QStringList{"max-batch", "mlp-3x1024", "-g", "9223372036854775808"} << "--global-batch";
+    QTest::newRow("max-batch -g nan")
+        << QStringList{"max-batch", "mlp-3x1024", "-g", "nan"} << "--global-batch";
+    QTest::newRow("pareto --csv --json")
+        << QStringList{"pareto", "mlp-3x1024", "--csv", "--json"} << "--csv and --json";
+    QTest::newRow("selective kind absent")
+        << QStringList{"simulate", "gpt2-tiny", "--strategy", "selective:shortcut"}
+        << "no 'shortcut' sub-module, so nothing would be checkpointed (its kinds: attention, "
+           "attention_core, mlp)";
+    QTest::newRow("selective kind absent, mlp model")
+        << QStringList{"simulate", "mlp-3x1024", "--strategy", "selective:mlp,attention"}
+        << "no 'mlp', 'attention' sub-module";
+    QTest::newRow("optimal budget 2^63")
+        << QStringList{"simulate", "gpt2-tiny", "--strategy", "optimal:9223372036854775808"}
+        << "--strategy";
 }
 
 void TstCli::userErrors() {
@@ -448,6 +528,397 @@ void TstCli::hugeModelIsNotReportedAsFitting() {
     QVERIFY2(r.err.startsWith("remat: ") && r.err.contains("2^62 bytes"),
              qPrintable(describe(args, r)));
     QVERIFY(r.out.isEmpty());
+}
+
+// The one byte formatter never prints a figure that reaches the next unit, and budgets are
+// rounded up so that they parse back to at least the bytes they stand for.
+void TstCli::formatters() {
+    QCOMPARE(QString::fromStdString(formatBytes(1048575)), QStringLiteral("1.00 MiB"));
+    QCOMPARE(QString::fromStdString(formatBytes(1023)), QStringLiteral("1023 B"));
+    QCOMPARE(QString::fromStdString(formatBytes((std::int64_t{1} << 30) - 1)),
+             QStringLiteral("1.00 GiB"));
+    QCOMPARE(QString::fromStdString(formatBytes(1000 * 1024)), QStringLiteral("1000.00 KiB"));
+    QCOMPARE(QString::fromStdString(formatBudget(7571371520, "GiB")), QStringLiteral("7.06GiB"));
+    QCOMPARE(QString::fromStdString(formatBudget(std::int64_t{7} << 30, "GiB")),
+             QStringLiteral("7GiB"));
+    QCOMPARE(QString::fromStdString(formatBudget(std::int64_t{15} << 29, "gib")),
+             QStringLiteral("7.5gib"));
+    QCOMPARE(QString::fromStdString(formatBudget(7571371520, "GB")), QStringLiteral("7.58GB"));
+    QCOMPARE(QString::fromStdString(formatBudget(7571371520, "B")), QStringLiteral("7571371520"));
+    QCOMPARE(QString::fromStdString(formatBudget(7571371520)), QStringLiteral("7.06GiB"));
+    QCOMPARE(QString::fromStdString(budgetUnit("7.5 GiB")), QStringLiteral("GiB"));
+    QCOMPARE(QString::fromStdString(budgetUnit("123")), QStringLiteral("B"));
+    for (std::int64_t b : {std::int64_t{1}, std::int64_t{1023}, std::int64_t{1025},
+                           std::int64_t{7571371520}, std::int64_t{1} << 49})
+        for (const char* unit : {"GiB", "GB", "MiB", "MB", "KiB", "k", "TiB", "B", ""}) {
+            const std::string text = formatBudget(b, unit);
+            auto parsed = parseByteSize(text);
+            QVERIFY2(parsed && *parsed >= b, text.c_str());
+        }
+}
+
+void TstCli::namesAreEscaped_data() {
+    QTest::addColumn<QStringList>("args");
+    const QString file = kDataDir + "/cli/escape_name.json";
+    QTest::newRow("simulate") << QStringList{"simulate", file};
+    QTest::newRow("compare") << QStringList{"compare", file};
+    QTest::newRow("max-batch") << QStringList{"max-batch", file};
+    QTest::newRow("pareto") << QStringList{"pareto", file};
+    QTest::newRow("program") << QStringList{"program", file};
+}
+
+// A model named "\u001b]0;pwned\u0007\u001b[2J" would retitle and clear the terminal if printed
+// raw; every command prints it escaped.
+void TstCli::namesAreEscaped() {
+    QFETCH(QStringList, args);
+    const RunResult r = runRemat(args);
+    QVERIFY2(r.finished && r.exitCode == 0, qPrintable(describe(args, r)));
+    for (const QChar c : r.out + r.err)
+        QVERIFY2(c.unicode() >= 0x20 || c == '\n', qPrintable(describe(args, r)));
+    if (args.first() != "program")
+        QVERIFY2(r.out.contains("\\x1b]0;pwned\\x07\\x1b[2J"), qPrintable(r.out));
+}
+
+void TstCli::escapedArgumentsInErrors() {
+    const QString esc = QString(QChar(0x1b)) + "]0;pwned" + QChar(0x07);
+    for (const QStringList& args :
+         {QStringList{"simulate", "mlp-3x1024", "--strategy", "every:" + esc},
+          QStringList{"simulate", "mlp-3x1024", "--strategy", esc},
+          QStringList{"simulate", "mlp-3x1024", "--precision", esc},
+          QStringList{"simulate", "mlp-3x1024", "--device", esc},
+          QStringList{"simulate", "mlp-3x1024", "--micro-batch", esc},
+          QStringList{"simulate", esc}}) {
+        const RunResult r = runRemat(args);
+        QVERIFY2(r.finished && r.exitCode == 2, qPrintable(describe(args, r)));
+        QVERIFY2(r.err.startsWith("remat: ") && r.err.count('\n') == 1,
+                 qPrintable(describe(args, r)));
+        for (const QChar c : r.err)
+            QVERIFY2(c.unicode() >= 0x20 || c == '\n', qPrintable(describe(args, r)));
+    }
+}
+
+// tests/data/cli/inplace_unsafe.json: an in-place ReLU right after a linear; checkpointing the
+// ReLU on its own (its manual plan, full, ...) holds the linear's output, which the ReLU then
+// overwrites. Every listing marks exactly the plans the compiler calls unsafe.
+void TstCli::unsafePlansAreMarked() {
+    const QString file = kDataDir + "/cli/inplace_unsafe.json";
+    bool ok = false;
+    const json all = runJson({"compare", file, "--json"}, &ok);
+    QVERIFY(ok);
+    std::set<std::string> unsafe, safe;
+    for (const json& e : all)
+        (e.at("unsafe").empty() ? safe : unsafe).insert(e.at("strategy").get<std::string>());
+    QVERIFY(unsafe.count("manual") && unsafe.count("full"));
+    QVERIFY(safe.count("none"));
+
+    const RunResult text = runRemat({"compare", file});
+    QVERIFY(text.finished && text.exitCode == 0);
+    const Table t = parseTable(text.out);
+    QCOMPARE(t.header.last(), QStringLiteral("safe"));
+    QCOMPARE(t.rows.size(), all.size());
+    for (const QStringList& row : t.rows)
+        QCOMPARE(row.last(), QString(unsafe.count(row.first().toStdString()) ? "UNSAFE" : "yes"));
+    QVERIFY(text.out.contains("manual: in-place '1/relu' overwrites '0/linear'"));
+
+    const json fits = runJson({"max-batch", file, "--json"}, &ok);
+    QVERIFY(ok);
+    std::size_t checked = 0;
+    for (const json& f : fits) {
+        const std::string s = f.at("strategy").get<std::string>();
+        if (s == "optimal") continue;
+        QCOMPARE(!f.at("unsafe").empty(), bool(unsafe.count(s)));
+        ++checked;
+    }
+    QCOMPARE(checked, all.size());
+    const RunResult mb = runRemat({"max-batch", file});
+    QVERIFY(mb.finished && mb.exitCode == 0);
+    for (const QStringList& row : parseTable(mb.out).rows)
+        if (row.first() != "optimal")
+            QCOMPARE(row.last(),
+                     QString(unsafe.count(row.first().toStdString()) ? "UNSAFE" : "yes"));
+
+    const json pareto = runJson({"pareto", file, "--json"}, &ok);
+    QVERIFY(ok);
+    bool sawManual = false;
+    for (const json& p : pareto.at("named")) {
+        const std::string s = p.at("label").get<std::string>();
+        QCOMPARE(!p.at("unsafe").empty(), bool(unsafe.count(s)));
+        sawManual = sawManual || s == "manual";
+    }
+    QVERIFY(sawManual);
+    for (const json& p : pareto.at("every_k"))
+        if (p.at("label") == "every:1") QVERIFY(!p.at("unsafe").empty());  // = full
+    const RunResult csv = runRemat({"pareto", file, "--csv"});
+    QVERIFY(csv.finished && csv.exitCode == 0);
+    QVERIFY(
+        csv.out.startsWith("kind,label,peak_bytes,step_time_s,recompute_time_s,"
+                           "optimal_peak_at_equal_time_bytes,optimal_time_at_equal_memory_s,"
+                           "unsafe\n"));
+    QVERIFY(csv.out.contains("named,\"manual\","));
+    for (const QString& line : csv.out.split('\n', Qt::SkipEmptyParts).mid(1)) {
+        const QString label = line.section('"', 1, 1);
+        if (line.startsWith("named,"))
+            QCOMPARE(line.endsWith(",true"), bool(unsafe.count(label.toStdString())));
+    }
+}
+
+// gpt3-175b with Adam in mixed precision on an 80 GB A100: the model states alone exceed the
+// device, and every command says so in numbers.
+void TstCli::nothingFitsSaysWhy() {
+    const QString states = "model states alone (parameters, gradients, optimizer state) take ";
+    const RunResult sim = runRemat({"simulate", "gpt3-175b"});
+    QVERIFY2(sim.finished && sim.exitCode == 0, qPrintable(sim.err));
+    QVERIFY2(sim.out.contains("why it does not fit: " + states), qPrintable(sim.out));
+    bool ok = false;
+    const json j = runJson({"simulate", "gpt3-175b", "--json"}, &ok);
+    QVERIFY(ok);
+    QVERIFY(!j.at("fits").get<bool>());
+    const std::string reason = j.at("no_fit_reason").get<std::string>();
+    const std::int64_t usable = j.at("device_usable_bytes").get<std::int64_t>();
+    QVERIFY2(reason.find("of the device's " + formatBytes(usable) + " usable") != std::string::npos,
+             reason.c_str());
+    const json b = j.at("breakdown_at_peak");
+    const std::int64_t modelStates = b.at("parameters").get<std::int64_t>() +
+                                     b.at("gradients").get<std::int64_t>() +
+                                     b.at("optimizer_state").get<std::int64_t>();
+    QVERIFY(modelStates > usable);
+    const json fitsJ = runJson({"simulate", "gpt2-small", "--json"}, &ok);
+    QVERIFY(ok);
+    QVERIFY(fitsJ.at("no_fit_reason").is_null());
+
+    const RunResult cmp = runRemat({"compare", "gpt3-175b"});
+    QVERIFY(cmp.finished && cmp.exitCode == 0);
+    QVERIFY2(cmp.out.contains("nothing fits: ") && cmp.out.contains(states), qPrintable(cmp.out));
+    const RunResult mb = runRemat({"max-batch", "gpt3-175b"});
+    QVERIFY(mb.finished && mb.exitCode == 0);
+    QVERIFY2(mb.out.contains("nothing fits: ") && mb.out.contains(states), qPrintable(mb.out));
+
+    // Activations too large at this micro-batch: the peak, the excess and the micro-batch that
+    // fits.
+    const RunResult act = runRemat({"simulate", "gpt2-small", "-b", "200", "-s", "none"});
+    QVERIFY(act.finished && act.exitCode == 0);
+    QVERIFY2(act.out.contains(QRegularExpression(
+                 "why it does not fit: the peak of [0-9.]+ GiB exceeds the device's 79.00 GiB "
+                 "usable by [0-9.]+ GiB: at the peak .*; micro-batch 46 or smaller fits")),
+             qPrintable(act.out));
+}
+
+void TstCli::infeasibleBudgetPastesBack_data() {
+    QTest::addColumn<QString>("budget");
+    QTest::addColumn<QString>("unit");
+    QTest::addColumn<QString>("verdict");
+    // gpt2-small at micro-batch 8: model states take 1.85 GiB, the GEMM workspace is the
+    // largest term of the smallest peak (7.05 GiB).
+    const QString workspace = "the largest term is workspace";
+    const QString states = "model states alone (parameters, gradients, optimizer state) take";
+    QTest::newRow("GiB") << "optimal:5GiB"
+                         << "GiB" << workspace;
+    QTest::newRow("just below") << "optimal:7.05GiB"
+                                << "GiB" << workspace;
+    QTest::newRow("GB") << "optimal:3.5GB"
+                        << "GB" << workspace;
+    QTest::newRow("MiB") << "optimal:7000MiB"
+                         << "MiB" << workspace;
+    QTest::newRow("bytes") << "optimal:1000000"
+                           << "" << states;
+    QTest::newRow("nested GB") << "optimal-nested:3GB"
+                               << "GB" << workspace;
+}
+
+// The hint states the smallest budget that works in the unit the user wrote, rounded up: pasted
+// back it succeeds, and one step of the last digit lower it does not. It never offers the
+// strategy that just failed as the way out.
+void TstCli::infeasibleBudgetPastesBack() {
+    QFETCH(QString, budget);
+    QFETCH(QString, unit);
+    QFETCH(QString, verdict);
+    const QString head = budget.section(':', 0, 0);
+    const RunResult r = runRemat({"simulate", "gpt2-small", "-s", budget});
+    QVERIFY2(r.finished && r.exitCode == 2, qPrintable(r.err));
+    QVERIFY2(r.err.contains("the budget of " + budget.section(':', 1) + " cannot be met"),
+             qPrintable(r.err));
+    const QRegularExpression works(head + ":([0-9.]+)" + QRegularExpression::escape(unit) +
+                                   " is the smallest budget");
+    const auto m = works.match(r.err);
+    QVERIFY2(m.hasMatch(), qPrintable(r.err));
+    const QString figure = m.captured(1);
+    const QString suggestion = head + ":" + figure + unit;
+    QVERIFY2(r.err.contains(verdict), qPrintable(r.err));
+    if (head == "optimal-nested")
+        QVERIFY2(!r.err.contains("optimal-nested:BUDGET"), qPrintable(r.err));
+
+    bool ok = false;
+    const json j = runJson({"simulate", "gpt2-small", "-s", suggestion, "--json"}, &ok);
+    QVERIFY2(ok, qPrintable(suggestion));
+    QCOMPARE(QString::fromStdString(j.at("strategy").get<std::string>()), suggestion);
+    // One unit of the last digit less is below the smallest peak.
+    QString lower = figure;
+    const qsizetype dot = lower.indexOf('.');
+    const int decimals = dot < 0 ? 0 : int(lower.size() - dot - 1);
+    const double step = std::pow(10.0, -decimals);
+    lower = QString::number(figure.toDouble() - step, 'f', decimals);
+    const RunResult below = runRemat({"simulate", "gpt2-small", "-s", head + ":" + lower + unit});
+    QVERIFY2(below.finished && below.exitCode == 2 && below.err.contains("cannot be met"),
+             qPrintable(lower + "\n" + below.err));
+}
+
+void TstCli::budgetsEchoedInUserUnits() {
+    bool ok = false;
+    for (const char* s : {"optimal:7.5GiB", "optimal:9GB", "optimal-nested:7500MiB"}) {
+        const json j = runJson({"simulate", "gpt2-small", "-s", s, "--json"}, &ok);
+        QVERIFY2(ok, s);
+        QCOMPARE(j.at("strategy").get<std::string>(), std::string(s));
+    }
+    const RunResult r = runRemat({"simulate", "gpt2-small", "-s", "optimal:7.5GiB"});
+    QVERIFY(r.out.contains("strategy optimal:7.5GiB:"));
+}
+
+// "recompute overhead" is extra whole-step time over the step without checkpointing; "peak
+// saved" a share of the whole peak without it; "activations saved" a share of the activations
+// kept for backward without it. The JSON carries the baselines, so each is checked by
+// arithmetic.
+void TstCli::sharesAreDefined() {
+    bool ok = false;
+    const json j = runJson({"simulate", "gpt2-tiny", "-s", "full", "--json"}, &ok);
+    QVERIFY(ok);
+    const double time = j.at("time_s").at("total").get<double>();
+    const double baseTime = j.at("baseline_step_time_s").get<double>();
+    QVERIFY(baseTime > 0);
+    QVERIFY(std::abs(j.at("recompute_overhead").get<double>() - (time / baseTime - 1)) < 1e-12);
+    const auto peak = double(j.at("peak_bytes").get<std::int64_t>());
+    const auto basePeak = double(j.at("baseline_peak_bytes").get<std::int64_t>());
+    QVERIFY(std::abs(j.at("memory_saved_fraction").get<double>() - (1 - peak / basePeak)) < 1e-12);
+    const auto acts = double(j.at("saved_activation_bytes").get<std::int64_t>());
+    const auto baseActs = double(j.at("baseline_saved_activation_bytes").get<std::int64_t>());
+    QVERIFY(baseActs > acts);
+    QVERIFY(std::abs(j.at("activations_saved_fraction").get<double>() - (1 - acts / baseActs)) <
+            1e-12);
+    // Checkpointing removes a larger share of the activations than of the whole peak.
+    QVERIFY(j.at("activations_saved_fraction").get<double>() >
+            j.at("memory_saved_fraction").get<double>());
+
+    const RunResult text = runRemat({"compare", "gpt2-tiny"});
+    QVERIFY(text.finished && text.exitCode == 0);
+    for (const char* line :
+         {"peak saved          share of the whole peak without checkpointing",
+          "activations saved   share of the activations kept for backward without checkpointing",
+          "recompute overhead  extra step time over the step without checkpointing"})
+        QVERIFY2(text.out.contains(line), qPrintable(text.out));
+    const RunResult sim = runRemat({"simulate", "gpt2-tiny", "-s", "full"});
+    QVERIFY(sim.out.contains("of the whole peak without checkpointing"));
+    QVERIFY(sim.out.contains("of the activations kept for backward without checkpointing"));
+    QVERIFY(sim.out.contains("(extra step time over the step without checkpointing"));
+}
+
+// Frontier labels are budgets in readable units ("optimal:7.06GiB", never a raw byte count or
+// "12580288KB"), and each gives its own point back when pasted into --strategy.
+void TstCli::paretoLabelsPasteBack() {
+    bool ok = false;
+    const json t = runJson({"pareto", "gpt2-tiny", "--json"}, &ok);
+    QVERIFY(ok);
+    const json& frontier = t.at("frontier");
+    QVERIFY(frontier.size() >= 3);
+    const QRegularExpression readable("^optimal:[0-9]+(\\.[0-9]+)?(KiB|MiB|GiB|TiB)$");
+    for (const json& p : frontier)
+        QVERIFY2(
+            readable.match(QString::fromStdString(p.at("label").get<std::string>())).hasMatch(),
+            p.at("label").get<std::string>().c_str());
+    for (std::size_t i : {std::size_t(0), frontier.size() / 2, frontier.size() - 2}) {
+        const std::string label = frontier[i].at("label").get<std::string>();
+        const json s =
+            runJson({"simulate", "gpt2-tiny", "-s", QString::fromStdString(label), "--json"}, &ok);
+        QVERIFY2(ok, label.c_str());
+        QCOMPARE(s.at("peak_bytes").get<std::int64_t>(),
+                 frontier[i].at("peak_bytes").get<std::int64_t>());
+        QCOMPARE(s.at("time_s").at("total").get<double>(),
+                 frontier[i].at("step_time_s").get<double>());
+    }
+}
+
+void TstCli::paretoIncludesManualPlan() {
+    bool ok = false;
+    const json t = runJson({"pareto", "mlp-3x1024", "--json"}, &ok);
+    QVERIFY(ok);
+    const json& named = t.at("named");
+    QVERIFY(named.size() >= 3);
+    QCOMPARE(named[0].at("label").get<std::string>(), std::string("none"));
+    QCOMPARE(named[1].at("label").get<std::string>(), std::string("manual"));
+    const json m = runJson({"simulate", "mlp-3x1024", "--json"}, &ok);
+    QVERIFY(ok);
+    QCOMPARE(named[1].at("peak_bytes"), m.at("peak_bytes"));
+    QCOMPARE(named[1].at("step_time_s").get<double>(), m.at("time_s").at("total").get<double>());
+    // A file without a manual plan lists none.
+    const json g = runJson({"pareto", "gpt2-tiny", "--json"}, &ok);
+    QVERIFY(ok);
+    for (const json& p : g.at("named")) QVERIFY(p.at("label") != "manual");
+}
+
+// The optimum searches whole chain elements; a selective plan the frontier does not reach (no
+// frontier point as fast at no more memory) is named in a note under the tables, and only then.
+void TstCli::selectiveBelowFrontierIsNoted() {
+    for (const char* model : {"gpt2-small", "gpt2-tiny"}) {
+        bool ok = false;
+        const json t = runJson({"pareto", model, "--json"}, &ok);
+        QVERIFY(ok);
+        const RunResult text = runRemat({"pareto", model});
+        QVERIFY(text.finished && text.exitCode == 0);
+        const QString note = text.out.section(
+            "note: the optimal frontier searches plans that "
+            "checkpoint whole blocks",
+            1);
+        int below = 0;
+        for (const json& p : t.at("named")) {
+            const std::string label = p.at("label").get<std::string>();
+            if (label.rfind("selective:", 0) != 0) continue;
+            const json& same = p.at("optimal_time_at_equal_memory_s");
+            const bool isBelow =
+                same.is_null() ||
+                same.get<double>() > p.at("step_time_s").get<double>() * (1 + 1e-12);
+            below += isBelow;
+            QCOMPARE(note.contains(QString::fromStdString(label) + " ("), isBelow);
+        }
+        QCOMPARE(!note.isEmpty(), below > 0);
+        if (QByteArray(model) == "gpt2-small") QVERIFY(below > 0);
+    }
+}
+
+// An input within every limit that needs more memory than the process may have: one line,
+// exit 2, never "internal error" (a 60 MB address-space limit stands in for a small machine; the
+// file needs about 120 MB).
+void TstCli::outOfMemoryIsAUserError() {
+#if defined(__SANITIZE_ADDRESS__)
+    QSKIP("AddressSanitizer reserves more address space than the limit allows");
+#endif
+    QProcess p;
+    p.start("/bin/sh", {"-c", "ulimit -v 60000 && exec \"$0\" simulate \"$1\"", kCli,
+                        kDataDir + "/cli/deep_transformer.json"});
+    QVERIFY(p.waitForFinished(kTimeoutMs));
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(p.exitCode() == 2, qPrintable(err));
+    QCOMPARE(err, QStringLiteral("remat: out of memory while running 'remat simulate'; the input "
+                                 "asks for more than this machine has\n"));
+    // Without the limit the same file simulates.
+    const RunResult r = runRemat({"simulate", kDataDir + "/cli/deep_transformer.json", "--json"});
+    QVERIFY2(r.finished && r.exitCode == 0, qPrintable(r.err));
+}
+
+// Every broken model file of tests/data/bad, through every command that reads a model: a user
+// error (exit 2, one "remat:" line), never exit 3, "internal error" or a signal.
+void TstCli::badFilesNeverReachInternalError() {
+    const QDir bad(kDataDir + "/bad");
+    const QStringList files = bad.entryList({"*.json"}, QDir::Files);
+    QVERIFY(files.size() > 20);
+    for (const QString& f : files)
+        for (const char* cmd : {"simulate", "compare"}) {
+            const QStringList args = {cmd, bad.filePath(f)};
+            const RunResult r = runRemat(args);
+            QVERIFY2(r.finished && r.status == QProcess::NormalExit, qPrintable(describe(args, r)));
+            QVERIFY2(r.exitCode == 2, qPrintable(describe(args, r)));
+            QVERIFY2(r.err.startsWith("remat: ") && r.err.count('\n') == 1,
+                     qPrintable(describe(args, r)));
+            QVERIFY2(!r.err.contains("internal error"), qPrintable(describe(args, r)));
+        }
 }
 
 QTEST_GUILESS_MAIN(TstCli)

@@ -1,10 +1,14 @@
 // `remat run` as a user calls it: the JSON keys of DESIGN §6 with the measurement beside the
 // prediction, the refusals (no GPU, unsafe program, op out of scope, a CPU run estimated too
-// long) with their messages and exit codes, and --allow-unsafe showing the damage.
+// long, a CPU run whose host memory would not fit) with their messages and exit codes,
+// --allow-unsafe showing the damage and exiting non-zero when the gradients differ, and a
+// run under an address-space limit too small for the GEMM library, which ends with a message
+// instead of hanging. Exit codes and messages are asserted, never how long anything took.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -19,13 +23,20 @@ private slots:
     void unsafeProgramRefusedUnlessAllowed();
     void opOutOfScopeRefusedByName();
     void longCpuRunRefusedWithEstimate();
+    void allowUnsafeExitsNonZeroWhenGradientsDiffer();
+    void hostMemoryRefusedBeforeStarting();
+    void addressSpaceTooSmallForGemmEndsWithMessage();
 
 private:
     struct Output {
+        bool finished = false;
         int exitCode = -1;
         QByteArray out, err;
     };
     Output run(const QStringList& args);
+    // `remat args` under an address-space limit (prlimit --as), as `ulimit -v` sets it.
+    Output runLimited(qint64 addressSpaceBytes, const QStringList& args);
+    bool canLimitAddressSpace();
     QString writeModel(const char* name, const char* json);
 
     QTemporaryDir m_dir;
@@ -35,7 +46,39 @@ TestCliRun::Output TestCliRun::run(const QStringList& args) {
     QProcess p;
     p.start(QStringLiteral(REMAT_CLI_PATH), args);
     if (!p.waitForFinished(120000)) qFatal("remat did not finish");
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+    return {true, p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+TestCliRun::Output TestCliRun::runLimited(qint64 addressSpaceBytes, const QStringList& args) {
+    QProcess p;
+    p.start(QStringLiteral("prlimit"),
+            QStringList{QStringLiteral("--as=%1").arg(addressSpaceBytes), QStringLiteral("--"),
+                        QStringLiteral(REMAT_CLI_PATH)} +
+                args);
+    // Generous: the point is that it ends at all (a hang is killed and reported).
+    Output o;
+    o.finished = p.waitForFinished(180000);
+    if (!o.finished) {
+        p.kill();
+        p.waitForFinished(10000);
+    }
+    o.exitCode = p.exitCode();
+    o.out = p.readAllStandardOutput();
+    o.err = p.readAllStandardError();
+    return o;
+}
+
+bool TestCliRun::canLimitAddressSpace() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    return false;  // the sanitizers reserve terabytes of address space for their shadow
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+    return false;
+#endif
+#endif
+    QProcess p;
+    p.start(QStringLiteral("prlimit"), {QStringLiteral("--version")});
+    return p.waitForFinished(30000) && p.exitCode() == 0;
 }
 
 QString TestCliRun::writeModel(const char* name, const char* json) {
@@ -128,11 +171,126 @@ void TestCliRun::opOutOfScopeRefusedByName() {
 }
 
 void TestCliRun::longCpuRunRefusedWithEstimate() {
-    // GPT-2 small at its preset micro-batch is trillions of FLOPs: minutes on a CPU.
-    const Output o = run({"run", "gpt2-small", "--backend", "cpu"});
+    // GPT-2 small at micro-batch 2 is trillions of FLOPs, minutes on one CPU core, in a few
+    // GiB of host memory (at its preset micro-batch the memory check refuses it first).
+    const Output o = run({"run", "gpt2-small", "--backend", "cpu", "--micro-batch", "2"});
     QCOMPARE(o.exitCode, 2);
     QVERIFY2(o.err.contains("estimated at") && o.err.contains("--force"), o.err.constData());
     QVERIFY(o.out.isEmpty());
+}
+
+void TestCliRun::allowUnsafeExitsNonZeroWhenGradientsDiffer() {
+    // An in-place tanh at the start of a checkpointed region overwrites the region's input,
+    // which the recompute reads again: the plan is unsafe and its gradients are wrong, while
+    // plan none (tanh saves its output) is safe, so the check sees the damage.
+    const QString path = writeModel("inplace-region-start", R"({"format": "remat-model/1",
+        "name": "inplace-region-start", "input": {"shape": [16]},
+        "layers": [{"kind": "linear", "out": 32}, {"kind": "tanh", "inplace": true},
+                   {"kind": "linear", "out": 8}, {"kind": "mse"}],
+        "plan": {"regions": [[1, 2]]},
+        "training": {"micro_batch": 4}})");
+    const Output refused = run({"run", path, "--backend", "cpu"});
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.err.contains("held as a checkpointed region's input"),
+             refused.err.constData());
+    const Output json = run({"run", path, "--backend", "cpu", "--allow-unsafe", "--json"});
+    QCOMPARE(json.exitCode, 1);
+    const QJsonObject j = QJsonDocument::fromJson(json.out).object();
+    QCOMPARE(j["max_live_bytes_difference"].toInteger(), qint64(0));  // memory is still exact
+    const QJsonObject g = j["grad_check"].toObject();
+    QCOMPARE(g["bitwise_equal"].toBool(), false);
+    QCOMPARE(g["reference_unsafe"].toBool(), false);
+    QVERIFY(g["max_abs_diff"].toDouble() > 0.0);
+    QVERIFY2(json.err.contains("the gradients differ from plan none's") &&
+                 json.err.contains("the unsafe plan damaged them"),
+             json.err.constData());
+    const Output text = run({"run", path, "--backend", "cpu", "--allow-unsafe"});
+    QCOMPARE(text.exitCode, 1);
+    QVERIFY(text.out.contains("not bitwise equal"));
+    QVERIFY(text.out.contains("UNSAFE: "));
+}
+
+void TestCliRun::hostMemoryRefusedBeforeStarting() {
+    if (!canLimitAddressSpace()) QSKIP("no prlimit, or a sanitizer build");
+    // Under a 2 GiB address-space limit the host has less than 2 GiB for the run, whatever the
+    // machine: GPT-2 small at micro-batch 64 holds tens of GiB of activations.
+    const qint64 limit = qint64(2) << 30;
+    const QStringList args = {"run", "gpt2-small", "--backend", "cpu", "--micro-batch", "64"};
+    const Output o = runLimited(limit, args);
+    QVERIFY(o.finished);
+    QCOMPARE(o.exitCode, 2);
+    QVERIFY(o.out.isEmpty());
+    const QString err = QString::fromUtf8(o.err);
+    QVERIFY2(err.contains(QRegularExpression(
+                 "this run needs about [0-9.]+ GiB of host memory \\(programs [0-9.]+ GiB at "
+                 "their peak")),
+             qPrintable(err));
+    QVERIFY2(err.contains(QRegularExpression("this machine has [0-9.]+ (KiB|MiB|GiB) available "
+                                             "\\(this process's address-space limit")),
+             qPrintable(err));
+    // The programs alone do not fit: a certain failure, which --force does not override.
+    QVERIFY2(err.contains("--force does not override this"), qPrintable(err));
+    QCOMPARE(err.count('\n'), 1);
+    const Output forced = runLimited(limit, args + QStringList{"--force"});
+    QVERIFY(forced.finished);
+    QCOMPARE(forced.exitCode, 2);
+    QVERIFY2(forced.err.contains("--force does not override this"), forced.err.constData());
+    QVERIFY(forced.out.isEmpty());
+}
+
+void TestCliRun::addressSpaceTooSmallForGemmEndsWithMessage() {
+    if (!canLimitAddressSpace()) QSKIP("no prlimit, or a sanitizer build");
+    // Learn how much address space remat maps before a run from a refusal under 1 GiB (the
+    // message gives what is left), then leave it about 64 MiB more: enough for a tiny model,
+    // too little for OpenBLAS's 128 MiB work buffer, which it would retry mapping forever.
+    const qint64 probeLimit = qint64(1) << 30;
+    const Output probe =
+        runLimited(probeLimit, {"run", "gpt2-small", "--backend", "cpu", "--micro-batch", "64"});
+    QVERIFY(probe.finished);
+    QCOMPARE(probe.exitCode, 2);
+    const QRegularExpressionMatch left =
+        QRegularExpression("this machine has ([0-9.]+) (KiB|MiB|GiB) available")
+            .match(QString::fromUtf8(probe.err));
+    QVERIFY2(left.hasMatch(), probe.err.constData());
+    const double unit = left.captured(2) == "KiB" ? 1024.0
+                        : left.captured(2) == "MiB" ? 1024.0 * 1024.0
+                                                    : 1024.0 * 1024.0 * 1024.0;
+    const qint64 mapped = probeLimit - qint64(left.captured(1).toDouble() * unit);
+    QVERIFY(mapped > 0);
+    const qint64 limit = mapped + (qint64(64) << 20);
+
+    const QString path = writeModel("tiny-mlp", R"({"format": "remat-model/1",
+        "name": "tiny-mlp", "input": {"shape": [16]},
+        "layers": [{"kind": "linear", "out": 32}, {"kind": "relu"},
+                   {"kind": "linear", "out": 8}, {"kind": "mse"}],
+        "training": {"micro_batch": 4}})");
+    // Unlimited, it runs; the GEMM library whose buffer is at stake is OpenBLAS.
+    const Output free = run({"run", path, "--backend", "cpu", "--json"});
+    QVERIFY2(free.exitCode == 0, free.err.constData());
+    const QString device =
+        QJsonDocument::fromJson(free.out).object()["measured"].toObject()["device_name"].toString();
+    if (!device.contains("OpenBLAS")) QSKIP("this build's CPU executor does not use OpenBLAS");
+    // Without --force the estimate (which counts the GEMM buffer) already refuses it.
+    const Output refused = runLimited(limit, {"run", path, "--backend", "cpu"});
+    QVERIFY2(refused.finished, "remat hung under an address-space limit");
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.err.contains("this run needs about") && refused.err.contains("--force"),
+             refused.err.constData());
+    // --force runs it: a warning, then the GEMM library cannot get its buffer. One clear
+    // line, exit 2, and the process ends.
+    const Output forced = runLimited(limit, {"run", path, "--backend", "cpu", "--force"});
+    QVERIFY2(forced.finished, "remat hung under an address-space limit");
+    QCOMPARE(forced.exitCode, 2);
+    QVERIFY2(forced.err.contains("remat: warning: --force: this run needs about"),
+             forced.err.constData());
+    QVERIFY2(QString::fromUtf8(forced.err).contains(QRegularExpression(
+                 "\\nremat: the CPU executor cannot start: OpenBLAS needs 128\\.[0-9]+ MiB of "
+                 "address space for its GEMM work buffer and cannot get it \\(this process's "
+                 "address-space limit \\(ulimit -v\\) is [0-9.]+ MiB, of which [0-9.]+ MiB is "
+                 "mapped already\\)")),
+             forced.err.constData());
+    QCOMPARE(forced.err.count('\n'), 2);
+    QVERIFY(forced.out.isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestCliRun)

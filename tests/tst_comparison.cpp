@@ -53,6 +53,9 @@ void compareRows(const ComparisonRow& got, const ComparisonRow& want) {
     QCOMPARE(got.maxMicroBatch, want.maxMicroBatch);
     QCOMPARE(got.fits, want.fits);
     QCOMPARE(got.peakCaption, want.peakCaption);
+    QCOMPARE(got.activationsSavedFraction, want.activationsSavedFraction);
+    QCOMPARE(got.unsafe, want.unsafe);
+    QCOMPARE(got.unsafeReason, want.unsafeReason);
 }
 
 ComparisonRow fakeRow(const std::string& spelling, std::int64_t peak, double time, bool fits) {
@@ -87,6 +90,7 @@ private slots:
     void exportsWriteTable();
     void badModelShowsError();
     void backgroundGivesWayToTheWindow();
+    void unsafePlansAreMarkedInTableAndPlot();
 };
 
 void TestComparison::modelPassesTester() {
@@ -488,6 +492,94 @@ void TestComparison::backgroundGivesWayToTheWindow() {
     const QList<int> nice = threadNiceValues();
     QVERIFY2(nice.contains(std::max(windowNice, 10)), qPrintable(QString::number(nice.size())));
 #endif
+}
+
+// An in-place ReLU right after a checkpointed region's boundary overwrites the region's input,
+// which the region keeps for its recompute: the compiler marks such plans unsafe (valid, but the
+// gradients differ). The table says "UNSAFE" in words and colours the strategy; the trade-off
+// plot puts a warning triangle on the point and "(unsafe)" in its label; the CSV has the verdict.
+void TestComparison::unsafePlansAreMarkedInTableAndPlot() {
+    Inputs in = preset("mlp-3x1024");
+    auto m = parseModel(
+        R"({"format": "remat-model/1", "name": "inplace-mlp", "input": {"shape": [256]},
+            "layers": [{"kind": "linear", "out": 256}, {"kind": "relu", "inplace": true},
+                       {"kind": "linear", "out": 256}, {"kind": "relu", "inplace": true},
+                       {"kind": "linear", "out": 256}, {"kind": "mse"}],
+            "training": {"micro_batch": 8}})",
+        "inplace-mlp");
+    QVERIFY2(m, m ? "" : m.error().message.c_str());
+    in.model = *m;
+    in.training = m->training;
+    const ComparisonResult r =
+        computeComparison(ComparisonRequest{in.model, in.training, in.device, "none"});
+    QVERIFY(r.error.empty());
+    int unsafeRows = 0, safeRows = 0;
+    for (const ComparisonRow& row : r.named) {
+        QVERIFY2(row.ok, row.error.c_str());
+        // The verdict is the compiler's, row by row.
+        const Graph g = lowered(in);
+        auto e = evaluate(g, *parseStrategy(row.spelling), {}, in.training, in.device);
+        QVERIFY(e);
+        QCOMPARE(row.unsafe, e->program.unsafe());
+        (row.unsafe ? unsafeRows : safeRows)++;
+    }
+    QVERIFY2(unsafeRows > 0, "full checkpointing of an in-place network must be unsafe");
+    QVERIFY(safeRows > 0);  // `none` at least
+
+    ComparisonModel model;
+    model.setRows(r.named);
+    QCOMPARE(model.headerData(ComparisonModel::SafeColumn, Qt::Horizontal).toString(),
+             QString("safe"));
+    QVERIFY(model.headerData(ComparisonModel::SavedColumn, Qt::Horizontal, Qt::ToolTipRole)
+                .toString()
+                .contains("whole peak"));
+    for (int i = 0; i < model.rowCount(); ++i) {
+        const ComparisonRow& row = r.named[std::size_t(i)];
+        const QString safe = model.data(model.index(i, ComparisonModel::SafeColumn)).toString();
+        QCOMPARE(safe, row.unsafe ? QString("UNSAFE") : QString("yes"));
+        const QVariant colour =
+            model.data(model.index(i, ComparisonModel::StrategyColumn), Qt::ForegroundRole);
+        QCOMPARE(colour.isValid(), row.unsafe);
+        if (row.unsafe)
+            QVERIFY(model.data(model.index(i, ComparisonModel::StrategyColumn), Qt::ToolTipRole)
+                        .toString()
+                        .contains(QString::fromStdString(row.unsafeReason)));
+    }
+    const QStringList csv = model.toCsv().split('\n', Qt::SkipEmptyParts);
+    QVERIFY(csv[0].contains(",fits,safe,"));
+    QCOMPARE(csv.filter(",UNSAFE,").size(), qsizetype(unsafeRows));
+
+    TradeoffPlot plot;
+    plot.resize(900, 500);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setData(r);
+    int markedNamed = 0;
+    for (const TradeoffPlot::Point& p : plot.points()) {
+        if (p.series == TradeoffPlot::Series::Frontier) continue;
+        const ComparisonRow* row = nullptr;
+        for (const ComparisonRow& c : (p.series == TradeoffPlot::Series::Named ? r.named : r.everyK))
+            if (QString::fromStdString(c.spelling) == p.spelling) row = &c;
+        QVERIFY(row);
+        QCOMPARE(p.unsafe, row->unsafe);
+        markedNamed += p.series == TradeoffPlot::Series::Named && p.unsafe;
+    }
+    QCOMPARE(markedNamed, unsafeRows);
+    int unsafePoints = 0;
+    for (const TradeoffPlot::Point& p : plot.points()) unsafePoints += p.unsafe;
+    QVERIFY(plot.plotAdapter()->hasLine(QStringLiteral("unsafe")));
+    QCOMPARE(plot.plotAdapter()->lineData(QStringLiteral("unsafe")).size(), qsizetype(unsafePoints));
+    QVERIFY(!plot.plotAdapter()->legendIcon(QStringLiteral("unsafe")).isNull());
+    const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR");
+    if (!dir.isEmpty()) {
+        ComparisonPanel panel;
+        panel.resize(1300, 420);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.request(in.model, in.training, in.device, "none");
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), 60000);
+        panel.grab().save(QString::fromLocal8Bit(dir) + "/comparison-unsafe.png");
+    }
 }
 
 QTEST_MAIN(TestComparison)

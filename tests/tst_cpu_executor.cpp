@@ -3,8 +3,10 @@
 // prediction after every instruction, exactly, and gradients equal the no-checkpoint run's
 // bit for bit; unsafe programs (RNG not preserved, an in-place op overwriting a saved
 // tensor) are refused and, when allowed, really change the gradients; accumulation, mixed
-// precision, the optimizers, refusals, cancellation and the presets.
-#include <QElapsedTimer>
+// precision, the optimizers, refusals, cancellation, faults injected mid-run (out of memory,
+// a kernel error: the message names what failed, the pool is empty afterwards and the next
+// run succeeds), the host-memory estimate against the allocator's measured figures, and the
+// presets. Nothing here times anything: tests/bench/bench_executor.cpp does.
 #include <QtTest>
 #include <atomic>
 #include <cmath>
@@ -14,7 +16,9 @@
 #include "backends.h"
 #include "compiler.h"
 #include "cpu/cpu_backend.h"
+#include "cpu/host_budget.h"
 #include "device.h"
+#include "fault_injection.h"
 #include "float16.h"
 #include "initial_values.h"
 #include "lower.h"
@@ -219,6 +223,15 @@ private slots:
     void mixedPrecisionOptimizerUsesMasterWeights();
     void refusesOpsOutOfScope();
     void cancelStopsAndReleasesEverything();
+    void outOfMemoryMidRunReleasesEverything_data();
+    void outOfMemoryMidRunReleasesEverything();
+    void kernelErrorMidRunReleasesEverything();
+    void faultInReferenceRunIsNamed();
+    void cancelInsideAKernelStopsAtTheNextInstruction();
+    void allocatorEstimateEqualsMeasurement_data();
+    void allocatorEstimateEqualsMeasurement();
+    void hostEstimateCoversWhatTheRunUses();
+    void availableHostMemoryIsRead();
     void progressAndWarmup();
     void deterministicAcrossExecutors();
     void crossEntropyLossAtInitialisation();
@@ -567,6 +580,217 @@ void TestCpuExecutor::cancelStopsAndReleasesEverything() {
     QVERIFY(ex.execute(g, p, o).ok());
 }
 
+namespace {
+
+// A CPU executor whose backend fails on request; `pool` reads the CPU allocator's counters.
+struct FaultyCpu {
+    CpuBackend* cpu = nullptr;
+    FaultInjectingBackend* faults = nullptr;
+    std::unique_ptr<ProgramDriver> executor;
+
+    FaultyCpu() {
+        auto inner = std::make_unique<CpuBackend>();
+        cpu = inner.get();
+        auto wrapper = std::make_unique<FaultInjectingBackend>(std::move(inner));
+        faults = wrapper.get();
+        executor = std::make_unique<ProgramDriver>(std::move(wrapper));
+    }
+    // Everything handed back and nothing cached: through the backend interface (what a UI
+    // sees) and at the allocator itself.
+    void checkPoolEmpty() const {
+        const DeviceMemoryStats s = faults->memoryStats();
+        QCOMPARE(s.inUseBytes, std::int64_t{0});
+        QCOMPARE(s.heldBytes, std::int64_t{0});
+        QCOMPARE(cpu->allocator().usedBytes(), std::int64_t{0});
+        QCOMPARE(cpu->allocator().reservedBytes(), std::int64_t{0});
+    }
+};
+
+bool contains(const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+void TestCpuExecutor::outOfMemoryMidRunReleasesEverything_data() {
+    QTest::addColumn<QString>("precision");
+    QTest::addColumn<int>("warmup");
+    QTest::addColumn<int>("nth");  // which allocation fails: 1 = the first, -1 = the last
+    QTest::addRow("fp32 first") << "fp32" << 0 << 1;
+    QTest::addRow("fp32 middle") << "fp32" << 0 << 0;
+    QTest::addRow("fp32 last") << "fp32" << 0 << -1;
+    QTest::addRow("bf16 middle") << "bf16" << 0 << 0;
+    QTest::addRow("fp32 in warm-up") << "fp32" << 1 << 0;
+}
+
+void TestCpuExecutor::outOfMemoryMidRunReleasesEverything() {
+    QFETCH(QString, precision);
+    QFETCH(int, warmup);
+    QFETCH(int, nth);
+    const ModelFile model = parse(networkJson().at("transformer"));
+    TrainingConfig cfg = model.training;
+    cfg.precision = precision == "bf16" ? Precision::MixedBf16 : Precision::Fp32;
+    const Graph g = lowerOrDie(model, cfg.precision);
+    const Program p = compileOrDie(g, planFor(g, "full", {}), cfg);
+    std::int64_t allocs = 0;
+    for (const Instruction& ins : p.instructions) allocs += ins.kind == InstrKind::Alloc;
+    const int which = nth == 1 ? 1 : nth == -1 ? int(allocs) : int(allocs / 2);
+
+    FaultyCpu f;
+    ExecuteOptions o;
+    o.warmupSteps = warmup;
+    f.faults->failAllocation(which);
+    auto r = f.executor->execute(g, p, o);
+    QVERIFY(!r.ok());
+    const std::string& msg = r.error().message;
+    // Names the instruction (index and caption), the cause and the size requested.
+    const std::string of = " of " + std::to_string(p.instructions.size()) + " (";
+    QVERIFY2(contains(msg, "instruction ") && contains(msg, of) &&
+                 contains(msg, "out of host memory: requested ") && contains(msg, " bytes"),
+             msg.c_str());
+    QVERIFY2(contains(msg, "(alloc "), msg.c_str());
+    if (warmup > 0) QVERIFY2(msg.rfind("warm-up step 1: ", 0) == 0, msg.c_str());
+    f.checkPoolEmpty();
+
+    // The same executor runs the program again, and its result is the clean one.
+    const Measurement again = runOrDie(*f.executor, g, p, o);
+    f.checkPoolEmpty();
+    checkAgainstPrediction(g, p, again);
+    auto clean = cpuExecutor();
+    checkGradientsEqual(runOrDie(*clean, g, p), again);
+}
+
+void TestCpuExecutor::kernelErrorMidRunReleasesEverything() {
+    const ModelFile model = parse(networkJson().at("gqa"));
+    const Graph g = lowerOrDie(model, Precision::Fp32);
+    const Program p = compileOrDie(g, planFor(g, "sqrt", {}), model.training);
+    // Which entry is the 30th kernel: count them on a clean run.
+    std::vector<std::string> entries;
+    for (const Instruction& ins : p.instructions) {
+        if (ins.kind == InstrKind::Alloc || ins.kind == InstrKind::Free) continue;
+        if (ins.kind != InstrKind::OptimizerStep && g.op(ins.op).kind == OpKind::Flatten) continue;
+        entries.push_back(describeInstruction(g, p, std::size_t(&ins - p.instructions.data())));
+    }
+    QVERIFY(entries.size() > 30);
+    FaultyCpu f;
+    f.faults->failKernel(30);
+    auto r = f.executor->execute(g, p, {});
+    QVERIFY(!r.ok());
+    const std::string& msg = r.error().message;
+    QVERIFY2(contains(msg, "kernel failed (injected fault)"), msg.c_str());
+    // The caption of the instruction whose kernel failed, as the driver writes it.
+    QVERIFY2(contains(msg, "(" + entries[29] + "): "), msg.c_str());
+    f.checkPoolEmpty();
+    const Measurement again = runOrDie(*f.executor, g, p);
+    f.checkPoolEmpty();
+    checkAgainstPrediction(g, p, again);
+}
+
+void TestCpuExecutor::faultInReferenceRunIsNamed() {
+    const ModelFile model = parse(networkJson().at("transformer"));
+    const Graph g = lowerOrDie(model, Precision::Fp32);
+    const Program p = compileOrDie(g, planFor(g, "every:2", {}), model.training);
+    FaultyCpu f;
+    const Measurement m = runOrDie(*f.executor, g, p);
+    f.faults->failAllocation(5);
+    auto c = checkGradientsAgainstNone(*f.executor, g, p, m, CompileOptions{}, ExecuteOptions{});
+    QVERIFY(!c.ok());
+    QVERIFY2(c.error().message.rfind("reference run (plan none): instruction ", 0) == 0,
+             c.error().message.c_str());
+    f.checkPoolEmpty();
+    auto again =
+        checkGradientsAgainstNone(*f.executor, g, p, m, CompileOptions{}, ExecuteOptions{});
+    QVERIFY(again.ok());
+    QVERIFY(again->bitwiseEqual);
+}
+
+void TestCpuExecutor::cancelInsideAKernelStopsAtTheNextInstruction() {
+    // The flag is raised while a kernel runs (as a GUI thread would): the kernel finishes, the
+    // driver stops before the next instruction.
+    const ModelFile model = parse(networkJson().at("norms"));
+    const Graph g = lowerOrDie(model, Precision::Fp32);
+    const Program p = compileOrDie(g, planFor(g, "full", {}), model.training);
+    FaultyCpu f;
+    std::atomic<bool> cancel{false};
+    ExecuteOptions o;
+    o.cancel = &cancel;
+    std::size_t lastDone = 0;
+    o.progress = [&](std::size_t done, std::size_t) { lastDone = done; };
+    f.faults->cancelAtKernel(7, &cancel);
+    auto r = f.executor->execute(g, p, o);
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().message, "cancelled at instruction " + std::to_string(lastDone) + " of " +
+                                    std::to_string(p.instructions.size()));
+    f.checkPoolEmpty();
+    cancel = false;
+    QVERIFY(f.executor->execute(g, p, o).ok());
+    f.checkPoolEmpty();
+}
+
+void TestCpuExecutor::allocatorEstimateEqualsMeasurement_data() {
+    QTest::addColumn<QString>("network");
+    QTest::addColumn<QString>("strategy");
+    QTest::addColumn<bool>("mixed");
+    for (const auto& [name, json] : networkJson())
+        for (const char* s : {"none", "full", "sqrt"}) {
+            const QString n = QString::fromStdString(name);
+            QTest::addRow("%s/%s/fp32", name.c_str(), s) << n << QString(s) << false;
+            QTest::addRow("%s/%s/bf16", name.c_str(), s) << n << QString(s) << true;
+        }
+}
+
+void TestCpuExecutor::allocatorEstimateEqualsMeasurement() {
+    // The host-memory check replays the program through the allocator's size classes and
+    // cache: in fp32 that is exactly what the allocator obtains; with 16-bit buffers the
+    // staging is bounded from above (every 16-bit operand of an instruction staged at once).
+    QFETCH(QString, network);
+    QFETCH(QString, strategy);
+    QFETCH(bool, mixed);
+    const ModelFile model = parse(networkJson().at(network.toStdString()));
+    TrainingConfig cfg = model.training;
+    cfg.precision = mixed ? Precision::MixedBf16 : Precision::Fp32;
+    const Graph g = lowerOrDie(model, cfg.precision);
+    const Program p = compileOrDie(g, planFor(g, strategy.toStdString(), {}), cfg);
+    auto ex = cpuExecutor();
+    const Measurement m = runOrDie(*ex, g, p);
+    const std::int64_t estimate = cpuAllocatorPeakBytes(p);
+    if (mixed)
+        QVERIFY2(estimate >= m.device.reservedPeakBytes,
+                 qPrintable(QString("%1 < %2").arg(estimate).arg(m.device.reservedPeakBytes)));
+    else
+        QCOMPARE(estimate, m.device.reservedPeakBytes);
+}
+
+void TestCpuExecutor::hostEstimateCoversWhatTheRunUses() {
+    const ModelFile model = *loadModel("gpt2-tiny");
+    const Graph g = lowerOrDie(model, model.training.precision);
+    const Program p = compileOrDie(g, planFor(g, "full", {}), model.training);
+    auto reference = compileReference(g, p, CompileOptions{});
+    QVERIFY(reference.ok());
+    const CpuRunHostEstimate e = estimateCpuRunHostBytes(p, *reference);
+    auto ex = cpuExecutor();
+    const Measurement run = runOrDie(*ex, g, p);
+    const Measurement none = runOrDie(*ex, g, *reference);
+    // The programs' peak is the larger tracked peak; the allocator's the larger obtained one.
+    QCOMPARE(e.trackedPeakBytes, std::max(run.peakBytes, none.peakBytes));
+    QVERIFY(e.allocatorPeakBytes == run.device.reservedPeakBytes ||
+            e.allocatorPeakBytes == none.device.reservedPeakBytes);
+    std::int64_t gradients = 0;
+    for (const auto& gv : run.gradients)
+        gradients += std::int64_t(gv.values.size() * sizeof(float));
+    // The measured run's gradients are held while the reference runs; the reference's too.
+    QCOMPARE(e.gradientCopiesBytes, 2 * gradients);
+    QVERIFY(e.transientBytes > 0 && e.recordsBytes > 0);
+    QCOMPARE(e.totalBytes, e.allocatorPeakBytes + e.gradientCopiesBytes + e.recordsBytes +
+                               e.transientBytes + e.gemmBufferBytes);
+}
+
+void TestCpuExecutor::availableHostMemoryIsRead() {
+    const HostMemory h = availableHostMemory();
+    QVERIFY2(h.availableBytes > 0, "MemAvailable is in /proc/meminfo on every Linux since 3.14");
+    QVERIFY(!h.source.empty());
+}
+
 void TestCpuExecutor::progressAndWarmup() {
     const ModelFile model = parse(networkJson().at("gqa"));
     const Graph g = lowerOrDie(model, Precision::Fp32);
@@ -640,16 +864,10 @@ void TestCpuExecutor::presetMlp() {
     const Program p = compileOrDie(g, planFor(g, "manual", manualRegions(model)), model.training);
     QCOMPARE(p.plan.regions.size(), std::size_t(1));
     auto ex = cpuExecutor();
-    QElapsedTimer timer;
-    timer.start();
     const Measurement m = runOrDie(*ex, g, p);
-    const qint64 ms = timer.elapsed();
     checkAgainstPrediction(g, p, m);
     const Measurement ref = runOrDie(*ex, g, compileOrDie(g, Plan{"none", {}}, model.training));
     checkGradientsEqual(ref, m);
-    qInfo("mlp-3x1024 (checkpointed middle layer): %lld ms, tracked peak %lld B, device peak %lld B",
-          ms, (long long)m.peakBytes, (long long)m.device.reservedPeakBytes);
-    QVERIFY2(ms < 10000, "the 3-layer MLP preset must run in seconds");
 }
 
 void TestCpuExecutor::presetGpt2Tiny() {
@@ -659,15 +877,9 @@ void TestCpuExecutor::presetGpt2Tiny() {
     const Measurement ref = runOrDie(*ex, g, compileOrDie(g, Plan{"none", {}}, model.training));
     for (const char* s : {"full", "selective:attention_core"}) {
         const Program p = compileOrDie(g, planFor(g, s, {}), model.training);
-        QElapsedTimer timer;
-        timer.start();
         const Measurement m = runOrDie(*ex, g, p);
-        const qint64 ms = timer.elapsed();
         checkAgainstPrediction(g, p, m);
         checkGradientsEqual(ref, m);
-        qInfo("gpt2-tiny %s: %lld ms, loss %.4f, tracked peak %lld B, device peak %lld B", s, ms,
-              double(m.losses[0]), (long long)m.peakBytes, (long long)m.device.reservedPeakBytes);
-        QVERIFY2(ms < 20000, "gpt2-tiny must run in seconds");
     }
 }
 

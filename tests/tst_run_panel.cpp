@@ -2,7 +2,11 @@
 // in the background and shows measured = predicted (tracked peak and every instruction's live
 // bytes), emits live bytes that lay over the timeline, and passes the gradient check; the GPU
 // option is disabled with its reason when no CUDA device is usable; Cancel stops a long run
-// and its result never shows; an unsafe plan runs only when asked and then shows the damage.
+// and its result never shows, the worker then hands every byte back and the next run works; a
+// fault mid-run (out of memory, a kernel error, injected into the CPU backend) ends the run
+// with the cause named and the pool empty; a run whose host memory would not fit is refused
+// before it starts, with both figures; an unsafe plan runs only when asked and then shows the
+// damage.
 #include <QCheckBox>
 #include <QLabel>
 #include <QPushButton>
@@ -11,8 +15,11 @@
 #include <QTableWidget>
 #include <QThreadPool>
 #include <QtTest>
+#include <fstream>
+#include <sys/resource.h>
 
 #include "analysis.h"
+#include "fault_injection.h"
 #include "compiler.h"
 #include "lower.h"
 #include "model_file.h"
@@ -62,6 +69,9 @@ private slots:
     void cancelStopsALongRun();
     void unsafePlanRunsOnlyWhenAsked();
     void newProgramClearsResults();
+    void faultMidRunReleasesMemory_data();
+    void faultMidRunReleasesMemory();
+    void runTooLargeForHostIsRefusedUpFront();
 };
 
 void TestRunPanel::gpuOptionExplainsItself() {
@@ -174,6 +184,7 @@ void TestRunPanel::cancelStopsALongRun() {
     panel.setProgram(c, c->graph, c->evaluation.program, c->evaluation.timeline, c->device);
     QSignalSpy measured(&panel, &RunPanel::measured);
     QSignalSpy finished(&panel, &RunPanel::runFinished);
+    QSignalSpy released(&panel, &RunPanel::runReleased);
     QVERIFY(panel.start("cpu"));
     QTest::qWait(300);
     QVERIFY(panel.isRunning());
@@ -191,6 +202,18 @@ void TestRunPanel::cancelStopsALongRun() {
     QCOMPARE(finished.count(), 1);
     QVERIFY(!panel.lastOutcome().has_value());
     QVERIFY(panel.runButton()->isEnabled());
+    // The cancelled worker gave every block back to its pool.
+    QTRY_COMPARE_WITH_TIMEOUT(released.count(), 1, 30000);
+    QCOMPARE(released.at(0).at(0).toLongLong(), qint64(0));
+    QCOMPARE(released.at(0).at(1).toLongLong(), qint64(0));
+    // The panel is idle and usable: the next run completes.
+    auto small = evaluatePreset("mlp-3x1024", "full");
+    panel.setProgram(small, small->graph, small->evaluation.program, small->evaluation.timeline,
+                     small->device);
+    QVERIFY(panel.start("cpu"));
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(finished.last().at(0).toBool(), true);
+    QVERIFY(panel.lastOutcome().has_value() && panel.lastOutcome()->liveBytesMatch());
 }
 
 void TestRunPanel::unsafePlanRunsOnlyWhenAsked() {
@@ -248,6 +271,109 @@ void TestRunPanel::newProgramClearsResults() {
     panel.clearProgram();
     QVERIFY(!panel.runButton()->isEnabled());
     QVERIFY(!panel.start());
+}
+
+void TestRunPanel::faultMidRunReleasesMemory_data() {
+    QTest::addColumn<bool>("kernel");  // a kernel error, else out of memory
+    QTest::addColumn<int>("nth");
+    QTest::addRow("out of memory, early") << false << 3;
+    QTest::addRow("out of memory, late") << false << 60;
+    QTest::addRow("kernel error") << true << 12;
+}
+
+void TestRunPanel::faultMidRunReleasesMemory() {
+    QFETCH(bool, kernel);
+    QFETCH(int, nth);
+    auto c = evaluatePreset("gpt2-tiny", "full");
+    RunRequest request;
+    request.owner = c;
+    request.graph = &c->graph;
+    request.program = &c->evaluation.program;
+    request.predicted = &c->evaluation.timeline;
+    request.device = c->device;
+    RunHooks hooks;
+    hooks.wrapBackend = [&](std::unique_ptr<Backend> b) -> std::unique_ptr<Backend> {
+        auto f = std::make_unique<FaultInjectingBackend>(std::move(b));
+        if (kernel) f->failKernel(nth);
+        else f->failAllocation(nth);
+        return f;
+    };
+    const RunOutcome failed = runPlan(request, nullptr, hooks);
+    QVERIFY(!failed.ok);
+    QVERIFY(!failed.cancelled && !failed.refused);
+    QVERIFY2(failed.error.find(kernel ? "kernel failed (injected fault)"
+                                      : "out of host memory: requested ") != std::string::npos,
+             failed.error.c_str());
+    QVERIFY2(failed.error.rfind("instruction ", 0) == 0, failed.error.c_str());
+    QCOMPARE(failed.poolInUseAfterBytes, std::int64_t{0});
+    QCOMPARE(failed.poolHeldAfterBytes, std::int64_t{0});
+    // The application carries on: the same request without the fault runs and checks out.
+    const RunOutcome ok = runPlan(request, nullptr);
+    QVERIFY2(ok.ok, ok.error.c_str());
+    QVERIFY(ok.liveBytesMatch());
+    QVERIFY(ok.gradChecked && ok.grad.bitwiseEqual);
+    QCOMPARE(ok.poolInUseAfterBytes, std::int64_t{0});
+    QCOMPARE(ok.poolHeldAfterBytes, std::int64_t{0});
+}
+
+namespace {
+
+std::int64_t mappedBytes() {
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    while (status >> key) {
+        if (key == "VmSize:") {
+            std::int64_t kib = 0;
+            status >> kib;
+            return kib * 1024;
+        }
+        status.ignore(1 << 12, '\n');
+    }
+    return -1;
+}
+
+}  // namespace
+
+void TestRunPanel::runTooLargeForHostIsRefusedUpFront() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    QSKIP("the sanitizers reserve terabytes of address space: no limit can be set");
+#else
+    // GPT-2 small at micro-batch 16 needs several GiB; under an address-space limit 256 MiB
+    // above what the test maps already, the host has about 256 MiB for it.
+    auto c = evaluatePreset("gpt2-small", "none", 16);
+    QThreadPool::globalInstance()->waitForDone();
+    RunPanel panel;
+    panel.setProgram(c, c->graph, c->evaluation.program, c->evaluation.timeline, c->device);
+    QSignalSpy finished(&panel, &RunPanel::runFinished);
+    QSignalSpy released(&panel, &RunPanel::runReleased);
+    rlimit saved{};
+    QVERIFY(getrlimit(RLIMIT_AS, &saved) == 0);
+    const std::int64_t mapped = mappedBytes();
+    QVERIFY(mapped > 0);
+    rlimit tight = saved;
+    tight.rlim_cur = rlim_t(mapped + (std::int64_t{256} << 20));
+    QVERIFY(setrlimit(RLIMIT_AS, &tight) == 0);
+    const bool started = panel.start("cpu");
+    const bool done = started && finished.wait(120000);
+    QVERIFY(setrlimit(RLIMIT_AS, &saved) == 0);
+    QVERIFY(started && done);
+    QCOMPARE(finished.at(0).at(0).toBool(), false);
+    const QString status = panel.statusText();
+    QVERIFY2(status.startsWith("The run cannot start: this run needs about ") &&
+                 status.contains(" GiB of host memory") && status.contains("available") &&
+                 status.contains("address-space limit"),
+             qPrintable(status));
+    QVERIFY(!panel.isRunning());
+    QVERIFY(panel.runButton()->isEnabled());
+    QCOMPARE(released.count(), 0);  // nothing was allocated: no backend pool was used
+    const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR");
+    if (!dir.isEmpty()) {
+        panel.resize(700, 520);
+        panel.show();
+        QTest::qWait(50);
+        panel.grab().save(QString::fromLocal8Bit(dir) + "/run-panel-refused.png");
+    }
+#endif
 }
 
 QTEST_MAIN(TestRunPanel)

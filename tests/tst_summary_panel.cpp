@@ -16,6 +16,7 @@
 #include "model_file.h"
 #include "qt_convert.h"
 #include "report.h"
+#include "status_colors.h"
 #include "summary_panel.h"
 #include "wrap_label.h"
 
@@ -56,6 +57,7 @@ private slots:
     void fitsIsStatedPlainly();
     void doesNotFitIsStatedPlainly();
     void unsafeReasonsAreWarnings();
+    void peakOverTheDeviceIsStatedWithTheExcess();
     void unitsAndEmptyState();
     void editsReuseTheLabels();
     void figuresCanBeCopied();
@@ -72,9 +74,17 @@ void TestSummaryPanel::fitsIsStatedPlainly() {
     QVERIFY(panel.fits());
     QVERIFY(panel.verdictText().startsWith(QStringLiteral("✔ Fits on ")));
     QVERIFY(panel.verdictText().contains(bytesText(e.timeline.peakBytes, ByteUnits::Binary)));
+    // Each share says what it is a share of: the peak, the kept activations, the whole step.
     QVERIFY(panel.fieldText(SummaryPanel::Field::Peak)
                 .contains(remat::ui::formatPercent(e.memorySavedFraction()) +
-                          " less than without checkpointing"));
+                          " less than the peak without checkpointing (" +
+                          bytesText(e.baselinePeakBytes, ByteUnits::Binary) + ")"));
+    QVERIFY(e.activationsSavedFraction() > e.memorySavedFraction());
+    QCOMPARE(panel.fieldText(SummaryPanel::Field::KeptActivations),
+             bytesText(e.timeline.savedActivationBytes, ByteUnits::Binary) + ", " +
+                 remat::ui::formatPercent(e.activationsSavedFraction()) +
+                 " less than the activations kept without checkpointing (" +
+                 bytesText(e.baselineSavedActivationBytes, ByteUnits::Binary) + ")");
     // Where the peak is, in the GUI's words: the kind and category as the interface names
     // them (not the simulator's snake_case keys), the buffer as the model names it.
     const Instruction& at = e.program.instructions[e.timeline.peakInstruction];
@@ -86,7 +96,9 @@ void TestSummaryPanel::fitsIsStatedPlainly() {
                       bytesText(peakBuffer.bytes.at(e.program.microBatch), ByteUnits::Binary),
                       categoryShortName(peakBuffer.category)));
     QVERIFY(panel.fieldText(SummaryPanel::Field::Overhead)
-                .contains(remat::ui::formatPercent(e.recomputeOverhead())));
+                .startsWith(remat::ui::formatPercent(e.recomputeOverhead()) +
+                            " more step time than the whole step without checkpointing (" +
+                            remat::ui::formatSeconds(e.baselineTimeS) + ")"));
     QVERIFY(panel.fieldText(SummaryPanel::Field::StepTime)
                 .startsWith(remat::ui::formatSeconds(e.timeline.timeS.total())));
     QVERIFY(panel.fieldText(SummaryPanel::Field::MaxMicroBatch)
@@ -120,11 +132,19 @@ void TestSummaryPanel::doesNotFitIsStatedPlainly() {
     panel.resize(520, 480);
     panel.setEvaluation(c.evaluation, c.device, c.graph);
     QVERIFY(!panel.fits());
-    QVERIFY(panel.verdictText().startsWith(QStringLiteral("✘ Does not fit on ")));
-    QVERIFY(panel.verdictText().contains(
-        bytesText(c.evaluation.timeline.peakBytes - c.device.usableBytes(), ByteUnits::Binary)));
+    // 175 billion parameters with Adam: no plan can help, and the verdict says why in numbers.
+    const std::int64_t states = modelStateBytes(c.evaluation.timeline);
+    QVERIFY(states > c.device.usableBytes());
+    const QString usable = bytesText(c.device.usableBytes(), ByteUnits::Binary);
+    QCOMPARE(panel.verdictText(),
+             QString("✘ Does not fit on %1, whatever the plan: model states alone (parameters, "
+                     "gradients, optimizer state) take %2 of the device's %3 usable; no "
+                     "checkpointing plan or micro-batch changes that.")
+                 .arg(QString::fromStdString(c.device.name),
+                      bytesText(states, ByteUnits::Binary), usable));
     QCOMPARE(panel.fieldText(SummaryPanel::Field::MaxMicroBatch),
-             QString("none: not even one sample fits"));
+             QString("none: model states alone take %1 of the %2 usable")
+                 .arg(bytesText(states, ByteUnits::Binary), usable));
     auto* verdict = panel.findChild<QLabel*>(QStringLiteral("summaryVerdict"));
     const QColor bad = verdict->palette().color(QPalette::WindowText);
     QVERIFY(bad.red() > bad.green());
@@ -162,6 +182,44 @@ void TestSummaryPanel::unsafeReasonsAreWarnings() {
     for (std::size_t i = 0; i < e.program.unsafeReasons.size(); ++i)
         QVERIFY(warnings[qsizetype(i)].contains(toQString(e.program.unsafeReasons[i])));
     QVERIFY(warnings[0].startsWith(QStringLiteral("⚠ Unsafe plan: ")));
+    // It fits, but the headline is no plain tick: the gradients would be wrong.
+    QVERIFY(e.timeline.fits);
+    QVERIFY2(panel.verdictText().startsWith(QStringLiteral("⚠ Fits on ")),
+             qPrintable(panel.verdictText()));
+    QVERIFY(panel.verdictText().contains(QStringLiteral("but the plan is unsafe")));
+    auto* verdict = panel.findChild<QLabel*>(QStringLiteral("summaryVerdict"));
+    QCOMPARE(verdict->palette().color(QPalette::WindowText),
+             statusColor(remat::ui::Status::Warning, panel.palette()));
+    const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR");
+    if (!dir.isEmpty()) {
+        panel.resize(520, 640);
+        panel.grab().save(QString::fromLocal8Bit(dir) + "/summary-unsafe.png");
+    }
+}
+
+void TestSummaryPanel::peakOverTheDeviceIsStatedWithTheExcess() {
+    // The model states fit a T4; the activations of 64 samples do not.
+    Case c = evaluatePreset("gpt2-small", "none");
+    auto t4 = findDevice("t4-16gb");
+    QVERIFY(t4);
+    auto model = loadModel("gpt2-small");
+    QVERIFY(model);
+    model->training.microBatch = 64;
+    auto e = evaluate(c.graph, *parseStrategy("none"), {}, model->training, *t4);
+    QVERIFY(e);
+    QVERIFY(!e->timeline.fits);
+    QVERIFY(modelStateBytes(e->timeline) < t4->usableBytes());
+    SummaryPanel panel;
+    panel.setEvaluation(*e, *t4, c.graph);
+    QCOMPARE(panel.verdictText(),
+             QString("✘ Does not fit on %1: the peak of %2 exceeds the %3 usable by %4.")
+                 .arg(QString::fromStdString(t4->name),
+                      bytesText(e->timeline.peakBytes, ByteUnits::Binary),
+                      bytesText(t4->usableBytes(), ByteUnits::Binary),
+                      bytesText(e->timeline.peakBytes - t4->usableBytes(), ByteUnits::Binary)));
+    QVERIFY(e->timeline.maxMicroBatch > 0);
+    QVERIFY(panel.fieldText(SummaryPanel::Field::MaxMicroBatch)
+                .startsWith(QString::number(e->timeline.maxMicroBatch) + " (now 64)"));
 }
 
 void TestSummaryPanel::unitsAndEmptyState() {

@@ -4,7 +4,7 @@
 // exactly that layer's instructions, a click reports the layer under the cursor, the measured
 // overlay and the exports work, and a rendered plot is not blank. Re-plot times for GPT-2 small
 // and GPT-3 175B are printed.
-#include <QElapsedTimer>
+#include <algorithm>
 #include <QFile>
 #include <QImage>
 #include <QSignalSpy>
@@ -81,8 +81,8 @@ private slots:
     void measuredOverlay();
     void exportsWriteFiles();
     void renderedGrabIsNotBlank();
-    void replotTiming_data();
-    void replotTiming();
+    void sharedAndCopiedDataDrawTheSame_data();
+    void sharedAndCopiedDataDrawTheSame();
 };
 
 void TestTimelinePlot::drawnStackEqualsTimeline_data() {
@@ -493,7 +493,7 @@ void TestTimelinePlot::renderedGrabIsNotBlank() {
     }
 }
 
-void TestTimelinePlot::replotTiming_data() {
+void TestTimelinePlot::sharedAndCopiedDataDrawTheSame_data() {
     QTest::addColumn<QString>("preset");
     QTest::addColumn<QString>("strategy");
     QTest::newRow("gpt2-small every:3") << "gpt2-small"
@@ -502,7 +502,10 @@ void TestTimelinePlot::replotTiming_data() {
                                     << "sqrt";
 }
 
-void TestTimelinePlot::replotTiming() {
+// The interactive path hands the plot the caller's state (nothing copied); the copying overload
+// must draw exactly the same. How long either takes is reported by bench_edit
+// (BM_replotPreset), not asserted: tests check behaviour.
+void TestTimelinePlot::sharedAndCopiedDataDrawTheSame() {
     QFETCH(QString, preset);
     QFETCH(QString, strategy);
     auto c = std::make_shared<Case>(evaluatePreset(preset.toStdString(), strategy.toStdString()));
@@ -511,35 +514,18 @@ void TestTimelinePlot::replotTiming() {
     plot.resize(1400, 600);
     plot.show();
     QVERIFY(QTest::qWaitForWindowExposed(&plot));
-    auto cpuMs = [] {
-        timespec ts{};
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-        return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
-    };
-    // The interactive path: the caller's state owns the data, nothing is copied. The machine
-    // running the tests may be shared, so both wall time and the CPU time the process used are
-    // reported, each the best of 15.
-    std::vector<double> wall, cpu, replot, copied;
-    for (int run = 0; run < 15; ++run) {
-        QElapsedTimer timer;
-        const double cpu0 = cpuMs();
-        timer.start();
-        plot.setData(c, c->graph, e.program, e.timeline, c->device);
-        wall.push_back(double(timer.nsecsElapsed()) / 1e6);
-        cpu.push_back(cpuMs() - cpu0);
-        replot.push_back(plot.lastReplotMs());
-        timer.restart();
-        plot.setData(c->graph, e.program, e.timeline, c->device);
-        copied.push_back(double(timer.nsecsElapsed()) / 1e6);
-    }
-    for (auto* v : {&wall, &cpu, &replot, &copied}) std::sort(v->begin(), v->end());
-    qInfo(
-        "%s %s: %zu instructions, %zu drawn; setData wall best %.2f ms (median %.2f), CPU best "
-        "%.2f ms, of which replot %.2f ms wall; the copying overload %.2f ms wall",
-        qPrintable(preset), qPrintable(strategy), e.program.instructions.size(),
-        plot.displayedInstructions().size(), wall.front(), wall[7], cpu.front(), replot.front(),
-        copied.front());
-    QVERIFY(wall.front() > 0);
+    // The first data lays the axes out (their labels set the plot area's width, which sets the
+    // decimation); from then on the same data is drawn the same way.
+    plot.setData(c, c->graph, e.program, e.timeline, c->device);
+    QCoreApplication::processEvents();
+    plot.setData(c, c->graph, e.program, e.timeline, c->device);
+    const std::vector<std::size_t> shared = plot.displayedInstructions();
+    QCOMPARE(plot.peakInstruction(), e.timeline.peakInstruction);
+    plot.setData(c->graph, e.program, e.timeline, c->device);
+    QCOMPARE(plot.displayedInstructions(), shared);
+    QCOMPARE(plot.peakInstruction(), e.timeline.peakInstruction);
+    // The peak is among the drawn instructions, however far the program was decimated.
+    QVERIFY(std::find(shared.begin(), shared.end(), e.timeline.peakInstruction) != shared.end());
 }
 
 QTEST_MAIN(TestTimelinePlot)

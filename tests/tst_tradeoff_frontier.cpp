@@ -107,7 +107,7 @@ void TestTradeoffFrontier::workerComputesFrontierAfterCurve() {
         QCOMPARE(r.frontier[i].peakBytes, t->frontier[i].peakBytes);
         QCOMPARE(r.frontier[i].stepTimeS, t->frontier[i].stepTimeS);
         QCOMPARE(r.frontier[i].spelling,
-                 (Strategy{StrategyKind::Optimal, 0, {}, r.frontier[i].peakBytes}.spelling()));
+                 (Strategy{StrategyKind::Optimal, 0, {}, r.frontier[i].peakBytes, {}}.spelling()));
         auto parsed = parseStrategy(r.frontier[i].spelling);
         QVERIFY(parsed);
         QCOMPARE(int(parsed->kind), int(StrategyKind::Optimal));

@@ -23,12 +23,14 @@ QString csvRow(const ComparisonRow& r, const QString& series) {
     f << csvField(toQString(r.spelling)) << series;
     if (r.ok) {
         f << QString::number(r.peakBytes) << QString::number(r.memorySavedFraction, 'g', 9)
+          << QString::number(r.activationsSavedFraction, 'g', 9)
           << QString::number(r.recomputeOverhead, 'g', 9) << QString::number(r.stepTimeS, 'g', 9)
           << QString::number(r.maxMicroBatch) << QLatin1String(r.fits ? "yes" : "no")
-          << csvField(toQString(r.peakCaption)) << QString();
+          << QLatin1String(r.unsafe ? "UNSAFE" : "yes") << csvField(toQString(r.peakCaption))
+          << QString();
     } else {
         f << QString() << QString() << QString() << QString() << QString() << QString() << QString()
-          << csvField(toQString(r.error));
+          << QString() << QString() << csvField(toQString(r.error));
     }
     return f.join(QLatin1Char(','));
 }
@@ -102,6 +104,8 @@ QString ComparisonModel::displayText(const ComparisonRow& r, int column) const {
             return bytesText(r.peakBytes, m_units);
         case SavedColumn:
             return formatPercent(r.memorySavedFraction);
+        case ActivationsSavedColumn:
+            return formatPercent(r.activationsSavedFraction);
         case OverheadColumn:
             return formatPercent(r.recomputeOverhead);
         case StepTimeColumn:
@@ -110,6 +114,10 @@ QString ComparisonModel::displayText(const ComparisonRow& r, int column) const {
             return maxMicroBatchText(r.maxMicroBatch);
         case FitsColumn:
             return r.fits ? tr("yes") : tr("no");
+        case SafeColumn:
+            //: The compiler's verdict on a plan whose gradients differ from training without
+            //: checkpointing; upper case as in `remat compare`.
+            return r.unsafe ? tr("UNSAFE") : tr("yes");
         default:
             break;
     }
@@ -132,6 +140,8 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
                     return qint64(r.peakBytes);
                 case SavedColumn:
                     return r.memorySavedFraction;
+                case ActivationsSavedColumn:
+                    return r.activationsSavedFraction;
                 case OverheadColumn:
                     return r.recomputeOverhead;
                 case StepTimeColumn:
@@ -140,6 +150,8 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
                     return qint64(r.maxMicroBatch);
                 case FitsColumn:
                     return r.fits;
+                case SafeColumn:
+                    return !r.unsafe;
                 default:
                     return {};
             }
@@ -160,16 +172,22 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
         case Qt::ForegroundRole:
             if (column == FitsColumn && r.ok)
                 return statusColor(r.fits ? Status::Good : Status::Bad, m_palette);
+            if ((column == SafeColumn || column == StrategyColumn) && r.ok && r.unsafe)
+                return statusColor(Status::Warning, m_palette);
             if (!r.ok) return statusColor(Status::Bad, m_palette);
             return {};
         case Qt::ToolTipRole:
             if (!r.ok)
-                return tr("This strategy could not be evaluated: %1").arg(toQString(r.error));
+                return tr("This strategy could not be evaluated: %1").arg(printableText(r.error, kShownMessageChars));
             if (column == PeakColumn)
                 return tr("Peak %1 (no checkpointing: %2), reached at %3")
                     .arg(bytesText(r.peakBytes, m_units), bytesText(r.baselinePeakBytes, m_units),
                          r.peakAt ? instructionCaption(*r.peakAt, m_units)
                                   : toQString(r.peakCaption));
+            if (r.unsafe && (column == StrategyColumn || column == SafeColumn || column == FitsColumn))
+                return tr("Unsafe plan: %1. Gradients will differ from a run without "
+                          "checkpointing.")
+                    .arg(printableText(r.unsafeReason, kShownMessageChars));
             if (column == StrategyColumn) return tr("Click to apply %1").arg(toQString(r.spelling));
             return {};
         default:
@@ -178,14 +196,34 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    if (orientation != Qt::Horizontal) return {};
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+            case SavedColumn:
+                return tr("Share of the whole peak without checkpointing that this plan saves");
+            case ActivationsSavedColumn:
+                return tr("Share of the activations kept for backward without checkpointing that "
+                          "this plan saves");
+            case OverheadColumn:
+                return tr("Extra step time over the whole step without checkpointing (forward, "
+                          "backward and optimizer)");
+            case SafeColumn:
+                return tr("UNSAFE: the plan changes the gradients (dropout without a preserved "
+                          "RNG state, an in-place op overwriting a kept tensor)");
+            default:
+                return {};
+        }
+    }
+    if (role != Qt::DisplayRole) return {};
     switch (section) {
         case StrategyColumn:
             return tr("strategy");
         case PeakColumn:
             return tr("peak");
         case SavedColumn:
-            return tr("saved vs none");
+            return tr("peak saved");
+        case ActivationsSavedColumn:
+            return tr("activations saved");
         case OverheadColumn:
             return tr("recompute overhead");
         case StepTimeColumn:
@@ -194,6 +232,8 @@ QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, i
             return tr("largest micro-batch");
         case FitsColumn:
             return tr("fits");
+        case SafeColumn:
+            return tr("safe");
         default:
             return {};
     }
@@ -203,16 +243,18 @@ QString ComparisonModel::toCsv(const std::vector<ComparisonRow>& curve,
                                const std::vector<FrontierPoint>& frontier) const {
     QStringList lines;
     lines << QStringLiteral(
-        "strategy,series,peak_bytes,saved_vs_none,recompute_overhead,"
-        "step_time_s,largest_micro_batch,fits,peak_instruction,error");
+        "strategy,series,peak_bytes,peak_saved,activations_saved,recompute_overhead,"
+        "step_time_s,largest_micro_batch,fits,safe,peak_instruction,error");
     for (const ComparisonRow& r : m_rows) lines << csvRow(r, QStringLiteral("table"));
     for (const ComparisonRow& r : curve) lines << csvRow(r, QStringLiteral("every-k curve"));
     for (const FrontierPoint& p : frontier) {
         QStringList f;
+        // The frontier's plans are not compiled one by one: no activations share, no verdict.
         f << csvField(toQString(p.spelling)) << QStringLiteral("optimal frontier")
           << QString::number(p.peakBytes) << QString::number(p.memorySavedFraction, 'g', 9)
-          << QString::number(p.recomputeOverhead, 'g', 9) << QString::number(p.stepTimeS, 'g', 9)
-          << QString() << QLatin1String(p.fits ? "yes" : "no") << QString() << QString();
+          << QString() << QString::number(p.recomputeOverhead, 'g', 9)
+          << QString::number(p.stepTimeS, 'g', 9) << QString()
+          << QLatin1String(p.fits ? "yes" : "no") << QString() << QString() << QString();
         lines << f.join(QLatin1Char(','));
     }
     return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
@@ -231,7 +273,7 @@ QString ComparisonModel::toMarkdown() const {
         QStringList cells;
         for (int c = 0; c < ColumnCount; ++c) {
             QString text = displayText(r, c);
-            if (!r.ok && c == PeakColumn) text = tr("error: %1").arg(toQString(r.error));
+            if (!r.ok && c == PeakColumn) text = tr("error: %1").arg(printableText(r.error, kShownMessageChars));
             cells << text.replace(QLatin1Char('|'), QLatin1String("\\|"));
         }
         lines << QStringLiteral("| ") + cells.join(QStringLiteral(" | ")) + QStringLiteral(" |");

@@ -1,6 +1,8 @@
 // The comparison table as a Qt item model: one row per named strategy with the columns of
-// `remat compare` (strategy, peak, saved vs none, recompute overhead, step time, largest
-// micro-batch, fits). Display text follows the user's byte units; SortRole gives the raw number
+// `remat compare` (strategy, peak, peak saved, activations saved, recompute overhead, step time,
+// largest micro-batch, fits, safe); the headers' tooltips say what each share is of. A plan the
+// compiler marks unsafe says "UNSAFE" in words, its strategy is drawn in the warning colour and
+// the tooltip gives the reason. Display text follows the user's byte units; SortRole gives the raw number
 // so a proxy sorts numerically; StrategyRole gives the CLI spelling a click applies. The row of
 // the plan in effect is marked in words ("current"), not by font alone, and "fits" says yes or
 // no besides its colour.
@@ -22,11 +24,13 @@ public:
     enum Column {
         StrategyColumn,
         PeakColumn,
-        SavedColumn,
+        SavedColumn,             // of the whole peak without checkpointing
+        ActivationsSavedColumn,  // of the activations kept for backward without it
         OverheadColumn,
         StepTimeColumn,
         MaxMicroBatchColumn,
         FitsColumn,
+        SafeColumn,
         ColumnCount
     };
     enum Role { SortRole = Qt::UserRole + 1, StrategyRole, OkRole };

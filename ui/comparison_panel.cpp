@@ -275,7 +275,7 @@ void ComparisonPanel::install(const ComparisonResult& result) {
         pal.setColor(QPalette::WindowText, statusColor(Status::Bad, palette()));
         m_status->setPalette(pal);
         m_status->setText(
-            tr("The strategies could not be compared: %1").arg(toQString(result.error)));
+            tr("The strategies could not be compared: %1").arg(printableText(result.error, kShownMessageChars)));
         return;
     }
     m_status->setPalette(palette());
@@ -295,8 +295,8 @@ void ComparisonPanel::install(const ComparisonResult& result) {
     const QString subject =
         result.modelName.empty()
             ? tr("%1 strategies").arg(result.named.size())
-            : tr("%1 strategies for %2").arg(result.named.size()).arg(toQString(result.modelName));
-    const QString device = toQString(result.deviceName);
+            : tr("%1 strategies for %2").arg(result.named.size()).arg(printableText(result.modelName));
+    const QString device = printableText(result.deviceName);
     QString status;
     if (!result.curveDone)
         status = tr("%1 on %2; computing the every:K curve…").arg(subject, device);
@@ -309,7 +309,7 @@ void ComparisonPanel::install(const ComparisonResult& result) {
         status = tr("%1 on %2; the curve is every:K for K = 1 … %3; no optimal frontier: %4")
                      .arg(subject, device)
                      .arg(result.chainLength)
-                     .arg(toQString(result.frontierError));
+                     .arg(printableText(result.frontierError, kShownMessageChars));
     else if (result.frontier.size() == 1)
         status = tr("%1 on %2; the curve is every:K for K = 1 … %3; the optimal frontier is one "
                     "point: no plan lowers the peak.")
@@ -371,7 +371,7 @@ bool ComparisonPanel::exportMarkdown(const QString& path, QString* error) const 
                                                                  : m_result.modelName)) +
                    QStringLiteral("\n\n");
     text += tr("%1 (usable %2), micro-batch %3 × %4 accumulation steps, %5, %6.")
-                .arg(toQString(d.name), bytesText(d.usableBytes(), m_units))
+                .arg(printableText(d.name), bytesText(d.usableBytes(), m_units))
                 .arg(t.microBatch)
                 .arg(t.accumulationSteps)
                 .arg(toQString(precisionName(t.precision)), toQString(optimizerName(t.optimizer))) +

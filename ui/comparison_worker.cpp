@@ -27,7 +27,7 @@ std::vector<Strategy> namedStrategies(const Graph& g, const ModelFile& model,
     std::vector<Strategy> out = comparisonStrategies(g);
     if (hasManualPlan(model))
         out.insert(out.begin() + std::min<std::ptrdiff_t>(1, std::ptrdiff_t(out.size())),
-                   Strategy{StrategyKind::Manual, 0, {}, 0});
+                   Strategy{StrategyKind::Manual, 0, {}, 0, {}});
     if (!current.empty()) {
         auto parsed = parseStrategy(current);
         if (parsed && !(parsed->kind == StrategyKind::Manual && !hasManualPlan(model))) {
@@ -48,6 +48,9 @@ ComparisonRow summarise(const Graph& g, const Evaluation& e) {
     r.peakBytes = t.peakBytes;
     r.baselinePeakBytes = e.baselinePeakBytes;
     r.memorySavedFraction = e.memorySavedFraction();
+    r.activationsSavedFraction = e.activationsSavedFraction();
+    r.unsafe = e.program.unsafe();
+    if (r.unsafe) r.unsafeReason = e.program.unsafeReasons.front();
     r.recomputeOverhead = e.recomputeOverhead();
     r.stepTimeS = t.timeS.total();
     r.samplesPerS = t.samplesPerS();
@@ -101,7 +104,7 @@ ComparisonResult computeComparison(const ComparisonRequest& request, const Compa
     for (std::size_t k = 1; k <= g.chain.size(); ++k) {
         if (cancelled()) return result;
         result.everyK.push_back(
-            evaluateOne(Strategy{StrategyKind::EveryK, std::int64_t(k), {}, 0}));
+            evaluateOne(Strategy{StrategyKind::EveryK, std::int64_t(k), {}, 0, {}}));
     }
     result.curveDone = true;
     if (hooks.curveReady) hooks.curveReady(result);
@@ -110,7 +113,7 @@ ComparisonResult computeComparison(const ComparisonRequest& request, const Compa
     if (cancelled()) return result;  // the frontier stopped half way
     if (tradeoff) {
         for (const TradeoffPoint& p : tradeoff->frontier) {
-            const Strategy budget{StrategyKind::Optimal, 0, {}, p.peakBytes};
+            const Strategy budget{StrategyKind::Optimal, 0, {}, p.peakBytes, {}};
             FrontierPoint f{budget.spelling(), p.peakBytes, p.stepTimeS, p.recomputeTimeS};
             if (baseline->peakBytes > 0)
                 f.memorySavedFraction = 1.0 - double(p.peakBytes) / double(baseline->peakBytes);

@@ -33,12 +33,17 @@ struct ComparisonRow {
     std::string error;  // why this strategy could not be evaluated (ok == false)
     std::int64_t peakBytes = 0;
     std::int64_t baselinePeakBytes = 0;
-    double memorySavedFraction = 0.0;
-    double recomputeOverhead = 0.0;
+    double memorySavedFraction = 0.0;       // of the whole peak without checkpointing
+    double activationsSavedFraction = 0.0;  // of the activations kept for backward without it
+    double recomputeOverhead = 0.0;         // of the whole step without checkpointing
     double stepTimeS = 0.0;
     double samplesPerS = 0.0;
     std::int64_t maxMicroBatch = 0;  // kMaxMicroBatch: memory does not grow with it
     bool fits = false;
+    // The compiler's verdict: the program is valid but its gradients differ from training
+    // without checkpointing (Program::unsafeReasons), the first reason here.
+    bool unsafe = false;
+    std::string unsafeReason;
     std::string peakCaption;  // the instruction at the peak, in English (for the CSV export)
     std::optional<InstructionParts> peakAt;  // the same, for a caption in the GUI's language
 };

@@ -14,6 +14,10 @@ namespace remat::ui {
 
 namespace {
 
+// The model format's limit on a network's or a layer's name (docs/model-format.md): a longer
+// one would be saved into a file that no longer opens.
+constexpr std::size_t kMaxNameBytes = 256;
+
 // No plan form that holds nothing: an emptied manual plan is "no plan".
 void normalizePlanForm(ModelFile& m) {
     if (m.planForm == PlanForm::PerLayer &&
@@ -43,8 +47,9 @@ ModelFile minimalModel() {
     return m;
 }
 
+// Undo texts name layers; a layer's name comes from the file (escaped, cut).
 QString layerText(const Network& net, std::size_t entry) {
-    return toQString(layerLabel(net, entry));
+    return printableText(layerLabel(net, entry));
 }
 
 }  // namespace
@@ -90,8 +95,10 @@ QString Document::strategySpelling() const {
 }
 
 QString Document::displayName() const {
-    if (!m_filePath.isEmpty()) return QFileInfo(m_filePath).fileName();
-    if (!m_state->model.network.name.empty()) return toQString(m_state->model.network.name);
+    // Escaped and cut: it titles the window and fills messages, and a name from a file may
+    // hold control characters or megabytes.
+    if (!m_filePath.isEmpty()) return printableText(QFileInfo(m_filePath).fileName());
+    if (!m_state->model.network.name.empty()) return printableText(m_state->model.network.name);
     return tr("untitled");
 }
 
@@ -152,6 +159,7 @@ Result<std::shared_ptr<const DocumentState>> Document::evaluateModel(const Model
         if (evaluation) {
             evaluation->baselinePeakBytes = b->peakBytes;
             evaluation->baselineTimeS = b->timeS;
+            evaluation->baselineSavedActivationBytes = b->savedActivationBytes;
         }
         m_baselineCache = *b;
         m_baselineGraph = graph;
@@ -160,7 +168,8 @@ Result<std::shared_ptr<const DocumentState>> Document::evaluateModel(const Model
     }
     if (!evaluation) return evaluation.error();
     if (!baselineCached && strategy->kind == StrategyKind::None) {
-        m_baselineCache = Baseline{evaluation->baselinePeakBytes, evaluation->baselineTimeS};
+        m_baselineCache = Baseline{evaluation->baselinePeakBytes, evaluation->baselineTimeS,
+                                   evaluation->baselineSavedActivationBytes};
         m_baselineGraph = graph;
         m_baselineTraining = model.training;
         m_baselineDevice = device->id;
@@ -330,6 +339,11 @@ Status Document::setInput(const InputSpec& input) {
 Status Document::setNetworkName(const QString& name) {
     ModelFile after = m_state->model;
     after.network.name = toStdString(name);
+    if (after.network.name.size() > kMaxNameBytes)
+        return reject(makeError(tr("a name may be at most %1 bytes (this one has %2)")
+                                    .arg(qulonglong(kMaxNameBytes))
+                                    .arg(qulonglong(after.network.name.size()))
+                                    .toStdString()));
     return pushEdit(tr("Rename network"), std::move(after), int(EditMergeId::NetworkName));
 }
 
@@ -495,6 +509,11 @@ Status Document::moveLayer(std::size_t from, std::size_t to) {
 Status Document::replaceLayer(std::size_t entry, const Layer& layer) {
     const ModelFile& before = m_state->model;
     if (entry >= before.network.layers.size()) return reject(makeError("no such layer"));
+    if (layer.name.size() > kMaxNameBytes)
+        return reject(makeError(tr("a name may be at most %1 bytes (this one has %2)")
+                                    .arg(qulonglong(kMaxNameBytes))
+                                    .arg(qulonglong(layer.name.size()))
+                                    .toStdString()));
     ModelFile after = before;
     Layer l = layer;
     l.checkpoint = before.network.layers[entry].checkpoint;

@@ -71,6 +71,7 @@ public:
     const DeviceSpec& device() const { return m_state->device; }
     QString strategySpelling() const;
     QString filePath() const { return m_filePath; }
+    // The file name, else the model's name, escaped and cut for display (printableText).
     QString displayName() const;
     bool isModified() const;
     QUndoStack* undoStack() { return &m_undo; }

@@ -159,7 +159,7 @@ void Inspector::rebuild() {
     const Network& net = m_document->network();
     if (m_entry >= 0 && std::size_t(m_entry) < net.layers.size()) {
         m_baseLayer = net.layers[std::size_t(m_entry)];
-        m_title->setText(tr("Layer %1").arg(toQString(layerLabel(net, std::size_t(m_entry)))));
+        m_title->setText(tr("Layer %1").arg(printableText(layerLabel(net, std::size_t(m_entry)))));
         m_fields = fieldsFor(m_baseLayer.kind);
         for (const LayerField& f : m_fields) {
             QWidget* e = makeEditor(f, f.get(m_baseLayer));
@@ -239,7 +239,7 @@ void Inspector::revalidate() {
                              : QColor(0xc6, 0x28, 0x28);
     if (!shapes) {
         m_status->setStyleSheet(QStringLiteral("color: %1;").arg(error.name()));
-        m_status->setText(toQString(shapes.error().message));
+        m_status->setText(printableText(shapes.error().message, kShownMessageChars));
     } else {
         m_status->setStyleSheet(QString());
         if (m_entry >= 0) {
@@ -263,7 +263,7 @@ void Inspector::apply() {
                              : m_document->setInput(editedInput());
     if (!st) {
         // Shapes fit but the simulator refused (e.g. a plan region that no longer exists).
-        m_status->setText(toQString(st.error().message));
+        m_status->setText(printableText(st.error().message, kShownMessageChars));
         return;
     }
     rebuild();

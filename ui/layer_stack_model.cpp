@@ -288,7 +288,7 @@ QString LayerStackModel::nameText(const Node& n) const {
         case NodeKind::Entry: {
             const Layer& l = net.layers[std::size_t(n.entry)];
             const QString label =
-                l.name.empty() ? toQString(layerKindName(l.kind)) : toQString(l.name);
+                l.name.empty() ? toQString(layerKindName(l.kind)) : printableText(l.name);
             if (l.repeat == 1) return QStringLiteral("%1  %2").arg(n.instance).arg(label);
             const std::int64_t first = m_nodes[std::size_t(n.children.front())].instance;
             //: A repeated block, shown compactly: "1–12  transformer_block × 12"
@@ -301,7 +301,7 @@ QString LayerStackModel::nameText(const Node& n) const {
         case NodeKind::Instance: {
             const Layer& l = net.layers[std::size_t(n.entry)];
             const QString label =
-                l.name.empty() ? toQString(layerKindName(l.kind)) : toQString(l.name);
+                l.name.empty() ? toQString(layerKindName(l.kind)) : printableText(l.name);
             return QStringLiteral("%1  %2").arg(n.instance).arg(label);
         }
         case NodeKind::SubModule:

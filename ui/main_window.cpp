@@ -63,7 +63,8 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     buildActions();
     buildMenus();
     connectDocument();
-    if (m_options.autosave) m_autosaver = std::make_unique<Autosaver>(m_document);
+    if (m_options.autosave)
+        m_autosaver = std::make_unique<Autosaver>(m_document, m_options.autosaveDirectory);
 
     resize(1600, 1000);
     if (m_options.restoreSettings) {
@@ -236,18 +237,25 @@ void MainWindow::updateEditActions() {
 }
 
 void MainWindow::updateTitle() {
+    // displayName() is escaped and cut: a model's name may hold anything.
     setWindowTitle(tr("%1[*] — Remat Studio").arg(m_document->displayName()));
     setWindowModified(m_document->isModified());
 }
 
 void MainWindow::showMessage(const QString& message) {
-    statusBar()->showMessage(message, 8000);
+    // Messages quote files (names, values); the status bar is one line.
+    statusBar()->showMessage(printableText(message.simplified(), kShownMessageChars), 8000);
 }
 
 void MainWindow::showError(const QString& title, const QString& message) {
     m_lastError = message;
     showMessage(message);
-    if (m_options.interactive) QMessageBox::warning(this, title, message);
+    if (m_options.interactive) {
+        // Escaped and cut per line: a broken file's message stays a few readable lines.
+        QStringList lines = message.split(QLatin1Char('\n'));
+        for (QString& line : lines) line = printableText(line, kShownMessageChars);
+        QMessageBox::warning(this, title, lines.join(QLatin1Char('\n')));
+    }
 }
 
 void MainWindow::setUnits(ByteUnits units) {
@@ -291,6 +299,11 @@ void MainWindow::moveSelected(int delta) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (m_terminating) {
+        // The work was written for recovery (prepareForTermination): neither ask nor discard.
+        event->accept();
+        return;
+    }
     if (!maybeSave()) {
         event->ignore();
         return;

@@ -8,6 +8,7 @@
 
 #include <QMainWindow>
 #include <QPointer>
+#include <QStringList>
 #include <memory>
 
 #include "report.h"
@@ -22,6 +23,7 @@ class QMenu;
 namespace remat::ui {
 
 class Autosaver;
+struct OrphanedAutosave;
 class ComparisonPanel;
 class Document;
 struct DocumentState;
@@ -42,6 +44,8 @@ public:
         bool interactive = true;
         bool autosave = true;
         bool restoreSettings = true;
+        // Where autosaves go and are looked for; empty: Autosaver::defaultDirectory().
+        QString autosaveDirectory;
     };
 
     explicit MainWindow(QWidget* parent = nullptr);
@@ -77,8 +81,18 @@ public:
 
     void setUnits(ByteUnits units);
     void setTheme(Theme theme);
-    // Offers to recover work an earlier session lost in a crash (asks the user).
+    // Offers to recover work an earlier session lost in a crash (asks the user when the window
+    // is interactive).
     void offerRecovery();
+    // Recovers the newest work an earlier session left behind, asking first when `ask`; returns
+    // whether a model was recovered. The recovered work is autosaved again at once. Autosaves
+    // that cannot be read are moved aside (Autosaver::moveAside) and the user is told where, in
+    // a message box (interactive) and the status bar; recoveryNotes() lists those messages.
+    bool recoverLostWork(bool ask);
+    QStringList recoveryNotes() const { return m_recoveryNotes; }
+    // The process is being terminated (SIGTERM): writes the unsaved work to the autosave and
+    // keeps it for the next start; closing then neither asks nor discards it.
+    void prepareForTermination();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -96,6 +110,8 @@ private:
     void updateEditActions();
     void showError(const QString& title, const QString& message);
     void showMessage(const QString& message);
+    void setAsideUnreadableAutosave(const OrphanedAutosave& orphan, const QString& reason,
+                                    bool dialog);
     bool maybeSave();
     void newModel();
     void openDialog();
@@ -142,6 +158,8 @@ private:
 
     ByteUnits m_units = ByteUnits::Binary;
     QString m_lastError;
+    QStringList m_recoveryNotes;
+    bool m_terminating = false;
     std::shared_ptr<const DocumentState> m_shownState;  // what the views show
     double m_lastUpdateMs = 0.0;
     double m_lastUpdateCpuMs = 0.0;

@@ -17,6 +17,7 @@
 #include "comparison_panel.h"
 #include "document.h"
 #include "language.h"
+#include "json_input.h"
 #include "layer_stack_view.h"
 #include "main_window.h"
 #include "model_file.h"
@@ -186,7 +187,7 @@ bool MainWindow::openModel(const QString& pathOrPreset) {
     if (!st) {
         showError(tr("Cannot open model"),
                   tr("The model was not opened; the current one is unchanged.\n\n%1")
-                      .arg(toQString(st.error().message)));
+                      .arg(printableText(st.error().message, kShownMessageChars)));
         return false;
     }
     if (!m_document->filePath().isEmpty()) {
@@ -309,30 +310,72 @@ void MainWindow::exportDialog(const QString& what) {
 }
 
 void MainWindow::offerRecovery() {
-    const auto orphans = Autosaver::findOrphans(m_autosaver ? m_autosaver->directory() : QString());
-    for (const OrphanedAutosave& o : orphans) {
-        QFile f(o.modelPath);
-        if (!f.open(QIODevice::ReadOnly)) continue;
-        auto model = parseModel(f.readAll().toStdString(), toStdString(o.modelPath));
-        f.close();
+    recoverLostWork(m_options.interactive);
+}
+
+bool MainWindow::recoverLostWork(bool ask) {
+    const QString directory = m_autosaver ? m_autosaver->directory()
+                                          : m_options.autosaveDirectory;
+    for (const OrphanedAutosave& o : Autosaver::findOrphans(directory)) {
+        // Read like any file a user hands the app: regular files only, size-limited, never
+        // blocking; every parse or validation error is a message, not an exception.
+        auto text = readInputFile(toStdString(o.modelPath), "autosave");
+        Result<ModelFile> model =
+            text ? parseModel(*text, toStdString(o.modelPath)) : Result<ModelFile>(text.error());
         if (!model) {
-            Autosaver::removeOrphan(o);
+            setAsideUnreadableAutosave(o, toQString(model.error().message), ask);
             continue;
         }
-        const QString what = o.sourcePath.isEmpty() ? toQString(model->network.name)
-                                                    : QFileInfo(o.sourcePath).fileName();
-        const auto answer = QMessageBox::question(
-            this, tr("Recover unsaved work"),
-            tr("Remat Studio closed unexpectedly. Recover the unsaved changes to %1 from %2?")
-                .arg(what, QLocale().toString(o.savedAt, QLocale::ShortFormat)),
-            QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
-        if (answer == QMessageBox::Yes) {
-            auto st = m_document->recover(*model, o.sourcePath);
-            if (!st) showError(tr("Recovery failed"), toQString(st.error().message));
+        const QString what = o.sourcePath.isEmpty()
+                                 ? printableText(model->network.name)
+                                 : printableText(QFileInfo(o.sourcePath).fileName());
+        if (ask) {
+            const auto answer = QMessageBox::question(
+                this, tr("Recover unsaved work"),
+                tr("Remat Studio closed unexpectedly. Recover the unsaved changes to %1 from %2?")
+                    .arg(what, QLocale().toString(o.savedAt, QLocale::ShortFormat)),
+                QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+            if (answer != QMessageBox::Yes) {
+                Autosaver::removeOrphan(o);  // the user's choice
+                continue;
+            }
         }
+        auto st = m_document->recover(*model, o.sourcePath);
+        if (!st) {
+            setAsideUnreadableAutosave(o, toQString(st.error().message), ask);
+            continue;
+        }
+        // The recovered work is this session's unsaved work now: written at once, so that the
+        // old copy can go without a moment in which a second crash would lose it.
+        if (m_autosaver) m_autosaver->saveNow();
         Autosaver::removeOrphan(o);
-        if (answer == QMessageBox::Yes) break;
+        showMessage(tr("Recovered the unsaved changes to %1.").arg(what));
+        return true;
     }
+    return false;
+}
+
+void MainWindow::setAsideUnreadableAutosave(const OrphanedAutosave& orphan, const QString& reason,
+                                            bool dialog) {
+    const QString moved = Autosaver::moveAside(orphan);
+    const QString why = printableText(reason, kShownMessageChars);
+    const QString note =
+        moved.isEmpty()
+            ? tr("An autosave of unsaved work could not be read, nor moved aside; it stays at "
+                 "%1.\n\n%2")
+                  .arg(printableText(orphan.modelPath, kShownMessageChars), why)
+            : tr("An autosave of unsaved work could not be read. It was kept, not deleted: it "
+                 "is now %1.\n\n%2")
+                  .arg(printableText(moved, kShownMessageChars), why);
+    m_recoveryNotes << note;
+    m_lastError = note;
+    showMessage(note);
+    if (dialog) QMessageBox::warning(this, tr("Unreadable autosave"), note);
+}
+
+void MainWindow::prepareForTermination() {
+    m_terminating = true;
+    if (m_autosaver) m_autosaver->flushForRecovery();
 }
 
 void MainWindow::about() {

@@ -1,8 +1,27 @@
 #include "qt_convert.h"
 
 #include <QCoreApplication>
+#include <algorithm>
+
+#include "text.h"
 
 namespace remat::ui {
+
+QString printableText(std::string_view s, std::size_t maxChars) {
+    return toQString(printable(s, maxChars));
+}
+
+QString printableText(const QString& s, std::size_t maxChars) {
+    // Cut before converting: a 5 MB QString is not turned into 5 MB of UTF-8 to show 80 chars.
+    const qsizetype keep =
+        qsizetype(std::min<std::size_t>(std::size_t(s.size()), maxChars * 2 + 8));
+    QString shown = printableText(s.left(keep).toStdString(), maxChars);
+    if (keep == s.size()) return shown;
+    // printable's note counts the bytes it was given; say how long the whole text is.
+    const qsizetype note = shown.lastIndexOf(QStringLiteral("\u2026 ("));
+    if (note >= 0) shown.truncate(note + 1);
+    return shown + QStringLiteral(" (%1 characters)").arg(s.size());
+}
 
 QString bytesText(std::int64_t bytes, ByteUnits units) {
     return toQString(remat::formatBytes(bytes, units));

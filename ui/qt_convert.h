@@ -20,6 +20,16 @@ inline std::string toStdString(const QString& s) {
     return s.toStdString();
 }
 
+// Text that came from outside the program (a model's name, a layer's name, a file name, an
+// error message quoting a file) as the GUI shows it: control characters and invalid UTF-8
+// escaped (`\x1b`) and cut after `maxChars` characters (remat::printable), so that a name
+// cannot break a layout and a 5 MB name is not laid out at all.
+inline constexpr std::size_t kShownNameChars = 80;  // names and titles
+// Error messages, which quote names and paths.
+inline constexpr std::size_t kShownMessageChars = 400;
+QString printableText(std::string_view s, std::size_t maxChars = kShownNameChars);
+QString printableText(const QString& s, std::size_t maxChars = kShownNameChars);
+
 // Byte counts as the user chose to see them (GB or GiB).
 // Named apart from remat::formatBytes: argument-dependent lookup would find both.
 QString bytesText(std::int64_t bytes, ByteUnits units);

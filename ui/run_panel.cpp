@@ -17,12 +17,16 @@
 #include "progress_strip.h"
 #include "qt_convert.h"
 #include "status_colors.h"
+#include "text.h"
 #include "wrap_label.h"
 
 namespace remat::ui {
 namespace {
 
 constexpr int kProgressSteps = 1000;
+// Messages from the executors carry our own figures and can be long; the cut only guards
+// against runaway text from a file (op and buffer names are echoed in them).
+constexpr std::size_t kRunMessageChars = 2000;
 
 struct OwnedProgram {
     Graph graph;
@@ -45,6 +49,7 @@ QString ratioText(double measured, double predicted) {
 }  // namespace
 
 RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
+    prepareRunEnvironment();  // here, on the GUI thread, before any worker runs
     m_cpu = new QRadioButton(tr("CPU (reference executor)"), this);
     m_gpu = new QRadioButton(tr("GPU (CUDA)"), this);
     m_cpu->setChecked(true);
@@ -102,7 +107,9 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     connect(m_cancel, &QPushButton::clicked, this, &RunPanel::cancel);
     connect(m_allowUnsafe, &QCheckBox::toggled, this, [this] {
         if (m_graph)
-            m_cpuRefusal = toQString(cpuRefusal(*m_graph, *m_program, m_allowUnsafe->isChecked()));
+            m_cpuRefusal =
+                toQString(printable(cpuRefusal(*m_graph, *m_program, m_allowUnsafe->isChecked()),
+                                    kRunMessageChars));
         updateControls();
     });
     connect(m_cpu, &QRadioButton::toggled, this, [this] { updateControls(); });
@@ -152,7 +159,8 @@ void RunPanel::setProgram(std::shared_ptr<const void> owner, const Graph& graph,
     m_outcome.reset();
     m_allowUnsafe->setVisible(program.unsafe());
     if (!program.unsafe()) m_allowUnsafe->setChecked(false);
-    m_cpuRefusal = toQString(cpuRefusal(graph, program, m_allowUnsafe->isChecked()));
+    m_cpuRefusal = toQString(
+        printable(cpuRefusal(graph, program, m_allowUnsafe->isChecked()), kRunMessageChars));
     showOutcome();
     setStatus(tr("Ready: one training step, %1 instructions. Choose where to run it and press Run.")
                   .arg(program.instructions.size()));
@@ -308,7 +316,14 @@ void RunPanel::cancel() {
     // The worker stops between instructions and frees what it holds; its outcome is dropped.
     QFutureWatcher<RunOutcome>* old = m_watcher;
     m_watcher = nullptr;
-    connect(old, &QFutureWatcherBase::finished, old, &QObject::deleteLater);
+    connect(old, &QFutureWatcherBase::finished, this, [this, old] {
+        if (old->future().resultCount() > 0) {
+            const RunOutcome& o = old->future().resultAt(0);
+            if (o.poolInUseAfterBytes >= 0)
+                emit runReleased(o.poolInUseAfterBytes, o.poolHeldAfterBytes);
+        }
+        old->deleteLater();
+    });
     m_progress->setVisible(false);
     setStatus(tr("Run cancelled."));
     updateControls();
@@ -327,11 +342,16 @@ void RunPanel::onFinished(QFutureWatcher<RunOutcome>* watcher) {
         return;
     }
     RunOutcome outcome = watcher->result();
+    if (outcome.poolInUseAfterBytes >= 0)
+        emit runReleased(outcome.poolInUseAfterBytes, outcome.poolHeldAfterBytes);
     if (!outcome.ok) {
+        const QString error = toQString(printable(outcome.error, kRunMessageChars));
         if (outcome.cancelled)
             setStatus(tr("Run cancelled."));
+        else if (outcome.refused)
+            setStatus(tr("The run cannot start: %1").arg(error), true);
         else
-            setStatus(tr("The run failed: %1").arg(toQString(outcome.error)), true);
+            setStatus(tr("The run failed: %1").arg(error), true);
         updateControls();
         emit runFinished(false);
         return;

@@ -83,6 +83,11 @@ signals:
     void measured(std::vector<std::int64_t> liveBytes);
     void runStarted();
     void runFinished(bool ok);
+    // The worker is done with the backend it ran on — after a result, a failure or a cancel
+    // (then later than runFinished(false)): the bytes its pool still hands out and still
+    // holds from the system. Both 0: every block went back. Not emitted for a run refused
+    // before a backend ran anything.
+    void runReleased(qint64 inUseBytes, qint64 heldBytes);
     void gpuProbed(bool available);
 
 protected:

@@ -7,8 +7,12 @@
 #ifdef REMAT_UI_HAVE_GPU
 #include "analysis.h"
 #include "backends.h"
+#include "backend.h"
 #include "cpu/cpu_rates.h"
+#include "cpu/gemm.h"
+#include "cpu/host_budget.h"
 #include "program_driver.h"
+#include "report.h"
 #include "verification.h"
 #endif
 
@@ -34,6 +38,10 @@ std::string translated(const char* text) {
 const char* const kCancelled = QT_TRANSLATE_NOOP("RunWorker", "the run was cancelled");
 
 }  // namespace
+
+void prepareRunEnvironment() {
+    cpu::setGemmLibraryEnvironment();
+}
 
 std::vector<std::string> runBackends() {
     return availableBackends();
@@ -68,10 +76,23 @@ RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,
                    const RunHooks& hooks) {
     RunOutcome out;
     out.backend = request.backend;
+    std::unique_ptr<ProgramDriver> driver;
+    // The pool's counters once the run is over, whatever way it ended.
+    auto recordPool = [&] {
+        if (!driver) return;
+        const DeviceMemoryStats stats = driver->backend().memoryStats();
+        out.poolInUseAfterBytes = stats.inUseBytes;
+        out.poolHeldAfterBytes = stats.heldBytes;
+    };
     auto fail = [&](std::string message) {
         out.cancelled = cancel && cancel->load();
         out.error = std::move(message);
+        recordPool();
         return out;
+    };
+    auto refuse = [&](std::string message) {
+        out.refused = true;
+        return fail(std::move(message));
     };
     if (!request.graph || !request.program || !request.predicted)
         return fail(translated(QT_TRANSLATE_NOOP("RunWorker", "there is no program to run")));
@@ -85,9 +106,30 @@ RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,
 
     auto backend = makeBackend(request.backend);
     if (!backend) return fail(backend.error().message);
+    if (hooks.wrapBackend) *backend = hooks.wrapBackend(std::move(*backend));
     if (auto st = checkRunnable(**backend, g, p, request.allowUnsafe); !st)
         return fail(st.error().message);
     const bool onCpu = (*backend)->name() == "cpu";
+    auto reference = compileReference(g, p, compileOptionsFor(request.device));
+    // A CPU run that would not fit in host memory is refused before anything is probed or
+    // allocated (the same check as `remat run`, which the GUI cannot --force).
+    if (onCpu && reference) {
+        const HostMemory host = availableHostMemory();
+        const CpuRunHostEstimate need = estimateCpuRunHostBytes(p, *reference);
+        if (host.availableBytes >= 0 && need.totalBytes > host.availableBytes)
+            return refuse(
+                translatedText(QT_TRANSLATE_NOOP(
+                    "RunWorker",
+                    "this run needs about %1 of host memory (the programs %2 at their peak, "
+                    "the rest the CPU executor's allocator, gradient copies for the check and "
+                    "the GEMM library's buffer); this machine has %3 available (%4). Choose a "
+                    "smaller micro-batch or a checkpointing strategy."))
+                    .arg(QString::fromStdString(formatBytes(need.totalBytes)),
+                         QString::fromStdString(formatBytes(need.trackedPeakBytes)),
+                         QString::fromStdString(formatBytes(host.availableBytes)),
+                         QString::fromStdString(host.source))
+                    .toStdString());
+    }
     out.warmupSteps = request.warmupSteps >= 0 ? request.warmupSteps : (onCpu ? 0 : 1);
 
     // Memory is predicted for the program shown; the CPU's time has its own rates.
@@ -95,16 +137,19 @@ RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,
     out.predictedPeakInstruction = predicted.peakInstruction;
     double referenceS = 0.0;
     if (onCpu) {
-        const CpuRates rates = probeCpuRates();
-        const DeviceSpec cpu = cpuDeviceSpec(request.device, rates);
+        const auto rates = probeCpuRates();
+        if (!rates)
+            return refuse(translatedText(QT_TRANSLATE_NOOP("RunWorker",
+                                                           "the CPU executor cannot start: %1"))
+                              .arg(QString::fromStdString(rates.error().message))
+                              .toStdString());
+        const DeviceSpec cpu = cpuDeviceSpec(request.device, *rates);
         out.predictedTimeS = simulate(g, p, cpu).timeS;
         out.timeFromCpuRates = true;
-        out.cpuGemmFlopsPerS = rates.gemmFlopsPerS;
-        auto reference = compileReference(g, p, compileOptionsFor(request.device));
+        out.cpuGemmFlopsPerS = rates->gemmFlopsPerS;
         if (reference) referenceS = simulate(g, *reference, cpu).timeS.total();
     } else {
         out.predictedTimeS = predicted.timeS;
-        auto reference = compileReference(g, p, compileOptionsFor(request.device));
         if (reference) referenceS = simulate(g, *reference, request.device).timeS.total();
     }
     const double stepS = out.predictedTimeS.total();
@@ -116,8 +161,8 @@ RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,
     report(0.0, RunStage::Preparing);
     if (cancel && cancel->load()) return fail(translated(kCancelled));
 
-    ProgramDriver driver(std::move(*backend));
-    out.deviceName = driver.backend().deviceName();
+    driver = std::make_unique<ProgramDriver>(std::move(*backend));
+    out.deviceName = driver->backend().deviceName();
     ExecuteOptions options;
     options.seed = request.seed;
     options.allowUnsafe = request.allowUnsafe;
@@ -129,7 +174,7 @@ RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,
         report(warmupShare + stepShare * double(i + 1) / double(std::max<std::size_t>(1, count)),
                RunStage::Measured);
     };
-    auto m = driver.execute(g, p, options);
+    auto m = driver->execute(g, p, options);
     if (!m) return fail(m.error().message);
 
     out.liveBytes.resize(m->live.size());
@@ -149,16 +194,17 @@ RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,
     out.maxCategoryDifferenceBytes = diff.maxAbsCategoryBytes;
 
     if (cancel && cancel->load()) return fail(translated(kCancelled));
-    ExecuteOptions reference = options;
-    reference.warmupSteps = 0;
-    reference.progress = [&](std::size_t i, std::size_t count) {
+    ExecuteOptions referenceOptions = options;
+    referenceOptions.warmupSteps = 0;
+    referenceOptions.progress = [&](std::size_t i, std::size_t count) {
         report(warmupShare + stepShare +
                    (1.0 - warmupShare - stepShare) * double(i + 1) /
                        double(std::max<std::size_t>(1, count)),
                RunStage::Reference);
     };
     auto grad =
-        checkGradientsAgainstNone(driver, g, p, *m, compileOptionsFor(request.device), reference);
+        checkGradientsAgainstNone(*driver, g, p, *m, compileOptionsFor(request.device),
+                                  referenceOptions);
     if (cancel && cancel->load()) return fail(translated(kCancelled));
     if (grad) {
         out.gradChecked = true;
@@ -169,10 +215,13 @@ RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,
         out.gradError = grad.error().message;
     }
     out.ok = true;
+    recordPool();
     return out;
 }
 
 #else  // the UI was built without the executors
+
+void prepareRunEnvironment() {}
 
 std::vector<std::string> runBackends() {
     return {};

@@ -20,6 +20,10 @@
 #include "program.h"
 #include "simulator.h"
 
+namespace remat {
+class Backend;
+}
+
 namespace remat::ui {
 
 struct RunRequest {
@@ -47,6 +51,9 @@ struct RunGradCheck {
 struct RunOutcome {
     bool ok = false;
     bool cancelled = false;
+    // Refused before anything ran: the host memory the CPU run needs is not available, the
+    // executor cannot start (`error` says which, with the figures).
+    bool refused = false;
     std::string error;
     std::string backend;
     std::string deviceName;
@@ -81,10 +88,20 @@ struct RunOutcome {
     RunGradCheck grad;
     std::string gradError;
 
+    // The backend's pool once the run is over — finished, failed or cancelled: bytes still
+    // handed out and bytes still obtained from the system. Both 0: all memory was returned.
+    std::int64_t poolInUseAfterBytes = -1;
+    std::int64_t poolHeldAfterBytes = -1;
+
     bool liveBytesMatch() const {
         return sameLength && maxLiveDifferenceBytes == 0 && maxCategoryDifferenceBytes == 0;
     }
 };
+
+// Prepares the process for runs; call once on the GUI thread before any run starts (the CPU
+// executor's GEMM library reads its thread count from the environment when it is loaded,
+// and the environment must not be written while other threads may read it).
+void prepareRunEnvironment();
 
 // Backends this build has ("cpu", "cuda"); empty without the executors.
 std::vector<std::string> runBackends();
@@ -94,7 +111,8 @@ std::vector<std::string> runBackends();
 // thread.
 QString cudaUnavailableReason();
 // Why the program cannot run on the CPU reference executor (an op it lacks, an unsafe plan
-// without allowUnsafe), empty when it can. Cheap: no device is touched.
+// without allowUnsafe), empty when it can. Cheap: no device is touched. Host memory is
+// checked when the run starts (runPlan), where the no-checkpoint reference is compiled.
 std::string cpuRefusal(const Graph& graph, const Program& program, bool allowUnsafe);
 
 enum class RunStage { Preparing, Warmup, Measured, Reference };
@@ -103,6 +121,8 @@ struct RunHooks {
     // (fraction of the run done, what is running now, predicted seconds of the whole run or 0
     // while unknown), from the worker thread.
     std::function<void(double, RunStage, double)> progress;
+    // Tests only: wraps the backend before the run (gpu/fault_injection.h injects faults).
+    std::function<std::unique_ptr<Backend>(std::unique_ptr<Backend>)> wrapBackend;
 };
 
 RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,

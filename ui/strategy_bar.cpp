@@ -111,7 +111,7 @@ StrategyBar::StrategyBar(Document* document, QWidget* parent)
     for (Optimizer o : {Optimizer::Sgd, Optimizer::Momentum, Optimizer::Adam, Optimizer::AdamW})
         m_optimizer->addItem(toQString(optimizerName(o)), int(o));
     for (const DeviceSpec& d : builtinDevices())
-        m_device->addItem(toQString(d.name), toQString(d.id));
+        m_device->addItem(printableText(d.name), toQString(d.id));
     m_device->setObjectName(QStringLiteral("device"));
     m_device->setToolTip(tr("Device profile: capacity, peak FLOP/s, bandwidth"));
     m_capacity->setObjectName(QStringLiteral("capacity"));
@@ -231,7 +231,7 @@ void StrategyBar::sync() {
     int di = m_device->findData(toQString(d.id));
     if (di < 0) {
         // A profile loaded from a file: list it so that the combo can show it.
-        m_device->addItem(toQString(d.name), toQString(d.id));
+        m_device->addItem(printableText(d.name), toQString(d.id));
         di = m_device->count() - 1;
     }
     m_device->setCurrentIndex(di);

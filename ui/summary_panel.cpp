@@ -56,6 +56,7 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
     m_fields->setColumnStretch(1, 1);
     m_fields->setHorizontalSpacing(12);
     m_peak = addField(tr("Peak memory"));
+    m_keptActivations = addField(tr("Activations kept for backward"));
     m_peakAt = addField(tr("Peak reached at"));
     m_overhead = addField(tr("Recompute overhead"));
     m_stepTime = addField(tr("Predicted step time"));
@@ -124,16 +125,22 @@ void SummaryPanel::setEvaluation(const Evaluation& e, const DeviceSpec& device,
     m_samplesPerStep = t.samplesPerStep;
     m_samplesPerS = t.samplesPerS();
     m_savedFraction = e.memorySavedFraction();
+    m_keptActivationBytes = t.savedActivationBytes;
+    m_baselineKeptActivationBytes = e.baselineSavedActivationBytes;
+    m_activationsSavedFraction = e.activationsSavedFraction();
+    m_modelStateBytes = modelStateBytes(t);
+    m_baselineTimeS = e.baselineTimeS;
     m_overheadFraction = e.recomputeOverhead();
     m_timeS = t.timeS;
     m_breakdownBytes = t.breakdownAtPeak;
     m_peakInstruction.reset();
     if (t.peakInstruction < e.program.instructions.size())
         m_peakInstruction = instructionParts(graph, e.program, t.peakInstruction);
-    m_deviceName = toQString(device.name);
+    m_deviceName = printableText(device.name);
     m_strategy = toQString(e.strategy.spelling());
     m_unsafe.clear();
-    for (const std::string& reason : e.program.unsafeReasons) m_unsafe << toQString(reason);
+    for (const std::string& reason : e.program.unsafeReasons)
+        m_unsafe << printableText(reason, kShownMessageChars);
     refresh();
 }
 
@@ -149,7 +156,8 @@ void SummaryPanel::refresh() {
     if (!m_has) {
         m_verdict->setPalette(verdictPalette);
         m_verdict->setText(tr("No plan evaluated yet."));
-        for (QLabel* l : {m_peak, m_peakAt, m_overhead, m_stepTime, m_throughput, m_maxMicroBatch})
+        for (QLabel* l : {m_peak, m_keptActivations, m_peakAt, m_overhead, m_stepTime,
+                          m_throughput, m_maxMicroBatch})
             l->clear();
         for (BreakdownRow& r : m_breakdownRows)
             for (QLabel* l : {r.swatch, r.name, r.amount, r.percent}) l->setVisible(false);
@@ -160,36 +168,72 @@ void SummaryPanel::refresh() {
 
     const QString peak = bytesText(m_peakBytes, m_units);
     const QString usable = bytesText(m_usableBytes, m_units);
+    const bool unsafe = !m_unsafe.isEmpty();
+    // Model states (parameters, gradients, optimizer state) are what no plan removes: when they
+    // alone exceed the device, no checkpointing plan and no micro-batch fits.
+    const bool statesExceed = m_modelStateBytes >= m_usableBytes;
+    Status verdictStatus = Status::Good;
     if (m_fits) {
         const double share = m_usableBytes > 0 ? double(m_peakBytes) / double(m_usableBytes) : 0.0;
-        m_verdict->setText(tr("✔ Fits on %1: peak %2 of %3 usable (%4).")
-                               .arg(m_deviceName, peak, usable, formatPercent(share)));
+        if (unsafe) {
+            // A tick would read as "go ahead"; an unsafe plan changes the gradients.
+            verdictStatus = Status::Warning;
+            m_verdict->setText(tr("⚠ Fits on %1: peak %2 of %3 usable (%4), but the plan is "
+                                  "unsafe: its gradients differ from training without "
+                                  "checkpointing.")
+                                   .arg(m_deviceName, peak, usable, formatPercent(share)));
+        } else {
+            m_verdict->setText(tr("✔ Fits on %1: peak %2 of %3 usable (%4).")
+                                   .arg(m_deviceName, peak, usable, formatPercent(share)));
+        }
     } else {
-        m_verdict->setText(
-            tr("✘ Does not fit on %1: the peak of %2 exceeds the %3 usable by %4.")
-                .arg(m_deviceName, peak, usable, bytesText(m_peakBytes - m_usableBytes, m_units)));
+        verdictStatus = Status::Bad;
+        QString text =
+            statesExceed
+                ? tr("✘ Does not fit on %1, whatever the plan: model states alone (parameters, "
+                     "gradients, optimizer state) take %2 of the device's %3 usable; no "
+                     "checkpointing plan or micro-batch changes that.")
+                      .arg(m_deviceName, bytesText(m_modelStateBytes, m_units), usable)
+                : tr("✘ Does not fit on %1: the peak of %2 exceeds the %3 usable by %4.")
+                      .arg(m_deviceName, peak, usable,
+                           bytesText(m_peakBytes - m_usableBytes, m_units));
+        if (unsafe) text += QLatin1Char(' ') + tr("The plan is also unsafe (see below).");
+        m_verdict->setText(text);
     }
-    verdictPalette.setColor(QPalette::WindowText,
-                            statusColor(m_fits ? Status::Good : Status::Bad, palette()));
+    verdictPalette.setColor(QPalette::WindowText, statusColor(verdictStatus, palette()));
     m_verdict->setPalette(verdictPalette);
 
     const QString baseline = bytesText(m_baselinePeakBytes, m_units);
+    // Shares say what they are a share of: the peak here, the kept activations below.
     if (m_savedFraction > kSameFraction)
-        m_peak->setText(tr("%1, %2 less than without checkpointing (%3)")
+        m_peak->setText(tr("%1, %2 less than the peak without checkpointing (%3)")
                             .arg(peak, formatPercent(m_savedFraction), baseline));
     else if (m_savedFraction < -kSameFraction)
-        m_peak->setText(tr("%1, %2 more than without checkpointing (%3)")
+        m_peak->setText(tr("%1, %2 more than the peak without checkpointing (%3)")
                             .arg(peak, formatPercent(-m_savedFraction), baseline));
     else
         m_peak->setText(tr("%1, the same as without checkpointing").arg(peak));
+    const QString kept = bytesText(m_keptActivationBytes, m_units);
+    const QString keptBaseline = bytesText(m_baselineKeptActivationBytes, m_units);
+    if (m_activationsSavedFraction > kSameFraction)
+        m_keptActivations->setText(
+            tr("%1, %2 less than the activations kept without checkpointing (%3)")
+                .arg(kept, formatPercent(m_activationsSavedFraction), keptBaseline));
+    else if (m_activationsSavedFraction < -kSameFraction)
+        m_keptActivations->setText(
+            tr("%1, %2 more than the activations kept without checkpointing (%3)")
+                .arg(kept, formatPercent(-m_activationsSavedFraction), keptBaseline));
+    else
+        m_keptActivations->setText(tr("%1, the same as without checkpointing").arg(kept));
     m_peakAt->setText(m_peakInstruction ? instructionCaption(*m_peakInstruction, m_units)
                                         : QString());
 
     if (m_timeS.recompute > 0)
         m_overhead->setText(
-            tr("%1 more step time than without checkpointing (%2 of recompute "
-               "per step)")
-                .arg(formatPercent(m_overheadFraction), formatSeconds(m_timeS.recompute)));
+            tr("%1 more step time than the whole step without checkpointing (%2), from %3 of "
+               "recompute per step")
+                .arg(formatPercent(m_overheadFraction), formatSeconds(m_baselineTimeS),
+                     formatSeconds(m_timeS.recompute)));
     else
         m_overhead->setText(tr("none: nothing is recomputed"));
     m_stepTime->setText(tr("%1 (forward %2, backward %3, recompute %4, optimizer %5)")
@@ -204,8 +248,16 @@ void SummaryPanel::refresh() {
                   .arg(m_samplesPerStep));
     if (m_maxMicroBatchValue >= kMaxMicroBatch)
         m_maxMicroBatch->setText(tr("unbounded: memory does not grow with the micro-batch"));
+    else if (m_maxMicroBatchValue <= 0 && statesExceed)
+        m_maxMicroBatch->setText(
+            tr("none: model states alone take %1 of the %2 usable")
+                .arg(bytesText(m_modelStateBytes, m_units), usable));
     else if (m_maxMicroBatchValue <= 0)
-        m_maxMicroBatch->setText(tr("none: not even one sample fits"));
+        m_maxMicroBatch->setText(
+            tr("none: not even one sample fits; model states take %1, leaving %2 of the %3 "
+               "usable for activations and workspace")
+                .arg(bytesText(m_modelStateBytes, m_units),
+                     bytesText(m_usableBytes - m_modelStateBytes, m_units), usable));
     else
         m_maxMicroBatch->setText(tr("%1 (now %2)").arg(m_maxMicroBatchValue).arg(m_microBatch));
 
@@ -320,6 +372,8 @@ QString SummaryPanel::fieldText(Field field) const {
     switch (field) {
         case Field::Peak:
             return m_peak->text();
+        case Field::KeptActivations:
+            return m_keptActivations->text();
         case Field::PeakAt:
             return m_peakAt->text();
         case Field::Overhead:

@@ -2,7 +2,11 @@
 // on the device (stated plainly, with a symbol and a colour, never the colour alone), the peak
 // and how much it saves against no checkpointing, what the peak is made of, where it happens,
 // the recompute overhead, the predicted step time and throughput, the largest micro-batch that
-// fits, and every reason the compiler found the program unsafe, as warnings.
+// fits, and every reason the compiler found the program unsafe, as warnings. Relative figures
+// say what they are a share of (the whole peak, the activations kept for backward, the whole
+// step without checkpointing); an unsafe plan that fits is not announced with a plain tick; and
+// when model states alone exceed the device, the verdict says so in numbers, since no plan can
+// help.
 #pragma once
 
 #include <QString>
@@ -26,7 +30,7 @@ namespace remat::ui {
 class SummaryPanel : public QWidget {
     Q_OBJECT
 public:
-    enum class Field { Peak, PeakAt, Overhead, StepTime, Throughput, MaxMicroBatch };
+    enum class Field { Peak, KeptActivations, PeakAt, Overhead, StepTime, Throughput, MaxMicroBatch };
 
     explicit SummaryPanel(QWidget* parent = nullptr);
 
@@ -77,6 +81,7 @@ private:
     QLabel* m_verdict = nullptr;
     QGridLayout* m_fields = nullptr;
     QLabel* m_peak = nullptr;
+    QLabel* m_keptActivations = nullptr;
     QLabel* m_peakAt = nullptr;
     QLabel* m_overhead = nullptr;
     QLabel* m_stepTime = nullptr;
@@ -99,7 +104,12 @@ private:
     std::int64_t m_microBatch = 1;
     std::int64_t m_samplesPerStep = 0;
     double m_samplesPerS = 0.0;
-    double m_savedFraction = 0.0;
+    double m_savedFraction = 0.0;  // of the whole peak without checkpointing
+    std::int64_t m_keptActivationBytes = 0;
+    std::int64_t m_baselineKeptActivationBytes = 0;
+    double m_activationsSavedFraction = 0.0;  // of the activations kept without checkpointing
+    std::int64_t m_modelStateBytes = 0;  // parameters, gradients, optimizer state: no plan lowers
+    double m_baselineTimeS = 0.0;
     double m_overheadFraction = 0.0;
     PhaseTotals m_timeS;
     CategoryBytes m_breakdownBytes{};

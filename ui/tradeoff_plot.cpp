@@ -18,6 +18,7 @@ constexpr const char* kLineFrontier = "frontier";
 constexpr const char* kLineNamed = "named";
 constexpr const char* kLineCurrent = "current";
 constexpr const char* kLineCapacity = "capacity";
+constexpr const char* kLineUnsafe = "unsafe";
 constexpr const char* kGroupLabels = "labels";
 constexpr const char* kGroupReference = "reference";
 constexpr double kReachPx = 12.0;
@@ -29,6 +30,7 @@ const QColor kCurveColor(0x3b, 0x82, 0xf6);
 const QColor kNamedColor(0xf5, 0x9e, 0x0b);
 const QColor kFrontierColor(0x8b, 0x5c, 0xf6);
 const QColor kCapacityColor(0xdc, 0x26, 0x26);
+const QColor kUnsafeColor(0xea, 0x58, 0x0c);
 
 struct Unit {
     double scale;
@@ -113,16 +115,16 @@ void TradeoffPlot::setData(const ComparisonResult& result) {
     for (const ComparisonRow& r : result.named)
         if (r.ok)
             m_points.push_back(
-                Point{toQString(r.spelling), r.stepTimeS, r.peakBytes, Series::Named});
+                Point{toQString(r.spelling), r.stepTimeS, r.peakBytes, Series::Named, r.unsafe});
     for (const ComparisonRow& r : result.everyK)
         if (r.ok)
             m_points.push_back(
-                Point{toQString(r.spelling), r.stepTimeS, r.peakBytes, Series::Curve});
+                Point{toQString(r.spelling), r.stepTimeS, r.peakBytes, Series::Curve, r.unsafe});
     for (const FrontierPoint& f : result.frontier)
         m_points.push_back(
             Point{toQString(f.spelling), f.stepTimeS, f.peakBytes, Series::Frontier});
     m_usableBytes = result.usableBytes;
-    m_deviceName = toQString(result.deviceName);
+    m_deviceName = printableText(result.deviceName);
     m_chainLength = result.chainLength;
     m_curveDone = result.curveDone;
     rebuild();
@@ -152,6 +154,7 @@ const TradeoffPlot::Point* TradeoffPlot::find(const QString& spelling) const {
 QString TradeoffPlot::labelOf(const Point& p) const {
     // optimal:7571371520 names the budget exactly; a person reads the peak.
     if (p.series == Series::Frontier) return tr("optimal, %1").arg(bytesText(p.peakBytes, m_units));
+    if (p.unsafe) return tr("%1 (unsafe)").arg(p.spelling);
     return p.spelling;
 }
 
@@ -183,12 +186,16 @@ void TradeoffPlot::rebuild() {
     m_plot->setRange(PlotAxis::X, tMin - pad, tMax + pad);
     m_plot->setRange(PlotAxis::Y, 0.0, top);
 
-    QVector<double> cx, cy, nx, ny;
+    QVector<double> cx, cy, nx, ny, ux, uy;
     std::vector<const Point*> frontier;
     for (const Point& p : m_points) {
         if (p.series == Series::Frontier) {
             frontier.push_back(&p);
             continue;
+        }
+        if (p.unsafe) {
+            ux.push_back(p.stepTimeS);
+            uy.push_back(double(p.peakBytes));
         }
         const bool named = p.series == Series::Named;
         (named ? nx : cx).push_back(p.stepTimeS);
@@ -226,6 +233,15 @@ void TradeoffPlot::rebuild() {
     named.marker = MarkerShape::Disc;
     named.markerSizePx = 9;
     m_plot->setLine(kLineNamed, tr("named strategies"), nx, ny, named);
+    if (!ux.isEmpty()) {
+        // Over the disc or curve point: a plan that fits here may still be wrong to train with.
+        LineStyle unsafe;
+        unsafe.color = kUnsafeColor;
+        unsafe.widthPx = 0;
+        unsafe.marker = MarkerShape::Triangle;
+        unsafe.markerSizePx = 12;
+        m_plot->setLine(kLineUnsafe, tr("unsafe: gradients differ"), ux, uy, unsafe);
+    }
 
     if (const Point* current = find(m_current)) {
         LineStyle ring;

@@ -2,7 +2,9 @@
 // as a curve (the classic U of checkpointing, from "every block its own region" to "one region
 // for everything"), the optimal frontier as a staircase (the least peak reachable within each
 // step time, from the smallest feasible peak to no checkpointing), the named strategies as
-// labelled points, the plan in effect ringed, and the device's usable capacity as a line.
+// labelled points, the plan in effect ringed, and the device's usable capacity as a line. Plans
+// the compiler marks unsafe (their gradients differ from training without checkpointing) carry
+// a warning triangle and "unsafe" in their label.
 // Clicking a point (of the curve: every:K; of the frontier: optimal:PEAK) chooses that strategy.
 // Draws through PlotAdapter only.
 #pragma once
@@ -28,6 +30,7 @@ public:
         double stepTimeS = 0.0;
         std::int64_t peakBytes = 0;
         Series series = Series::Curve;
+        bool unsafe = false;  // the compiler's verdict (frontier plans are not compiled singly)
     };
 
     explicit TradeoffPlot(QWidget* parent = nullptr);

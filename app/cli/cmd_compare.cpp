@@ -1,4 +1,7 @@
-// `remat compare`: every named strategy side by side.
+// `remat compare`: every named strategy side by side, the file's own plan among them. Relative
+// figures say what they are a share of (docs/cli-output.md): "peak saved" of the whole peak
+// without checkpointing, "activations saved" of the activations kept for backward without it,
+// "recompute overhead" extra step time over the step without it. Unsafe plans are marked.
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -17,41 +20,70 @@ int runCompare(const CommonOptions& o) {
     if (!c) return userError(c.error().message);
     auto base = evaluateBaseline(c->graph, c->training, c->device);
     if (!base) return userError(base.error().message);
-    std::vector<Strategy> strategies = comparisonStrategies(c->graph);
-    if (c->model.planForm == PlanForm::PerLayer || c->model.planForm == PlanForm::Regions)
-        strategies.insert(strategies.begin() + 1, Strategy{StrategyKind::Manual, 0, {}});
     nlohmann::json all = nlohmann::json::array();
-    TextTable table({"strategy", "peak", "saved vs none", "recompute overhead", "step time",
-                     "largest micro-batch", "fits"});
-    for (const Strategy& s : strategies) {
+    TextTable table({"strategy", "peak", "peak saved", "activations saved", "recompute overhead",
+                     "step time", "largest micro-batch", "fits", "safe"});
+    std::vector<std::string> unsafe;
+    const Evaluation* smallest = nullptr;
+    std::vector<Evaluation> evaluations;
+    for (const Strategy& s : listedStrategies(*c)) {
         auto e = evaluate(c->graph, s, c->manual, c->training, c->device, &*base);
         if (!e) return userError(s.spelling() + ": " + e.error().message);
         all.push_back(evaluationToJson(c->graph, *e, c->device));
         const Timeline& t = e->timeline;
-        table.addRow({s.spelling(), formatBytes(t.peakBytes), formatPercent(e->memorySavedFraction()),
-                      formatPercent(e->recomputeOverhead()), formatSeconds(t.timeS.total()),
-                      t.maxMicroBatch >= kMaxMicroBatch ? "unbounded"
-                                                        : std::to_string(t.maxMicroBatch),
-                      t.fits ? "yes" : "no"});
+        table.addRow(
+            {shown(s.spelling()), formatBytes(t.peakBytes), formatPercent(e->memorySavedFraction()),
+             formatPercent(e->activationsSavedFraction()), formatPercent(e->recomputeOverhead()),
+             formatSeconds(t.timeS.total()),
+             t.maxMicroBatch >= kMaxMicroBatch ? "unbounded" : std::to_string(t.maxMicroBatch),
+             t.fits ? "yes" : "no", e->program.unsafe() ? "UNSAFE" : "yes"});
+        if (e->program.unsafe())
+            unsafe.push_back(shown(s.spelling()) + ": " +
+                             shown(e->program.unsafeReasons.front(), kSentenceLimit));
+        evaluations.push_back(std::move(*e));
+    }
+    bool anyFits = false;
+    for (const Evaluation& e : evaluations) {
+        anyFits = anyFits || e.timeline.fits;
+        if (!smallest || e.timeline.peakBytes < smallest->timeline.peakBytes) smallest = &e;
     }
     if (o.json) {
-        std::cout << all.dump(2) << "\n";
+        std::cout << dumpJson(all) << "\n";
         return 0;
     }
-    const std::string name = c->model.network.name.empty() ? o.model : c->model.network.name;
-    std::cout << name << " on " << c->device.name << " (usable "
-              << formatBytes(c->device.usableBytes()) << "), micro-batch "
-              << c->training.microBatch << " x " << c->training.accumulationSteps << ", "
+    std::cout << modelName(*c, o) << " on " << shown(c->device.name) << " (usable "
+              << formatBytes(c->device.usableBytes()) << "), micro-batch " << c->training.microBatch
+              << " x " << c->training.accumulationSteps << ", "
               << precisionName(c->training.precision) << ", "
               << optimizerName(c->training.optimizer) << "\n\n";
     std::cout << table.render();
+    std::cout << "\npeak saved          share of the whole peak without checkpointing ("
+              << formatBytes(base->peakBytes) << ")\n"
+              << "activations saved   share of the activations kept for backward without "
+                 "checkpointing ("
+              << formatBytes(base->savedActivationBytes) << ")\n"
+              << "recompute overhead  extra step time over the step without checkpointing ("
+              << formatSeconds(base->timeS) << ", forward + backward + optimizer)\n";
+    if (!unsafe.empty()) {
+        std::cout << "UNSAFE plans change the gradients (`remat run --allow-unsafe` shows how "
+                     "much):\n";
+        for (const std::string& u : unsafe) std::cout << "  " << u << "\n";
+    }
+    if (!anyFits && smallest)
+        std::cout << "nothing fits: with " << shown(smallest->strategy.spelling())
+                  << ", the smallest peak listed, " << explainNoFit(smallest->timeline, c->device)
+                  << "\n";
     return 0;
 }
 
 }  // namespace
 
 void addCompare(CLI::App& app, int& exitCode) {
-    auto* cmd = app.add_subcommand("compare", "every checkpointing strategy side by side");
+    auto* cmd = app.add_subcommand(
+        "compare",
+        "every checkpointing strategy side by side (peak saved: share of the whole peak "
+        "without checkpointing; activations saved: share of the activations kept for backward "
+        "without it; recompute overhead: extra step time over the step without it)");
     auto o = std::make_shared<CommonOptions>();
     addCommonOptions(*cmd, *o, false);
     cmd->callback([o, &exitCode] { exitCode = runCompare(*o); });

@@ -1,10 +1,15 @@
 // `remat max-batch`: the largest micro-batch each strategy fits on the device (and the single-
 // level optimum, whose plan is re-planned for every micro-batch), the accumulation steps that
 // reach a global batch (256 = 32 x 8), and the predicted throughput, re-simulated at that
-// setting.
+// setting. Unsafe plans are marked; when nothing fits, the numbers say why; when a selective
+// plan fits more than the optimum, a note says the optimum searches whole blocks only.
+#include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
+#include "analysis.h"
 #include "commands.h"
 #include "common.h"
 #include "pareto.h"
@@ -17,29 +22,62 @@ namespace {
 
 struct MaxBatchOptions {
     CommonOptions common;
-    std::int64_t globalBatch = 0;
+    std::optional<std::int64_t> globalBatch;
 };
 
+constexpr std::int64_t kMaxGlobalBatch = std::int64_t{1} << 30;
+
+// Why not even one sample fits with any plan: the plan with the least memory (every chain
+// element its own region) at micro-batch 1, explained.
+std::string whyNothingFits(const Context& c) {
+    TrainingConfig one = c.training;
+    one.microBatch = 1;
+    auto e = evaluate(c.graph, Strategy{StrategyKind::Full, 0, {}}, c.manual, one, c.device);
+    if (!e) return e.error().message;
+    const std::string why = explainNoFit(e->timeline, c.device);
+    return "with full checkpointing at micro-batch 1, " +
+           (why.empty() ? std::string("one sample fits, but no plan fits with the accumulation "
+                                      "steps the global batch needs")
+                        : why);
+}
+
 int runMaxBatch(const MaxBatchOptions& o) {
-    if (o.globalBatch < 0 || o.globalBatch > (std::int64_t{1} << 30))
-        return userError("--global-batch must be between 1 and 1073741824");
+    if (o.globalBatch && (*o.globalBatch < 1 || *o.globalBatch > kMaxGlobalBatch))
+        return userError("--global-batch must be between 1 and 1073741824" +
+                         echoedCount(*o.globalBatch));
+    const std::int64_t globalBatch = o.globalBatch.value_or(0);
     auto c = resolve(o.common);
     if (!c) return userError(c.error().message);
-    std::vector<Strategy> strategies = comparisonStrategies(c->graph);
-    if (c->model.planForm == PlanForm::PerLayer || c->model.planForm == PlanForm::Regions)
-        strategies.insert(strategies.begin() + 1, Strategy{StrategyKind::Manual, 0, {}, 0});
     std::vector<BatchFit> fits;
-    for (const Strategy& s : strategies) {
-        auto f = fitStrategy(c->graph, s, c->manual, c->training, c->device, o.globalBatch);
+    for (const Strategy& s : listedStrategies(*c)) {
+        auto f = fitStrategy(c->graph, s, c->manual, c->training, c->device, globalBatch);
         if (!f) return userError(s.spelling() + ": " + f.error().message);
         fits.push_back(std::move(*f));
     }
-    auto best = fitOptimal(c->graph, c->training, c->device, o.globalBatch);
+    auto best = fitOptimal(c->graph, c->training, c->device, globalBatch);
     if (!best) return userError("optimal: " + best.error().message);
     fits.push_back(std::move(*best));
+    std::vector<std::vector<std::string>> unsafe;
+    for (const BatchFit& f : fits) {
+        auto u = unsafeReasons(*c, f.plan);
+        if (!u) return userError(f.label + ": " + u.error().message);
+        unsafe.push_back(std::move(*u));
+    }
+    bool anyFits = false;
+    for (const BatchFit& f : fits) anyFits = anyFits || f.microBatch >= 1;
+    // The optimum searches single-level plans over whole chain elements; a selective plan
+    // (sub-modules) can fit more.
+    const BatchFit& optimal = fits.back();
+    const BatchFit* beatsOptimal = nullptr;
+    for (const BatchFit& f : fits)
+        if (f.label.rfind("selective:", 0) == 0 && f.maxMicroBatch > optimal.maxMicroBatch &&
+            (!beatsOptimal || f.maxMicroBatch > beatsOptimal->maxMicroBatch))
+            beatsOptimal = &f;
+    const std::string noFit = anyFits ? std::string() : whyNothingFits(*c);
     if (o.common.json) {
         nlohmann::json all = nlohmann::json::array();
-        for (const BatchFit& f : fits)
+        for (std::size_t i = 0; i < fits.size(); ++i) {
+            const BatchFit& f = fits[i];
             all.push_back({{"strategy", f.label},
                            {"max_micro_batch", f.maxMicroBatch},
                            {"micro_batch", f.microBatch},
@@ -47,33 +85,51 @@ int runMaxBatch(const MaxBatchOptions& o) {
                            {"peak_bytes", f.peakBytes},
                            {"step_time_s", f.stepTimeS},
                            {"samples_per_s", f.samplesPerS},
-                           {"regions", f.plan.regions.size()}});
-        std::cout << all.dump(2) << "\n";
+                           {"regions", f.plan.regions.size()},
+                           {"unsafe", unsafe[i]},
+                           {"no_fit_reason",
+                            f.microBatch >= 1 ? nlohmann::json(nullptr) : nlohmann::json(noFit)}});
+        }
+        std::cout << dumpJson(all) << "\n";
         return 0;
     }
-    const std::string name = c->model.network.name.empty() ? o.common.model : c->model.network.name;
-    std::cout << name << " on " << c->device.name << " (usable "
+    std::cout << modelName(*c, o.common) << " on " << shown(c->device.name) << " (usable "
               << formatBytes(c->device.usableBytes()) << "), "
               << precisionName(c->training.precision) << ", "
               << optimizerName(c->training.optimizer);
-    if (o.globalBatch > 0) std::cout << ", global batch " << o.globalBatch;
+    if (globalBatch > 0) std::cout << ", global batch " << globalBatch;
     std::cout << "\n\n";
     TextTable table({"strategy", "largest micro-batch", "micro-batch x steps", "peak", "step time",
-                     "samples/s"});
-    for (const BatchFit& f : fits) {
+                     "samples/s", "safe"});
+    for (std::size_t i = 0; i < fits.size(); ++i) {
+        const BatchFit& f = fits[i];
+        const std::string safe = unsafe[i].empty() ? "yes" : "UNSAFE";
         if (f.microBatch < 1) {
-            table.addRow({f.label, "0", "does not fit", "-", "-", "-"});
+            table.addRow({shown(f.label), "0", "does not fit", "-", "-", "-", safe});
             continue;
         }
-        char rate[32];
+        char rate[48];
         std::snprintf(rate, sizeof rate, "%.1f", f.samplesPerS);
         table.addRow(
-            {f.label,
+            {shown(f.label),
              f.maxMicroBatch >= kMaxMicroBatch ? "unbounded" : std::to_string(f.maxMicroBatch),
              std::to_string(f.microBatch) + " x " + std::to_string(f.accumulationSteps),
-             formatBytes(f.peakBytes), formatSeconds(f.stepTimeS), rate});
+             formatBytes(f.peakBytes), formatSeconds(f.stepTimeS), rate, safe});
     }
     std::cout << table.render();
+    if (beatsOptimal || !anyFits ||
+        std::any_of(unsafe.begin(), unsafe.end(), [](const auto& u) { return !u.empty(); }))
+        std::cout << "\n";
+    for (std::size_t i = 0; i < fits.size(); ++i)
+        if (!unsafe[i].empty())
+            std::cout << "UNSAFE: " << shown(fits[i].label) << ": "
+                      << shown(unsafe[i].front(), kSentenceLimit) << "\n";
+    if (beatsOptimal)
+        std::cout << "note: optimal searches plans that checkpoint whole blocks (chain elements); "
+                  << shown(beatsOptimal->label) << " checkpoints sub-modules and fits micro-batch "
+                  << beatsOptimal->maxMicroBatch << " against optimal's " << optimal.maxMicroBatch
+                  << "\n";
+    if (!anyFits) std::cout << "nothing fits: " << noFit << "\n";
     return 0;
 }
 
@@ -85,7 +141,8 @@ void addMaxBatch(CLI::App& app, int& exitCode) {
     auto o = std::make_shared<MaxBatchOptions>();
     addCommonOptions(*cmd, o->common, false);
     cmd->add_option("-g,--global-batch", o->globalBatch,
-                    "samples per optimizer step to reach with gradient accumulation");
+                    "samples per optimizer step to reach with gradient accumulation "
+                    "(1 to 1073741824)");
     cmd->callback([o, &exitCode] { exitCode = runMaxBatch(*o); });
 }
 

@@ -1,15 +1,24 @@
 // `remat pareto`: the memory/time trade-off. The frontier the single-level optimum traces from
 // the smallest feasible budget up to no checkpointing, then every:K for every K and the named
-// strategies, each with what the optimum gains over it (its peak at no more step time, its
-// step time at no more peak). `--csv` prints one row per point for plotting; `--json` one
+// strategies (the file's own plan among them, as in `compare`), each with what the optimum
+// gains over it (its peak at no more step time, its step time at no more peak). Every point says
+// whether its plan is unsafe; the frontier's budgets are written so that pasting one into
+// `--strategy` gives that point back; a selective plan below the frontier gets a note (the
+// optimum searches whole blocks). `--csv` prints one row per point for plotting; `--json` one
 // object.
 #include <iostream>
+#include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 
+#include "analysis.h"
 #include "commands.h"
 #include "common.h"
+#include "compiler.h"
+#include "optimal_budget.h"
 #include "pareto.h"
 #include "report.h"
+#include "simulator.h"
 #include "table.h"
 
 namespace remat::cli {
@@ -21,18 +30,63 @@ struct ParetoOptions {
     bool csv = false;
 };
 
+// The unsafe reasons of every point, by label (labels are unique within a Tradeoff's lists).
+using UnsafeMap = std::map<std::string, std::vector<std::string>>;
+
+const std::vector<std::string>& unsafeOf(const UnsafeMap& m, const TradeoffPoint& p) {
+    static const std::vector<std::string> none;
+    auto it = m.find(p.label);
+    return it == m.end() ? none : it->second;
+}
+
+// Frontier labels name the budget that gives the point back: its peak rounded up to the fewest
+// decimals (in the readable binary unit) that stay below the next point's peak, where the next
+// plan would take over; "optimal:7.46GiB" rather than "optimal:8009110581".
+void relabelFrontier(Tradeoff& t) {
+    for (std::size_t i = 0; i < t.frontier.size(); ++i) {
+        TradeoffPoint& p = t.frontier[i];
+        if (p.label.rfind("optimal:", 0) != 0) continue;
+        const std::int64_t next = i + 1 < t.frontier.size()
+                                      ? t.frontier[i + 1].peakBytes
+                                      : std::numeric_limits<std::int64_t>::max();
+        for (int decimals = 2; decimals <= 9; ++decimals) {
+            const std::string budget = formatBudget(p.peakBytes, {}, decimals);
+            auto b = parseByteSize(budget);
+            if (b && *b >= p.peakBytes && *b < next) {
+                p.label = "optimal:" + budget;
+                break;
+            }
+        }
+    }
+}
+
+// `compare` lists the file's own plan; so does `pareto`, right after `none`.
+Status addManualPoint(const Context& c, Tradeoff& t) {
+    if (c.model.planForm != PlanForm::PerLayer && c.model.planForm != PlanForm::Regions)
+        return Ok{};
+    auto plan = makePlan(c.graph, Strategy{StrategyKind::Manual, 0, {}}, c.manual);
+    if (!plan) return makeError("manual: " + plan.error().message);
+    auto program = compile(c.graph, *plan, c.training, compileOptionsFor(c.device));
+    if (!program) return makeError("manual: " + program.error().message);
+    const Timeline tl = simulate(c.graph, *program, c.device);
+    TradeoffPoint p{"manual", *plan, tl.peakBytes, tl.timeS.total(), tl.timeS.recompute};
+    auto at = t.named.begin();
+    if (at != t.named.end() && at->label == "none") ++at;
+    t.named.insert(at, std::move(p));
+    return Ok{};
+}
 std::string relative(double value, double base) {
     return base > 0 ? formatPercent(value / base - 1.0) : "-";
 }
 
-void printCsv(const Tradeoff& t) {
+void printCsv(const Tradeoff& t, const UnsafeMap& unsafe) {
     std::cout
         << "kind,label,peak_bytes,step_time_s,recompute_time_s,optimal_peak_at_equal_time_bytes,"
-           "optimal_time_at_equal_memory_s\n";
+           "optimal_time_at_equal_memory_s,unsafe\n";
     auto row = [&](const char* kind, const TradeoffPoint& p, bool gain) {
         // Labels may hold commas (selective:attention,mlp): always quoted.
-        std::cout << kind << ",\"" << p.label << "\"," << p.peakBytes << "," << p.stepTimeS << ","
-                  << p.recomputeTimeS << ",";
+        std::cout << kind << ",\"" << shown(p.label) << "\"," << p.peakBytes << "," << p.stepTimeS
+                  << "," << p.recomputeTimeS << ",";
         if (gain) {
             const TradeoffGain g = gainOver(t, p);
             if (g.peakAtEqualTimeBytes >= 0) std::cout << g.peakAtEqualTimeBytes;
@@ -41,7 +95,7 @@ void printCsv(const Tradeoff& t) {
         } else {
             std::cout << ",";
         }
-        std::cout << "\n";
+        std::cout << "," << (unsafeOf(unsafe, p).empty() ? "false" : "true") << "\n";
     };
     std::cout.precision(10);
     for (const auto& p : t.frontier) row("frontier", p, false);
@@ -49,14 +103,15 @@ void printCsv(const Tradeoff& t) {
     for (const auto& p : t.named) row("named", p, true);
 }
 
-nlohmann::json toJson(const Tradeoff& t) {
+nlohmann::json toJson(const Tradeoff& t, const UnsafeMap& unsafe) {
     using nlohmann::json;
     auto point = [&](const TradeoffPoint& p, bool gain) {
         json j = {{"label", p.label},
                   {"peak_bytes", p.peakBytes},
                   {"step_time_s", p.stepTimeS},
                   {"recompute_time_s", p.recomputeTimeS},
-                  {"regions", p.plan.regions.size()}};
+                  {"regions", p.plan.regions.size()},
+                  {"unsafe", unsafeOf(unsafe, p)}};
         if (gain) {
             const TradeoffGain g = gainOver(t, p);
             j["optimal_peak_at_equal_time_bytes"] =
@@ -76,38 +131,64 @@ nlohmann::json toJson(const Tradeoff& t) {
     return out;
 }
 
+// A selective plan (sub-modules) the frontier does not reach: no frontier point is as fast at
+// no more memory. The optimum searches single-level plans over whole chain elements only.
+std::vector<const TradeoffPoint*> selectiveBelowFrontier(const Tradeoff& t) {
+    std::vector<const TradeoffPoint*> below;
+    for (const auto& p : t.named) {
+        if (p.label.rfind("selective:", 0) != 0) continue;
+        const TradeoffGain g = gainOver(t, p);
+        if (g.timeAtEqualMemoryS >= 1e300 || g.timeAtEqualMemoryS > p.stepTimeS * (1 + 1e-12))
+            below.push_back(&p);
+    }
+    return below;
+}
+
 int runPareto(const ParetoOptions& o) {
+    if (o.csv && o.common.json) return userError("--csv and --json: choose one output format");
     auto c = resolve(o.common);
     if (!c) return userError(c.error().message);
     auto t = computeTradeoff(c->graph, c->training, c->device);
     if (!t) return userError(t.error().message);
+    if (auto st = addManualPoint(*c, *t); !st) return userError(st.error().message);
+    relabelFrontier(*t);
+    UnsafeMap unsafe;
+    for (const auto* list : {&t->frontier, &t->everyK, &t->named})
+        for (const auto& p : *list) {
+            auto u = unsafeReasons(*c, p.plan);
+            if (!u) return userError(p.label + ": " + u.error().message);
+            if (!u->empty()) unsafe[p.label] = std::move(*u);
+        }
     if (o.csv) {
-        printCsv(*t);
+        printCsv(*t, unsafe);
         return 0;
     }
     if (o.common.json) {
-        std::cout << toJson(*t).dump(2) << "\n";
+        std::cout << dumpJson(toJson(*t, unsafe)) << "\n";
         return 0;
     }
-    const std::string name = c->model.network.name.empty() ? o.common.model : c->model.network.name;
-    std::cout << name << " on " << c->device.name << ", micro-batch " << c->training.microBatch
-              << " x " << c->training.accumulationSteps << ", "
+    std::cout << modelName(*c, o.common) << " on " << shown(c->device.name) << ", micro-batch "
+              << c->training.microBatch << " x " << c->training.accumulationSteps << ", "
               << precisionName(c->training.precision) << ", "
               << optimizerName(c->training.optimizer) << "\n\n";
     std::cout << "Optimal single-level frontier (" << t->frontier.size()
-              << " points, smallest feasible peak to no checkpointing):\n";
-    TextTable frontier({"peak", "step time", "vs none", "regions", "strategy"});
+              << " points, smallest feasible peak to no checkpointing; each strategy gives its "
+                 "point back):\n";
+    auto safe = [&](const TradeoffPoint& p) {
+        return unsafeOf(unsafe, p).empty() ? "yes" : "UNSAFE";
+    };
+    TextTable frontier({"peak", "step time", "vs none", "regions", "safe", "strategy"});
     for (const auto& p : t->frontier)
         frontier.addRow({formatBytes(p.peakBytes), formatSeconds(p.stepTimeS),
                          relative(p.stepTimeS, t->baselineStepTimeS),
-                         std::to_string(p.plan.regions.size()), p.label});
+                         std::to_string(p.plan.regions.size()), safe(p), shown(p.label)});
     std::cout << frontier.render() << "\n";
     auto table = [&](const std::vector<TradeoffPoint>& points) {
         TextTable tt({"strategy", "peak", "step time", "optimal peak at same time",
-                      "optimal time at same peak"});
+                      "optimal time at same peak", "safe"});
         for (const auto& p : points) {
             const TradeoffGain g = gainOver(*t, p);
-            tt.addRow({p.label, formatBytes(p.peakBytes), formatSeconds(p.stepTimeS),
+            tt.addRow({shown(p.label), formatBytes(p.peakBytes), formatSeconds(p.stepTimeS),
                        g.peakAtEqualTimeBytes >= 0
                            ? formatBytes(g.peakAtEqualTimeBytes) + " (" +
                                  relative(double(g.peakAtEqualTimeBytes), double(p.peakBytes)) + ")"
@@ -115,12 +196,28 @@ int runPareto(const ParetoOptions& o) {
                        g.timeAtEqualMemoryS < 1e300
                            ? formatSeconds(g.timeAtEqualMemoryS) + " (" +
                                  relative(g.timeAtEqualMemoryS, p.stepTimeS) + ")"
-                           : "below the frontier"});
+                           : "below the frontier",
+                       safe(p)});
         }
         return tt.render();
     };
     std::cout << "every:K for every K:\n" << table(t->everyK) << "\n";
     std::cout << "Named strategies:\n" << table(t->named);
+    const auto below = selectiveBelowFrontier(*t);
+    if (!unsafe.empty() || !below.empty()) std::cout << "\n";
+    for (const auto& [label, reasons] : unsafe)
+        std::cout << "UNSAFE: " << shown(label) << ": " << shown(reasons.front(), kSentenceLimit)
+                  << "\n";
+    if (!below.empty()) {
+        std::cout << "note: the optimal frontier searches plans that checkpoint whole blocks "
+                     "(chain elements); these selective plans checkpoint sub-modules and are "
+                     "below it:";
+        for (std::size_t i = 0; i < below.size(); ++i)
+            std::cout << (i ? "," : "") << " " << shown(below[i]->label) << " ("
+                      << formatBytes(below[i]->peakBytes) << " at "
+                      << formatSeconds(below[i]->stepTimeS) << ")";
+        std::cout << "\n";
+    }
     return 0;
 }
 
@@ -133,7 +230,9 @@ void addPareto(CLI::App& app, int& exitCode) {
         "the named strategies");
     auto o = std::make_shared<ParetoOptions>();
     addCommonOptions(*cmd, o->common, false);
-    cmd->add_flag("--csv", o->csv, "print comma-separated rows (kind,label,peak_bytes,...)");
+    cmd->add_flag("--csv", o->csv,
+                  "print comma-separated rows (kind,label,peak_bytes,...,unsafe) instead of "
+                  "tables; not with --json");
     cmd->callback([o, &exitCode] { exitCode = runPareto(*o); });
 }
 

@@ -36,16 +36,18 @@ int runProgram(const CommonOptions& o) {
                            {"live_bytes", totalBytes(t.live[i])},
                            {"live", live}});
         }
-        std::cout << arr.dump(1) << "\n";
+        std::cout << dumpJson(arr, 1) << "\n";
         return 0;
     }
     for (std::size_t i = 0; i < p.instructions.size(); ++i) {
-        std::cout << std::setw(6) << i << "  " << std::setw(10) << phaseName(p.instructions[i].phase)
-                  << "  " << std::setw(12) << formatBytes(totalBytes(t.live[i])) << "  "
-                  << describeInstruction(c->graph, p, i)
+        std::cout << std::setw(6) << i << "  " << std::setw(10)
+                  << phaseName(p.instructions[i].phase) << "  " << std::setw(12)
+                  << formatBytes(totalBytes(t.live[i])) << "  "
+                  << shown(describeInstruction(c->graph, p, i), kSentenceLimit)
                   << (i == t.peakInstruction ? "   <== peak" : "") << "\n";
     }
-    for (const auto& r : p.unsafeReasons) std::cout << "UNSAFE: " << r << "\n";
+    for (const auto& r : p.unsafeReasons)
+        std::cout << "UNSAFE: " << shown(r, kSentenceLimit) << "\n";
     return 0;
 }
 

@@ -12,9 +12,11 @@
 #include "commands.h"
 #include "common.h"
 #include "cpu/cpu_rates.h"
+#include "cpu/host_budget.h"
 #include "program_driver.h"
 #include "report.h"
 #include "table.h"
+#include "text.h"
 #include "verification.h"
 
 namespace remat::cli {
@@ -23,6 +25,9 @@ namespace {
 
 // A CPU run predicted longer than this is refused unless --force.
 constexpr double kMaxCpuRunS = 60.0;
+// Executor messages carry our own figures around names from the model file; the cut only
+// guards against runaway text (as userError's).
+constexpr std::size_t kMessageChars = 4000;
 
 struct RunOptions {
     CommonOptions common;
@@ -53,6 +58,35 @@ nlohmann::json phasesJson(const PhaseTotals& t) {
             {"total", t.total()}};
 }
 
+// Refuses (exit 2), before anything runs, a CPU run whose host memory would not fit. When the
+// programs' own buffers alone exceed what is available the run cannot succeed and --force
+// does not override; when only the executor's additions (allocator rounding and cache,
+// gradient copies, the GEMM library's buffer, counted in full) tip it over, --force runs it
+// with a warning. 0 when the run may start.
+int checkHostMemory(const Program& program, const Program& reference, bool force) {
+    const HostMemory host = availableHostMemory();
+    if (host.availableBytes < 0) return 0;  // nothing to compare with: the run is not refused
+    const CpuRunHostEstimate need = estimateCpuRunHostBytes(program, reference);
+    if (need.totalBytes <= host.availableBytes) return 0;
+    const std::string figures =
+        "this run needs about " + formatBytes(need.totalBytes) + " of host memory (programs " +
+        formatBytes(need.trackedPeakBytes) + " at their peak, " +
+        formatBytes(need.allocatorPeakBytes) + " with the CPU allocator's rounding and cache, " +
+        formatBytes(need.gradientCopiesBytes) + " of gradient copies for the check against "
+        "plan none, " + formatBytes(need.gemmBufferBytes) + " GEMM library buffer); this "
+        "machine has " + formatBytes(host.availableBytes) + " available (" + host.source + ")";
+    if (need.trackedPeakBytes > host.availableBytes)
+        return userError(figures + ". The programs' own buffers alone do not fit, so --force "
+                                   "does not override this; use a smaller --micro-batch or a "
+                                   "checkpointing --strategy");
+    if (!force)
+        return userError(figures + "; use a smaller --micro-batch, or --force to run it anyway "
+                                   "(it may be killed for lack of memory)");
+    std::cerr << "remat: warning: --force: " << figures
+              << "; running anyway, it may be killed for lack of memory\n";
+    return 0;
+}
+
 int runRun(const RunOptions& o) {
     auto c = resolve(o.common);
     if (!c) return userError(c.error().message);
@@ -63,18 +97,27 @@ int runRun(const RunOptions& o) {
 
     // The CPU executor has no GEMM library workspace and its own speed: predict with the
     // chosen profile's memory and this CPU's probed rates, so that prediction and execution
-    // share one program.
-    CpuRates rates;
-    DeviceSpec device = c->device;
-    if (onCpu) {
-        rates = probeCpuRates();
-        device = cpuDeviceSpec(c->device, rates);
-    }
+    // share one program. Memory does not depend on the rates, so the program is compiled and
+    // its host memory checked before anything is probed (the probe itself needs the GEMM
+    // library's work buffer); the times are simulated once the rates are known.
+    CpuRates rates{c->device.peakFp32, c->device.peakFp32, c->device.bandwidthBytesPerS};
+    DeviceSpec device = onCpu ? cpuDeviceSpec(c->device, rates) : c->device;
     auto e = evaluate(c->graph, c->strategy, c->manual, c->training, device);
     if (!e) return userError(e.error().message);
     ProgramDriver executor(std::move(*backend));
     if (auto st = checkRunnable(executor.backend(), c->graph, e->program, o.allowUnsafe); !st)
         return userError(st.error().message);
+    if (onCpu) {
+        auto reference = compileReference(c->graph, e->program, compileOptionsFor(device));
+        if (!reference) return userError(reference.error().message);
+        if (int code = checkHostMemory(e->program, *reference, o.force); code != 0) return code;
+        auto probed = probeCpuRates();
+        if (!probed) return userError("the CPU executor cannot start: " + probed.error().message);
+        rates = *probed;
+        device = cpuDeviceSpec(c->device, rates);
+        e->timeline = simulate(c->graph, e->program, device);
+        e->baselineTimeS = simulate(c->graph, *reference, device).timeS.total();
+    }
 
     // Warm-up steps, the measured step and the plan-`none` reference run.
     const double estimateS = double(warmup + 1) * e->timeline.timeS.total() + e->baselineTimeS;
@@ -91,7 +134,8 @@ int runRun(const RunOptions& o) {
     eo.warmupSteps = warmup;
     auto m = executor.execute(c->graph, e->program, eo);
     if (!m) {
-        std::cerr << "remat: the " << o.backend << " run failed: " << m.error().message << "\n";
+        std::cerr << "remat: the " << o.backend
+                  << " run failed: " << printable(m.error().message, kMessageChars) << "\n";
         return 1;
     }
     ExecuteOptions ro = eo;
@@ -99,11 +143,27 @@ int runRun(const RunOptions& o) {
     auto grad = checkGradientsAgainstNone(executor, c->graph, e->program, *m,
                                           compileOptionsFor(device), ro);
     if (!grad) {
-        std::cerr << "remat: gradient check failed to run: " << grad.error().message << "\n";
+        std::cerr << "remat: gradient check failed to run: "
+                  << printable(grad.error().message, kMessageChars) << "\n";
         return 1;
     }
     const LiveBytesDifference diff = compareLiveBytes(e->timeline, *m);
     const bool liveOk = diff.sameLength && diff.maxAbsBytes == 0 && diff.maxAbsCategoryBytes == 0;
+    // Both backends compute the same gradients under every plan, bit for bit; a difference is
+    // the damage of an unsafe plan (run with --allow-unsafe) or a bug, and either way the run
+    // did not show a correct step.
+    const bool gradOk = grad->bitwiseEqual;
+    const int exitCode = liveOk && gradOk ? 0 : 1;
+    if (!gradOk)
+        std::cerr << "remat: the gradients differ from plan none's (max |diff| "
+                  << scientific(grad->maxAbsDiff)
+                  << (grad->worstParameter.empty()
+                          ? ""
+                          : ", largest in " + printable(grad->worstParameter))
+                  << "): "
+                  << (e->program.unsafe() ? "the unsafe plan damaged them"
+                                          : "a bug in the executor or the compiler")
+                  << "\n";
 
     if (o.common.json) {
         nlohmann::json j = evaluationToJson(c->graph, *e, device);
@@ -144,11 +204,12 @@ int runRun(const RunOptions& o) {
                               {"elementwise_flops_per_s", rates.elementwiseFlopsPerS},
                               {"bandwidth_bytes_per_s", rates.bandwidthBytesPerS}};
         std::cout << j.dump(2) << "\n";
-        return liveOk ? 0 : 1;
+        return exitCode;
     }
 
     const Timeline& t = e->timeline;
-    const std::string name = c->model.network.name.empty() ? o.common.model : c->model.network.name;
+    const std::string name =
+        printable(c->model.network.name.empty() ? o.common.model : c->model.network.name);
     std::cout << name << ", strategy " << e->strategy.spelling() << " ("
               << e->program.plan.regions.size() << " checkpointed regions, "
               << e->program.instructions.size() << " instructions), micro-batch "
@@ -157,7 +218,8 @@ int runRun(const RunOptions& o) {
               << optimizerName(c->training.optimizer) << "\n";
     std::cout << "backend " << executor.name() << ": " << m->deviceName << "\n";
     if (onCpu)
-        std::cout << "prediction: memory as on " << c->device.name << " without a GEMM library "
+        std::cout << "prediction: memory as on " << printable(c->device.name)
+                  << " without a GEMM library "
                   << "workspace; time from this CPU's probed rates (" << gflops(rates.gemmFlopsPerS)
                   << " sgemm, " << gflops(rates.elementwiseFlopsPerS) << " elementwise, "
                   << formatBytes(std::int64_t(rates.bandwidthBytesPerS)) << "/s)\n";
@@ -181,12 +243,14 @@ int runRun(const RunOptions& o) {
     std::cout << "largest per-instruction live-bytes difference: " << diff.maxAbsBytes << " B"
               << (liveOk ? " (tracked bytes equal the prediction after every instruction)"
                          : " at instruction " + std::to_string(diff.instruction) + " (" +
-                               describeInstruction(c->graph, e->program, diff.instruction) +
+                               printable(describeInstruction(c->graph, e->program, diff.instruction),
+                                         kMessageChars) +
                                "): a bug")
               << "\n";
     std::cout << "gradient check against plan none: max |diff| " << scientific(grad->maxAbsDiff)
               << (grad->bitwiseEqual ? ", bitwise equal" : ", not bitwise equal")
-              << (grad->worstParameter.empty() ? "" : " (largest in " + grad->worstParameter + ")")
+              << (grad->worstParameter.empty() ? ""
+                                               : " (largest in " + printable(grad->worstParameter) + ")")
               << ", " << grad->parameters << " parameters\n";
     if (grad->referenceUnsafe)
         std::cout << "  (plan none is unsafe too: the damage is in the network, not the plan, so "
@@ -194,8 +258,9 @@ int runRun(const RunOptions& o) {
     std::cout << "loss per micro-step:";
     for (float l : m->losses) std::cout << " " << l;
     std::cout << "\n";
-    for (const auto& r : e->program.unsafeReasons) std::cout << "UNSAFE: " << r << "\n";
-    return liveOk ? 0 : 1;
+    for (const auto& r : e->program.unsafeReasons)
+        std::cout << "UNSAFE: " << printable(r, kMessageChars) << "\n";
+    return exitCode;
 }
 
 }  // namespace
@@ -209,7 +274,9 @@ void addRun(CLI::App& app, int& exitCode) {
         ->capture_default_str();
     cmd->add_option("--warmup", o->warmup, "unmeasured steps first (default: cpu 0, cuda 1)")
         ->check(CLI::Range(0, 100));
-    cmd->add_flag("--force", o->force, "run even when the CPU run is estimated over 60 s");
+    cmd->add_flag("--force", o->force,
+                  "run even when the CPU run is estimated over 60 s, or when only the executor's "
+                  "own additions exceed the host memory available (warned)");
     cmd->add_flag("--allow-unsafe", o->allowUnsafe,
                   "run a program marked unsafe (RNG not preserved, in-place overwrite) to show "
                   "the damage to gradients");

@@ -1,9 +1,11 @@
 // Shared pieces of the `remat` CLI commands: the options every command takes (model, strategy,
-// training overrides, device), turning them into a lowered graph and settings, and printing a
-// user error. Commands live one per file in app/cli/.
+// training overrides, device), turning them into a lowered graph and settings, printing a user
+// error, and echoing text from files and arguments safely (`shown`: control characters escaped,
+// long text cut). Commands live one per file in app/cli/.
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 
@@ -12,6 +14,7 @@
 #include "model_file.h"
 #include "result.h"
 #include "strategy.h"
+#include "text.h"
 
 namespace remat::cli {
 
@@ -41,7 +44,32 @@ struct Context {
 
 Result<Context> resolve(const CommonOptions& o);
 
-// Prints "remat: <message>" to stderr and returns the exit code for user errors.
+// Prints "remat: <message>" to stderr as one line (control characters and newlines escaped) and
+// returns the exit code for user errors (2).
 int userError(const std::string& message);
+
+// ", got N" for a refused count flag; empty for a value CLI11 saturated (past +-2^62).
+std::string echoedCount(std::int64_t v);
+
+// Text from a file or an argument as it may be written to the terminal (remat::printable).
+std::string shown(const std::string& text, std::size_t maxChars = kEchoLimit);
+// A whole sentence that quotes such text (an unsafe reason): escaped, cut only when very long.
+inline constexpr std::size_t kSentenceLimit = 400;
+
+// The model's name as the headers print it: the file's name, else the MODEL argument; escaped.
+std::string modelName(const Context& c, const CommonOptions& o);
+
+// The strategies `compare`, `pareto` and `max-batch` list: the named ones, with the file's own
+// (manual) plan right after `none` when the file has one.
+std::vector<Strategy> listedStrategies(const Context& c);
+
+// Why `plan` is unsafe under the context's training settings (RNG not preserved, an in-place
+// write into a kept tensor): the compiler's reasons, empty for a safe plan, or the compiler's
+// error when the plan does not compile.
+Result<std::vector<std::string>> unsafeReasons(const Context& c, const Plan& plan);
+
+// One JSON document for stdout; strings that are not valid UTF-8 (a name given on the command
+// line) are replaced rather than thrown on.
+std::string dumpJson(const nlohmann::json& j, int indent = 2);
 
 }  // namespace remat::cli

@@ -6,7 +6,7 @@
 
 namespace remat {
 
-CpuBackend::CpuBackend() { cpu::configureGemmLibrary(); }
+CpuBackend::CpuBackend() = default;
 CpuBackend::~CpuBackend() = default;
 
 std::string CpuBackend::deviceName() const {
@@ -25,6 +25,7 @@ bool CpuBackend::supports(OpKind kind) const {
 }
 
 Status CpuBackend::beginStep(std::size_t instructionCount) {
+    if (auto st = cpu::prepareGemm(); !st) return st;
     m_started.assign(instructionCount, Clock::time_point{});
     m_elapsedS.assign(instructionCount, 0.0);
     m_allocator.resetPeaks();
@@ -54,6 +55,8 @@ DeviceMemoryStats CpuBackend::memoryStats() const {
     s.usedPeakBytes = m_allocator.usedPeakBytes();
     s.reservedPeakBytes = m_allocator.reservedPeakBytes();
     s.scratchPeakBytes = m_scratch.peakBytes();
+    s.inUseBytes = m_allocator.usedBytes();
+    s.heldBytes = m_allocator.reservedBytes();
     return s;
 }
 
@@ -91,6 +94,8 @@ Status CpuBackend::guarded(Kernel&& k) {
         return k();
     } catch (const cpu::ScratchExhausted&) {
         return makeError("out of host memory for the CPU executor's fp32 staging");
+    } catch (const cpu::GemmUnavailable& e) {
+        return makeError(e.what());
     }
 }
 

@@ -3,9 +3,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <vector>
 
 #include "gemm.h"
+#include "report.h"
 
 namespace remat {
 
@@ -17,10 +19,25 @@ double secondsSince(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+CpuRates probeRates();
+
 }  // namespace
 
-CpuRates probeCpuRates() {
-    cpu::configureGemmLibrary();
+Result<CpuRates> probeCpuRates() {
+    // The GEMM library first: under a memory limit its work buffer may not be obtainable,
+    // and OpenBLAS would retry that forever inside the first sgemm below.
+    if (auto st = cpu::prepareGemm(); !st) return st.error();
+    try {
+        return probeRates();
+    } catch (const std::bad_alloc&) {
+        return makeError("out of host memory while probing this CPU's rates (the probe needs "
+                         "about " + formatBytes(kProbeBytes) + ")");
+    }
+}
+
+namespace {
+
+CpuRates probeRates() {
     CpuRates r;
     {
         constexpr std::int64_t n = 256;
@@ -78,6 +95,8 @@ CpuRates probeCpuRates() {
     }
     return r;
 }
+
+}  // namespace
 
 DeviceSpec cpuDeviceSpec(const DeviceSpec& profile, const CpuRates& rates) {
     DeviceSpec d = profile;

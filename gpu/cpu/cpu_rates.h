@@ -5,7 +5,10 @@
 // (`remat run --backend cpu` prints that prediction and refuses a run predicted too long).
 #pragma once
 
+#include <cstdint>
+
 #include "device.h"
+#include "result.h"
 
 namespace remat {
 
@@ -15,9 +18,14 @@ struct CpuRates {
     double bandwidthBytesPerS = 0.0;
 };
 
+// Host memory the probe itself uses: three 256 x 256 GEMM operands, two 64 Ki-element GELU
+// arrays and two 16 MiB streaming arrays, one group at a time (the largest: 32 MiB).
+inline constexpr std::int64_t kProbeBytes = std::int64_t{32} << 20;
+
 // About 20 ms of sgemm, 10 ms of GELU and 10 ms of streaming, after one untimed warm-up
-// call each.
-CpuRates probeCpuRates();
+// call each. An error, never a hang, when the GEMM library cannot start (cpu/gemm.h) or the
+// probe's memory cannot be had.
+Result<CpuRates> probeCpuRates();
 
 // `profile` with the CPU's rates: matmuls of every dtype at the sgemm rate (the CPU computes
 // in fp32 whatever the storage; the profile's "fp32 matmuls use TF32" switch routes fp32

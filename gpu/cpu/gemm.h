@@ -1,23 +1,55 @@
 // Row-major single-precision GEMM for the CPU executor: C = alpha * op(A) op(B) + beta * C,
 // through CBLAS (OpenBLAS, set to one thread so results are bitwise reproducible) when the
 // build found it, else a plain C++ loop nest with the same contract.
+//
+// OpenBLAS is loaded on first use, not at program start, for two reasons that matter under a
+// memory limit (`ulimit -v`, a container): loaded with more than one thread it starts worker
+// threads that each map a 128 MiB work buffer at once, and when a mapping fails OpenBLAS
+// retries it forever — the process hangs, even at exit. Loading it ourselves lets us start it
+// with OPENBLAS_NUM_THREADS=1 (no worker threads) and check, before its first GEMM, that its
+// work buffer can be mapped, so a run that cannot get it ends with a message instead.
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+
+#include "result.h"
 
 namespace remat::cpu {
 
 enum class Transpose { No, Yes };
 
+// Loads the GEMM library if needed and makes sure its first GEMM can obtain its work buffer
+// (OpenBLAS: 128 MiB of address space, mapped once per process and kept). An error names
+// what is missing — the library, or the address space with this process's limit — and
+// nothing hangs. Cheap once it has succeeded; safe from any thread.
+Status prepareGemm();
+
+// Thrown by sgemm() when prepareGemm() fails on a path that did not call it first; the CPU
+// backend turns it into an error Status.
+struct GemmUnavailable : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 void sgemm(Transpose transA, Transpose transB, std::int64_t m, std::int64_t n, std::int64_t k,
            float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
            float beta, float* c, std::int64_t ldc);
 
+// Sets OPENBLAS_NUM_THREADS=1 in the environment, where OpenBLAS reads it when it is loaded.
+// prepareGemm() does this itself; a multi-threaded program (the GUI) calls it early on its
+// main thread, because setenv must not race with other threads reading the environment.
+void setGemmLibraryEnvironment();
+
 // Fixes the GEMM library's threading to one thread (deterministic summation order); safe to
-// call more than once.
+// call more than once. Loads nothing: prepareGemm() does.
 void configureGemmLibrary();
-// "OpenBLAS 0.3.21 ... (1 thread)" or "built-in loops".
+// "OpenBLAS 0.3.21 ... (1 thread)" or "built-in loops"; the library's name without its
+// configuration while it is not loaded.
 std::string gemmLibraryName();
+
+// Bytes of address space OpenBLAS maps for its GEMM work buffer (0 without OpenBLAS): the
+// x86-64 build's BUFFER_SIZE (32 << 22) plus the two guard pages it adds.
+std::int64_t gemmLibraryBufferBytes();
 
 }  // namespace remat::cpu

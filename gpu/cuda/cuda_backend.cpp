@@ -241,6 +241,10 @@ DeviceMemoryStats CudaBackend::memoryStats() const {
         d.reservedPeakBytes = poolAttribute(s.pool, cudaMemPoolAttrReservedMemHigh);
     }
     d.scratchPeakBytes = 0;  // the kernels use no memory the program does not show
+    if (s.fault.empty()) {  // after a sticky fault the context, and its memory, are gone
+        d.inUseBytes = poolAttribute(s.pool, cudaMemPoolAttrUsedMemCurrent);
+        d.heldBytes = poolAttribute(s.pool, cudaMemPoolAttrReservedMemCurrent);
+    }
     return d;
 }
 

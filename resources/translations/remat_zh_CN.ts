@@ -4,47 +4,47 @@
 <context>
     <name>Category</name>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="47"/>
+        <location filename="../../ui/qt_convert.cpp" line="66"/>
         <source>parameters</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="49"/>
+        <location filename="../../ui/qt_convert.cpp" line="68"/>
         <source>gradients</source>
         <translation>梯度</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="51"/>
+        <location filename="../../ui/qt_convert.cpp" line="70"/>
         <source>optimizer state</source>
         <translation>优化器状态</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="53"/>
+        <location filename="../../ui/qt_convert.cpp" line="72"/>
         <source>saved activations</source>
         <translation>保存的激活</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="55"/>
+        <location filename="../../ui/qt_convert.cpp" line="74"/>
         <source>recomputed activations</source>
         <translation>重计算的激活</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="57"/>
+        <location filename="../../ui/qt_convert.cpp" line="76"/>
         <source>transient (temporaries, activation gradients)</source>
         <translation>临时（中间结果、激活梯度）</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="60"/>
+        <location filename="../../ui/qt_convert.cpp" line="79"/>
         <source>inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="62"/>
+        <location filename="../../ui/qt_convert.cpp" line="81"/>
         <source>workspace</source>
         <translation>工作区</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="68"/>
+        <location filename="../../ui/qt_convert.cpp" line="87"/>
         <source>transient</source>
         <translation>临时</translation>
     </message>
@@ -389,27 +389,37 @@
 <context>
     <name>RunWorker</name>
     <message>
-        <location filename="../../ui/run_worker.cpp" line="34"/>
+        <location filename="../../ui/run_worker.cpp" line="38"/>
         <source>the run was cancelled</source>
         <translation>运行已取消</translation>
     </message>
     <message>
-        <location filename="../../ui/run_worker.cpp" line="46"/>
+        <location filename="../../ui/run_worker.cpp" line="54"/>
         <source>this build has no CUDA executor (it was configured without nvcc or with REMAT_WITH_CUDA off)</source>
         <translation>此构建不含 CUDA 执行器（配置时未找到 nvcc，或 REMAT_WITH_CUDA 处于关闭状态）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_worker.cpp" line="56"/>
+        <location filename="../../ui/run_worker.cpp" line="64"/>
         <source>no usable CUDA device: %1</source>
         <translation>没有可用的 CUDA 设备：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_worker.cpp" line="77"/>
+        <location filename="../../ui/run_worker.cpp" line="98"/>
         <source>there is no program to run</source>
         <translation>没有可运行的程序</translation>
     </message>
     <message>
-        <location filename="../../ui/run_worker.cpp" line="184"/>
+        <location filename="../../ui/run_worker.cpp" line="121"/>
+        <source>this run needs about %1 of host memory (the programs %2 at their peak, the rest the CPU executor&apos;s allocator, gradient copies for the check and the GEMM library&apos;s buffer); this machine has %3 available (%4). Choose a smaller micro-batch or a checkpointing strategy.</source>
+        <translation>本次运行约需 %1 主机内存（程序峰值占 %2，其余为 CPU 执行器的分配器、用于梯度检查的梯度副本以及 GEMM 库的缓冲区）；本机可用 %3（%4）。请选择更小的微批次或使用检查点策略。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/run_worker.cpp" line="142"/>
+        <source>the CPU executor cannot start: %1</source>
+        <translation>CPU 执行器无法启动：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/run_worker.cpp" line="233"/>
         <source>this build of Remat Studio has no executors (gpu/ was not linked)</source>
         <translation>此 Remat Studio 构建不含执行器（未链接 gpu/）</translation>
     </message>
@@ -417,44 +427,54 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../../app/studio_main.cpp" line="77"/>
+        <location filename="../../app/studio_main.cpp" line="82"/>
         <source>Remat Studio: see what activation checkpointing costs and saves.</source>
         <translation>Remat Studio：看清激活检查点的开销与节省。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="83"/>
+        <location filename="../../app/studio_main.cpp" line="88"/>
         <source>A model file or a preset name (default gpt2-small).</source>
         <translation>模型文件或预设名称（默认 gpt2-small）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="86"/>
+        <location filename="../../app/studio_main.cpp" line="91"/>
         <source>Render the main window offscreen to FILE.png and quit.</source>
         <translation>在屏幕外将主窗口渲染到 FILE.png 后退出。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="90"/>
+        <location filename="../../app/studio_main.cpp" line="95"/>
         <source>Folder for the plots written without a display (default ./remat-output).</source>
         <translation>无显示器时写出图表的文件夹（默认 ./remat-output）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="95"/>
+        <location filename="../../app/studio_main.cpp" line="100"/>
         <source>Checkpointing strategy to start with (the CLI&apos;s spellings: none, full, every:K, sqrt, ...).</source>
         <translation>启动时使用的检查点策略（与命令行写法相同：none、full、every:K、sqrt 等）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="101"/>
+        <location filename="../../app/studio_main.cpp" line="106"/>
         <source>Expand every block of the layer stack into its instances and sub-modules.</source>
         <translation>将层栈中的每个块展开为其实例和子模块。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="104"/>
+        <location filename="../../app/studio_main.cpp" line="109"/>
         <source>Use the dark palette.</source>
         <translation>使用深色配色。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="107"/>
+        <location filename="../../app/studio_main.cpp" line="112"/>
         <source>User-interface language: en or zh_CN (default: the one chosen in View → Language, else the system&apos;s).</source>
         <translation>界面语言：en 或 zh_CN（默认：视图 → 语言中选择的语言，否则为系统语言）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/studio_main.cpp" line="118"/>
+        <source>Folder for autosaves of unsaved work and for recovering them (default: the application data folder&apos;s autosave/).</source>
+        <translation>保存和恢复未保存工作的自动保存文件夹（默认：应用数据文件夹下的 autosave/）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/studio_main.cpp" line="124"/>
+        <source>Recover the newest work a crashed or killed session left behind without asking.</source>
+        <translation>不经询问，直接恢复崩溃或被终止的会话留下的最新工作。</translation>
     </message>
 </context>
 <context>
@@ -504,82 +524,124 @@
 <context>
     <name>remat::ui::ComparisonModel</name>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="39"/>
+        <location filename="../../ui/comparison_model.cpp" line="41"/>
         <source>unbounded</source>
         <translation>无上限</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="98"/>
+        <location filename="../../ui/comparison_model.cpp" line="100"/>
         <source>%1 (current)</source>
         <translation>%1（当前）</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="99"/>
+        <location filename="../../ui/comparison_model.cpp" line="101"/>
         <source>error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="112"/>
+        <location filename="../../ui/comparison_model.cpp" line="116"/>
+        <location filename="../../ui/comparison_model.cpp" line="120"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="112"/>
+        <location filename="../../ui/comparison_model.cpp" line="116"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="167"/>
+        <location filename="../../ui/comparison_model.cpp" line="120"/>
+        <source>UNSAFE</source>
+        <extracomment>The compiler&apos;s verdict on a plan whose gradients differ from training without checkpointing; upper case as in `remat compare`.</extracomment>
+        <translation>不安全</translation>
+    </message>
+    <message>
+        <location filename="../../ui/comparison_model.cpp" line="181"/>
         <source>This strategy could not be evaluated: %1</source>
         <translation>无法评估此策略：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="169"/>
+        <location filename="../../ui/comparison_model.cpp" line="183"/>
         <source>Peak %1 (no checkpointing: %2), reached at %3</source>
         <translation>峰值 %1（不使用检查点：%2），出现在 %3</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="173"/>
+        <location filename="../../ui/comparison_model.cpp" line="188"/>
+        <source>Unsafe plan: %1. Gradients will differ from a run without checkpointing.</source>
+        <translation>不安全的方案：%1。梯度将与不使用检查点的运行不同。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/comparison_model.cpp" line="191"/>
         <source>Click to apply %1</source>
         <translation>点击以应用 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="184"/>
+        <location filename="../../ui/comparison_model.cpp" line="203"/>
+        <source>Share of the whole peak without checkpointing that this plan saves</source>
+        <translation>该方案相对于不使用检查点时的整体峰值所节省的比例</translation>
+    </message>
+    <message>
+        <location filename="../../ui/comparison_model.cpp" line="205"/>
+        <source>Share of the activations kept for backward without checkpointing that this plan saves</source>
+        <translation>该方案相对于不使用检查点时为反向传播保存的激活所节省的比例</translation>
+    </message>
+    <message>
+        <location filename="../../ui/comparison_model.cpp" line="208"/>
+        <source>Extra step time over the whole step without checkpointing (forward, backward and optimizer)</source>
+        <translation>相对于不使用检查点的整个训练步（前向、反向和优化器）增加的步时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/comparison_model.cpp" line="211"/>
+        <source>UNSAFE: the plan changes the gradients (dropout without a preserved RNG state, an in-place op overwriting a kept tensor)</source>
+        <translation>不安全：该方案会改变梯度（未保存 RNG 状态的 dropout，或原地操作覆盖了保存的张量）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/comparison_model.cpp" line="220"/>
         <source>strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="186"/>
+        <location filename="../../ui/comparison_model.cpp" line="222"/>
         <source>peak</source>
         <translation>峰值</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="188"/>
-        <source>saved vs none</source>
-        <translation>相对无检查点的节省</translation>
+        <location filename="../../ui/comparison_model.cpp" line="224"/>
+        <source>peak saved</source>
+        <translation>峰值节省</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="190"/>
+        <location filename="../../ui/comparison_model.cpp" line="226"/>
+        <source>activations saved</source>
+        <translation>激活节省</translation>
+    </message>
+    <message>
+        <location filename="../../ui/comparison_model.cpp" line="228"/>
         <source>recompute overhead</source>
         <translation>重计算开销</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="192"/>
+        <location filename="../../ui/comparison_model.cpp" line="230"/>
         <source>step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="194"/>
+        <location filename="../../ui/comparison_model.cpp" line="232"/>
         <source>largest micro-batch</source>
         <translation>最大微批次</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="196"/>
+        <location filename="../../ui/comparison_model.cpp" line="234"/>
         <source>fits</source>
         <translation>能否容纳</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="234"/>
+        <location filename="../../ui/comparison_model.cpp" line="236"/>
+        <source>safe</source>
+        <translation>安全</translation>
+    </message>
+    <message>
+        <location filename="../../ui/comparison_model.cpp" line="276"/>
         <source>error: %1</source>
         <translation>错误：%1</translation>
     </message>
@@ -723,101 +785,107 @@
 <context>
     <name>remat::ui::Document</name>
     <message>
-        <location filename="../../ui/document.cpp" line="95"/>
+        <location filename="../../ui/document.cpp" line="102"/>
         <source>untitled</source>
         <translation>未命名</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="290"/>
+        <location filename="../../ui/document.cpp" line="299"/>
         <source>Strategy %1</source>
         <translation>策略 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="296"/>
+        <location filename="../../ui/document.cpp" line="305"/>
         <source>Micro-batch %1</source>
         <translation>微批次 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="302"/>
+        <location filename="../../ui/document.cpp" line="311"/>
         <source>Accumulation steps %1</source>
         <translation>梯度累积步数 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="309"/>
+        <location filename="../../ui/document.cpp" line="318"/>
         <source>Precision %1</source>
         <translation>精度 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="315"/>
+        <location filename="../../ui/document.cpp" line="324"/>
         <source>Optimizer %1</source>
         <translation>优化器 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="321"/>
+        <location filename="../../ui/document.cpp" line="330"/>
         <source>Device %1</source>
         <translation>设备 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="327"/>
+        <location filename="../../ui/document.cpp" line="336"/>
         <source>Edit input</source>
         <translation>编辑输入</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="333"/>
+        <location filename="../../ui/document.cpp" line="343"/>
+        <location filename="../../ui/document.cpp" line="513"/>
+        <source>a name may be at most %1 bytes (this one has %2)</source>
+        <translation>名称最多 %1 字节（当前为 %2）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/document.cpp" line="347"/>
         <source>Rename network</source>
         <translation>重命名网络</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="361"/>
+        <location filename="../../ui/document.cpp" line="375"/>
         <source>Toggle checkpoint %1</source>
         <translation>切换检查点 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="368"/>
-        <location filename="../../ui/document.cpp" line="386"/>
+        <location filename="../../ui/document.cpp" line="382"/>
+        <location filename="../../ui/document.cpp" line="400"/>
         <source>Checkpoint %1</source>
         <translation>为 %1 设置检查点</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="369"/>
-        <location filename="../../ui/document.cpp" line="387"/>
+        <location filename="../../ui/document.cpp" line="383"/>
+        <location filename="../../ui/document.cpp" line="401"/>
         <source>Keep %1</source>
         <translation>保留 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="394"/>
+        <location filename="../../ui/document.cpp" line="408"/>
         <source>Clear plan</source>
         <translation>清除方案</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="437"/>
+        <location filename="../../ui/document.cpp" line="451"/>
         <source>Add %1</source>
         <translation>添加 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="460"/>
+        <location filename="../../ui/document.cpp" line="474"/>
         <source>Remove %1</source>
         <translation>移除 %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/document.cpp" line="461"/>
+        <location filename="../../ui/document.cpp" line="475"/>
         <source>Remove %n layers</source>
         <translation>
             <numerusform>移除 %n 层</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="474"/>
+        <location filename="../../ui/document.cpp" line="488"/>
         <source>Duplicate %1</source>
         <translation>复制 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="492"/>
+        <location filename="../../ui/document.cpp" line="506"/>
         <source>Move %1</source>
         <translation>移动 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="504"/>
+        <location filename="../../ui/document.cpp" line="523"/>
         <source>Edit %1</source>
         <translation>编辑 %1</translation>
     </message>
@@ -1062,277 +1130,277 @@
 <context>
     <name>remat::ui::MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.cpp" line="100"/>
+        <location filename="../../ui/main_window.cpp" line="101"/>
         <source>Strategy and training</source>
         <translation>策略与训练</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="106"/>
+        <location filename="../../ui/main_window.cpp" line="107"/>
         <source>Memory budget</source>
         <translation>内存预算</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="114"/>
+        <location filename="../../ui/main_window.cpp" line="115"/>
         <source>Time the last edit took to simulate and redraw</source>
         <translation>上一次修改的模拟和重绘用时</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="140"/>
+        <location filename="../../ui/main_window.cpp" line="141"/>
         <source>Layer stack</source>
         <translation>层栈</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="141"/>
+        <location filename="../../ui/main_window.cpp" line="142"/>
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="142"/>
+        <location filename="../../ui/main_window.cpp" line="143"/>
         <source>Palette</source>
         <translation>层库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="145"/>
+        <location filename="../../ui/main_window.cpp" line="146"/>
         <source>Summary</source>
         <translation>摘要</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="148"/>
+        <location filename="../../ui/main_window.cpp" line="149"/>
         <source>Comparison</source>
         <translation>比较</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="149"/>
+        <location filename="../../ui/main_window.cpp" line="150"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="166"/>
+        <location filename="../../ui/main_window.cpp" line="167"/>
         <source>Edit refused: %1</source>
         <translation>修改被拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="194"/>
+        <location filename="../../ui/main_window.cpp" line="195"/>
         <source>Run finished: %1</source>
         <translation>运行完成：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="195"/>
+        <location filename="../../ui/main_window.cpp" line="196"/>
         <source>Run did not finish: %1</source>
         <translation>运行未完成：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="220"/>
+        <location filename="../../ui/main_window.cpp" line="221"/>
         <source>updated in %1 ms</source>
         <translation>更新用时 %1 毫秒</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="239"/>
+        <location filename="../../ui/main_window.cpp" line="241"/>
         <source>%1[*] — Remat Studio</source>
         <translation>%1[*] — Remat Studio</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="29"/>
+        <location filename="../../ui/main_window_menus.cpp" line="30"/>
         <source>&amp;Duplicate layer</source>
         <translation>复制层(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="35"/>
+        <location filename="../../ui/main_window_menus.cpp" line="36"/>
         <source>De&amp;lete layer</source>
         <translation>删除层(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="39"/>
+        <location filename="../../ui/main_window_menus.cpp" line="40"/>
         <source>Move layer &amp;up</source>
         <translation>上移层(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="42"/>
+        <location filename="../../ui/main_window_menus.cpp" line="43"/>
         <source>Move layer do&amp;wn</source>
         <translation>下移层(&amp;W)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="51"/>
+        <location filename="../../ui/main_window_menus.cpp" line="52"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="52"/>
+        <location filename="../../ui/main_window_menus.cpp" line="53"/>
         <source>&amp;New</source>
         <translation>新建(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="53"/>
+        <location filename="../../ui/main_window_menus.cpp" line="54"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="54"/>
+        <location filename="../../ui/main_window_menus.cpp" line="55"/>
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="55"/>
+        <location filename="../../ui/main_window_menus.cpp" line="56"/>
         <source>&amp;Presets</source>
         <translation>预设(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="63"/>
+        <location filename="../../ui/main_window_menus.cpp" line="64"/>
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="64"/>
+        <location filename="../../ui/main_window_menus.cpp" line="65"/>
         <source>Save &amp;As…</source>
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="66"/>
+        <location filename="../../ui/main_window_menus.cpp" line="67"/>
         <source>&amp;Export</source>
         <translation>导出(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="67"/>
+        <location filename="../../ui/main_window_menus.cpp" line="68"/>
         <source>Timeline plot (PNG, SVG, PDF)…</source>
         <translation>时间线图（PNG、SVG、PDF）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="69"/>
+        <location filename="../../ui/main_window_menus.cpp" line="70"/>
         <source>Trade-off plot (PNG, SVG, PDF)…</source>
         <translation>权衡图（PNG、SVG、PDF）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="71"/>
+        <location filename="../../ui/main_window_menus.cpp" line="72"/>
         <source>Timeline as CSV…</source>
         <translation>时间线导出为 CSV…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="73"/>
+        <location filename="../../ui/main_window_menus.cpp" line="74"/>
         <source>Comparison as CSV…</source>
         <translation>比较导出为 CSV…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="75"/>
+        <location filename="../../ui/main_window_menus.cpp" line="76"/>
         <source>Comparison as Markdown…</source>
         <translation>比较导出为 Markdown…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="78"/>
+        <location filename="../../ui/main_window_menus.cpp" line="79"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="80"/>
+        <location filename="../../ui/main_window_menus.cpp" line="81"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="81"/>
+        <location filename="../../ui/main_window_menus.cpp" line="82"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="83"/>
+        <location filename="../../ui/main_window_menus.cpp" line="84"/>
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="94"/>
+        <location filename="../../ui/main_window_menus.cpp" line="95"/>
         <source>&amp;Clear plan</source>
         <translation>清除方案(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="96"/>
+        <location filename="../../ui/main_window_menus.cpp" line="97"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="97"/>
+        <location filename="../../ui/main_window_menus.cpp" line="98"/>
         <source>Timeline &amp;x axis</source>
         <translation>时间线横轴(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="99"/>
+        <location filename="../../ui/main_window_menus.cpp" line="100"/>
         <source>&amp;Instruction</source>
         <translation>指令(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="100"/>
+        <location filename="../../ui/main_window_menus.cpp" line="101"/>
         <source>Predicted &amp;time</source>
         <translation>预测时间(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="114"/>
+        <location filename="../../ui/main_window_menus.cpp" line="115"/>
         <source>&amp;Units</source>
         <translation>单位(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="116"/>
+        <location filename="../../ui/main_window_menus.cpp" line="117"/>
         <source>GiB (2^30 bytes)</source>
         <translation>GiB（2^30 字节）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="117"/>
+        <location filename="../../ui/main_window_menus.cpp" line="118"/>
         <source>GB (10^9 bytes)</source>
         <translation>GB（10^9 字节）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="125"/>
+        <location filename="../../ui/main_window_menus.cpp" line="126"/>
         <source>&amp;Palette</source>
         <translation>配色(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="127"/>
+        <location filename="../../ui/main_window_menus.cpp" line="128"/>
         <source>&amp;Light</source>
         <translation>浅色(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="128"/>
+        <location filename="../../ui/main_window_menus.cpp" line="129"/>
         <source>&amp;Dark</source>
         <translation>深色(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="138"/>
+        <location filename="../../ui/main_window_menus.cpp" line="139"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="142"/>
+        <location filename="../../ui/main_window_menus.cpp" line="143"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="153"/>
+        <location filename="../../ui/main_window_menus.cpp" line="154"/>
         <source>The language changes when Remat Studio is started again.</source>
         <translation>重新启动 Remat Studio 后语言才会更改。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="155"/>
+        <location filename="../../ui/main_window_menus.cpp" line="156"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="162"/>
+        <location filename="../../ui/main_window_menus.cpp" line="163"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="163"/>
+        <location filename="../../ui/main_window_menus.cpp" line="164"/>
         <source>&amp;About Remat Studio</source>
         <translation>关于 Remat Studio(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="164"/>
+        <location filename="../../ui/main_window_menus.cpp" line="165"/>
         <source>About &amp;Qt</source>
         <translation>关于 Qt(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="187"/>
+        <location filename="../../ui/main_window_menus.cpp" line="188"/>
         <source>Cannot open model</source>
         <translation>无法打开模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="188"/>
+        <location filename="../../ui/main_window_menus.cpp" line="189"/>
         <source>The model was not opened; the current one is unchanged.
 
 %1</source>
@@ -1341,110 +1409,133 @@
 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="197"/>
+        <location filename="../../ui/main_window_menus.cpp" line="198"/>
         <source>Opened %1</source>
         <translation>已打开 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="204"/>
+        <location filename="../../ui/main_window_menus.cpp" line="205"/>
         <source>Cannot save</source>
         <translation>无法保存</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="209"/>
+        <location filename="../../ui/main_window_menus.cpp" line="210"/>
         <source>Saved %1</source>
         <translation>已保存 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="221"/>
+        <location filename="../../ui/main_window_menus.cpp" line="222"/>
         <source>New model</source>
         <translation>新建模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="226"/>
+        <location filename="../../ui/main_window_menus.cpp" line="227"/>
         <source>Open model</source>
         <translation>打开模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="227"/>
+        <location filename="../../ui/main_window_menus.cpp" line="228"/>
         <source>Remat models (*.json);;All files (*)</source>
         <translation>Remat 模型 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="239"/>
+        <location filename="../../ui/main_window_menus.cpp" line="240"/>
         <source>Save model</source>
         <translation>保存模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="240"/>
+        <location filename="../../ui/main_window_menus.cpp" line="241"/>
         <source>Remat models (*.json)</source>
         <translation>Remat 模型 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="247"/>
+        <location filename="../../ui/main_window_menus.cpp" line="248"/>
         <source>Unsaved changes</source>
         <translation>未保存的修改</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="248"/>
+        <location filename="../../ui/main_window_menus.cpp" line="249"/>
         <source>%1 has unsaved changes. Save them first?</source>
         <translation>%1 有未保存的修改。先保存吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="257"/>
-        <location filename="../../ui/main_window_menus.cpp" line="264"/>
-        <location filename="../../ui/main_window_menus.cpp" line="271"/>
-        <location filename="../../ui/main_window_menus.cpp" line="279"/>
+        <location filename="../../ui/main_window_menus.cpp" line="258"/>
+        <location filename="../../ui/main_window_menus.cpp" line="265"/>
+        <location filename="../../ui/main_window_menus.cpp" line="272"/>
+        <location filename="../../ui/main_window_menus.cpp" line="280"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="287"/>
+        <location filename="../../ui/main_window_menus.cpp" line="288"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
         <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="290"/>
+        <location filename="../../ui/main_window_menus.cpp" line="291"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="293"/>
+        <location filename="../../ui/main_window_menus.cpp" line="294"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="297"/>
+        <location filename="../../ui/main_window_menus.cpp" line="298"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="308"/>
+        <location filename="../../ui/main_window_menus.cpp" line="309"/>
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="325"/>
+        <location filename="../../ui/main_window_menus.cpp" line="334"/>
         <source>Recover unsaved work</source>
         <translation>恢复未保存的工作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="326"/>
+        <location filename="../../ui/main_window_menus.cpp" line="335"/>
         <source>Remat Studio closed unexpectedly. Recover the unsaved changes to %1 from %2?</source>
         <translation>Remat Studio 意外关闭。要恢复 %2 自动保存的对 %1 的未保存修改吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="331"/>
-        <source>Recovery failed</source>
-        <translation>恢复失败</translation>
+        <location filename="../../ui/main_window_menus.cpp" line="352"/>
+        <source>Recovered the unsaved changes to %1.</source>
+        <translation>已恢复 %1 的未保存更改。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="340"/>
+        <location filename="../../ui/main_window_menus.cpp" line="364"/>
+        <source>An autosave of unsaved work could not be read, nor moved aside; it stays at %1.
+
+%2</source>
+        <translation>无法读取未保存工作的自动保存文件，也无法将其移到一旁；它仍位于 %1。
+
+%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="367"/>
+        <source>An autosave of unsaved work could not be read. It was kept, not deleted: it is now %1.
+
+%2</source>
+        <translation>无法读取未保存工作的自动保存文件。它已被保留而未删除：现位于 %1。
+
+%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="373"/>
+        <source>Unreadable autosave</source>
+        <translation>无法读取的自动保存</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="383"/>
         <source>About Remat Studio</source>
         <translation>关于 Remat Studio</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="341"/>
+        <location filename="../../ui/main_window_menus.cpp" line="384"/>
         <source>&lt;h3&gt;Remat Studio %1&lt;/h3&gt;&lt;p&gt;A lab for activation checkpointing: stack layers, choose what to recompute, and see the memory and time it costs — predicted by the simulator, confirmed by running the plan on the CPU or a GPU.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Remat Studio %1&lt;/h3&gt;&lt;p&gt;激活检查点实验室：堆叠网络层，选择要重计算的部分，查看它在内存和时间上的开销——由模拟器预测，并通过在 CPU 或 GPU 上实际运行该方案来验证。&lt;/p&gt;</translation>
     </message>
@@ -1488,283 +1579,288 @@
 <context>
     <name>remat::ui::RunPanel</name>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="48"/>
+        <location filename="../../ui/run_panel.cpp" line="53"/>
         <source>CPU (reference executor)</source>
         <translation>CPU（参考执行器）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="49"/>
+        <location filename="../../ui/run_panel.cpp" line="54"/>
         <source>GPU (CUDA)</source>
         <translation>GPU（CUDA）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="55"/>
+        <location filename="../../ui/run_panel.cpp" line="60"/>
         <source>Run even though the plan is unsafe (to see the damage)</source>
         <translation>即使方案不安全也运行（以查看其影响）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="57"/>
+        <location filename="../../ui/run_panel.cpp" line="62"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="58"/>
+        <location filename="../../ui/run_panel.cpp" line="63"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="67"/>
+        <location filename="../../ui/run_panel.cpp" line="72"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="67"/>
-        <location filename="../../ui/run_panel.cpp" line="194"/>
+        <location filename="../../ui/run_panel.cpp" line="72"/>
+        <location filename="../../ui/run_panel.cpp" line="202"/>
         <source>measured</source>
         <translation>实测</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="67"/>
+        <location filename="../../ui/run_panel.cpp" line="72"/>
         <source>measured − predicted</source>
         <translation>实测 − 预测</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="83"/>
+        <location filename="../../ui/run_panel.cpp" line="88"/>
         <source>Run on:</source>
         <translation>运行于：</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="117"/>
+        <location filename="../../ui/run_panel.cpp" line="124"/>
         <source>checking for a CUDA device…</source>
         <translation>正在检测 CUDA 设备…</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="157"/>
+        <location filename="../../ui/run_panel.cpp" line="165"/>
         <source>Ready: one training step, %1 instructions. Choose where to run it and press Run.</source>
         <translation>就绪：一个训练步，共 %1 条指令。选择运行位置后点击“运行”。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="172"/>
-        <location filename="../../ui/run_panel.cpp" line="235"/>
+        <location filename="../../ui/run_panel.cpp" line="180"/>
+        <location filename="../../ui/run_panel.cpp" line="243"/>
         <source>No plan to run yet.</source>
         <translation>尚无可运行的方案。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="195"/>
+        <location filename="../../ui/run_panel.cpp" line="203"/>
         <source>measured (GPU)</source>
         <translation>实测（GPU）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="195"/>
+        <location filename="../../ui/run_panel.cpp" line="203"/>
         <source>measured (CPU)</source>
         <translation>实测（CPU）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="206"/>
+        <location filename="../../ui/run_panel.cpp" line="214"/>
         <source>GPU option unavailable: %1</source>
         <translation>GPU 选项不可用：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="216"/>
+        <location filename="../../ui/run_panel.cpp" line="224"/>
         <source>The plan is unsafe (%1); tick the box above to run it anyway.</source>
         <translation>该方案不安全（%1）；勾选上方的复选框后仍可运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="220"/>
-        <location filename="../../ui/run_panel.cpp" line="247"/>
+        <location filename="../../ui/run_panel.cpp" line="228"/>
+        <location filename="../../ui/run_panel.cpp" line="255"/>
         <source>The CPU executor cannot run this plan: %1</source>
         <translation>CPU 执行器无法运行此方案：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="239"/>
+        <location filename="../../ui/run_panel.cpp" line="247"/>
         <source>The GPU cannot be used: %1</source>
         <translation>无法使用 GPU：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="243"/>
+        <location filename="../../ui/run_panel.cpp" line="251"/>
         <source>The plan is unsafe; tick the box to run it anyway.</source>
         <translation>该方案不安全；勾选复选框后仍可运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="275"/>
-        <location filename="../../ui/run_panel.cpp" line="298"/>
+        <location filename="../../ui/run_panel.cpp" line="283"/>
+        <location filename="../../ui/run_panel.cpp" line="306"/>
         <source>Running one training step on the GPU…</source>
         <translation>正在 GPU 上运行一个训练步…</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="276"/>
-        <location filename="../../ui/run_panel.cpp" line="299"/>
+        <location filename="../../ui/run_panel.cpp" line="284"/>
+        <location filename="../../ui/run_panel.cpp" line="307"/>
         <source>Running one training step on the CPU…</source>
         <translation>正在 CPU 上运行一个训练步…</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="278"/>
+        <location filename="../../ui/run_panel.cpp" line="286"/>
         <source>About %1 in all, the reference run without checkpointing for the gradient check included.</source>
         <translation>总计约 %1，包括用于梯度检查的无检查点参考运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="313"/>
-        <location filename="../../ui/run_panel.cpp" line="332"/>
+        <location filename="../../ui/run_panel.cpp" line="328"/>
+        <location filename="../../ui/run_panel.cpp" line="350"/>
         <source>Run cancelled.</source>
         <translation>运行已取消。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="324"/>
+        <location filename="../../ui/run_panel.cpp" line="339"/>
         <source>The run ended without a result.</source>
         <translation>运行结束但没有结果。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="334"/>
+        <location filename="../../ui/run_panel.cpp" line="352"/>
+        <source>The run cannot start: %1</source>
+        <translation>无法开始运行：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/run_panel.cpp" line="354"/>
         <source>The run failed: %1</source>
         <translation>运行失败：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="340"/>
+        <location filename="../../ui/run_panel.cpp" line="360"/>
         <source>the GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="340"/>
+        <location filename="../../ui/run_panel.cpp" line="360"/>
         <source>the CPU</source>
         <translation>CPU</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="342"/>
+        <location filename="../../ui/run_panel.cpp" line="362"/>
         <source>Done: one training step on %1 (%2).</source>
         <translation>完成：在 %1 上运行了一个训练步（%2）。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="352"/>
+        <location filename="../../ui/run_panel.cpp" line="372"/>
         <source>preparing (probing the device) — %p%</source>
         <translation>准备中（探测设备）— %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="354"/>
+        <location filename="../../ui/run_panel.cpp" line="374"/>
         <source>warm-up step — %p%</source>
         <translation>预热步 — %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="356"/>
+        <location filename="../../ui/run_panel.cpp" line="376"/>
         <source>measured step — %p%</source>
         <translation>测量步 — %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="358"/>
+        <location filename="../../ui/run_panel.cpp" line="378"/>
         <source>reference run without checkpointing — %p%</source>
         <translation>无检查点参考运行 — %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="401"/>
+        <location filename="../../ui/run_panel.cpp" line="421"/>
         <source>peak, tracked</source>
         <translation>峰值（跟踪）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="404"/>
+        <location filename="../../ui/run_panel.cpp" line="424"/>
         <source>  reached after instruction</source>
         <translation>  峰值所在指令序号</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="407"/>
+        <location filename="../../ui/run_panel.cpp" line="427"/>
         <source>peak, device level (allocator reserved)</source>
         <translation>峰值（设备层面，分配器预留）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="409"/>
+        <location filename="../../ui/run_panel.cpp" line="429"/>
         <source>%1 over tracked</source>
         <translation>比跟踪值多 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="410"/>
+        <location filename="../../ui/run_panel.cpp" line="430"/>
         <source>  allocator in use (rounding included)</source>
         <translation>  分配器占用（含取整）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="413"/>
+        <location filename="../../ui/run_panel.cpp" line="433"/>
         <source>  of which the executor&apos;s own scratch</source>
         <translation>  其中执行器自身的暂存空间</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="416"/>
+        <location filename="../../ui/run_panel.cpp" line="436"/>
         <source>forward</source>
         <translation>前向</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="417"/>
+        <location filename="../../ui/run_panel.cpp" line="437"/>
         <source>recompute</source>
         <translation>重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="418"/>
+        <location filename="../../ui/run_panel.cpp" line="438"/>
         <source>backward</source>
         <translation>反向</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="419"/>
+        <location filename="../../ui/run_panel.cpp" line="439"/>
         <source>optimizer</source>
         <translation>优化器</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="420"/>
+        <location filename="../../ui/run_panel.cpp" line="440"/>
         <source>training step</source>
         <translation>训练步</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="423"/>
+        <location filename="../../ui/run_panel.cpp" line="443"/>
         <source>time: %1</source>
         <translation>时间：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="427"/>
+        <location filename="../../ui/run_panel.cpp" line="447"/>
         <source>Predicted times use this CPU&apos;s measured rates (%1 GFLOP/s sgemm); predicted memory is the device profile&apos;s.</source>
         <translation>预测时间使用本机 CPU 的实测速率（sgemm %1 GFLOP/s）；预测内存按设备配置计算。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="430"/>
+        <location filename="../../ui/run_panel.cpp" line="450"/>
         <source>Predicted times use the device profile.</source>
         <translation>预测时间按设备配置计算。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="436"/>
+        <location filename="../../ui/run_panel.cpp" line="456"/>
         <source>✔ Tracked live bytes equal the prediction after every one of the %1 instructions (largest difference 0 B).</source>
         <translation>✔ 在全部 %1 条指令之后，跟踪的存活字节数都与预测相等（最大差值 0 B）。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="442"/>
+        <location filename="../../ui/run_panel.cpp" line="462"/>
         <source>✘ The measurement does not have one entry per instruction of the program: a bug in the executor.</source>
         <translation>✘ 测量结果并非程序的每条指令各对应一项：这是执行器的缺陷。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="447"/>
+        <location filename="../../ui/run_panel.cpp" line="467"/>
         <source>✘ Tracked live bytes differ from the prediction by up to %1 (after instruction %2): a bug — prediction and execution share one program.</source>
         <translation>✘ 跟踪的存活字节数与预测最多相差 %1（在指令 %2 之后）：这是缺陷——预测与执行共用同一个程序。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="456"/>
+        <location filename="../../ui/run_panel.cpp" line="476"/>
         <source>Gradient check not run: %1</source>
         <translation>未进行梯度检查：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="462"/>
+        <location filename="../../ui/run_panel.cpp" line="482"/>
         <source> (largest in %1)</source>
         <translation>（最大差值出现在 %1）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="464"/>
+        <location filename="../../ui/run_panel.cpp" line="484"/>
         <source>✔ Gradients equal those of the same network without checkpointing, bit for bit (%1 parameters).</source>
         <translation>✔ 梯度与不使用检查点的同一网络逐位相同（%1 个参数）。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="470"/>
+        <location filename="../../ui/run_panel.cpp" line="490"/>
         <source>%1 Gradients differ from the run without checkpointing: largest absolute difference %2, relative %3%4.</source>
         <translation>%1 梯度与无检查点运行的结果不同：最大绝对差 %2，相对差 %3%4。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="480"/>
+        <location filename="../../ui/run_panel.cpp" line="500"/>
         <source>The plan without checkpointing is unsafe too (the damage is in the network), so agreement proves nothing.</source>
         <translation>不使用检查点的方案同样不安全（问题出在网络本身），因此结果一致也说明不了什么。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="485"/>
+        <location filename="../../ui/run_panel.cpp" line="505"/>
         <source>Loss per micro-batch: %1. Alloc, free and data initialisation took %2 (not part of the step time).</source>
         <translation>每个微批次的损失：%1。分配、释放和数据初始化用时 %2（不计入单步时间）。</translation>
     </message>
@@ -1906,117 +2002,153 @@
     </message>
     <message>
         <location filename="../../ui/summary_panel.cpp" line="59"/>
+        <source>Activations kept for backward</source>
+        <translation>为反向传播保存的激活</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="60"/>
         <source>Peak reached at</source>
         <translation>峰值出现于</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="60"/>
+        <location filename="../../ui/summary_panel.cpp" line="61"/>
         <source>Recompute overhead</source>
         <translation>重计算开销</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="61"/>
+        <location filename="../../ui/summary_panel.cpp" line="62"/>
         <source>Predicted step time</source>
         <translation>预测单步时间</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="62"/>
+        <location filename="../../ui/summary_panel.cpp" line="63"/>
         <source>Throughput</source>
         <translation>吞吐量</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="63"/>
+        <location filename="../../ui/summary_panel.cpp" line="64"/>
         <source>Largest micro-batch that fits</source>
         <translation>可容纳的最大微批次</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="66"/>
+        <location filename="../../ui/summary_panel.cpp" line="67"/>
         <source>What the peak is made of</source>
         <translation>峰值构成</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="151"/>
+        <location filename="../../ui/summary_panel.cpp" line="158"/>
         <source>No plan evaluated yet.</source>
         <translation>尚未评估任何方案。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="165"/>
+        <location filename="../../ui/summary_panel.cpp" line="181"/>
+        <source>⚠ Fits on %1: peak %2 of %3 usable (%4), but the plan is unsafe: its gradients differ from training without checkpointing.</source>
+        <translation>⚠ 可在 %1 上容纳：峰值 %2，可用 %3（%4），但该方案不安全：其梯度与不使用检查点的训练不同。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="186"/>
         <source>✔ Fits on %1: peak %2 of %3 usable (%4).</source>
         <translation>✔ 可在 %1 上容纳：峰值 %2，可用 %3（%4）。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="169"/>
+        <location filename="../../ui/summary_panel.cpp" line="193"/>
+        <source>✘ Does not fit on %1, whatever the plan: model states alone (parameters, gradients, optimizer state) take %2 of the device&apos;s %3 usable; no checkpointing plan or micro-batch changes that.</source>
+        <translation>✘ 无论采用何种方案都无法在 %1 上容纳：仅模型状态（参数、梯度、优化器状态）就占用设备可用 %3 中的 %2；任何检查点方案或微批次都无法改变这一点。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="197"/>
         <source>✘ Does not fit on %1: the peak of %2 exceeds the %3 usable by %4.</source>
         <translation>✘ 无法在 %1 上容纳：峰值 %2 超出可用的 %3 达 %4。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="178"/>
-        <source>%1, %2 less than without checkpointing (%3)</source>
-        <translation>%1，比不使用检查点少 %2（%3）</translation>
+        <location filename="../../ui/summary_panel.cpp" line="200"/>
+        <source>The plan is also unsafe (see below).</source>
+        <translation>该方案同时不安全（见下文）。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="181"/>
-        <source>%1, %2 more than without checkpointing (%3)</source>
-        <translation>%1，比不使用检查点多 %2（%3）</translation>
+        <location filename="../../ui/summary_panel.cpp" line="209"/>
+        <source>%1, %2 less than the peak without checkpointing (%3)</source>
+        <translation>%1，比不使用检查点时的峰值（%3）少 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="184"/>
+        <location filename="../../ui/summary_panel.cpp" line="212"/>
+        <source>%1, %2 more than the peak without checkpointing (%3)</source>
+        <translation>%1，比不使用检查点时的峰值（%3）多 %2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="220"/>
+        <source>%1, %2 less than the activations kept without checkpointing (%3)</source>
+        <translation>%1，比不使用检查点时保存的激活（%3）少 %2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="224"/>
+        <source>%1, %2 more than the activations kept without checkpointing (%3)</source>
+        <translation>%1，比不使用检查点时保存的激活（%3）多 %2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="233"/>
+        <source>%1 more step time than the whole step without checkpointing (%2), from %3 of recompute per step</source>
+        <translation>步时间比不使用检查点的整个训练步（%2）多 %1，来自每步 %3 的重计算</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="253"/>
+        <source>none: model states alone take %1 of the %2 usable</source>
+        <translation>无：仅模型状态就占用可用 %2 中的 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="257"/>
+        <source>none: not even one sample fits; model states take %1, leaving %2 of the %3 usable for activations and workspace</source>
+        <translation>无：连一个样本都放不下；模型状态占用 %1，可用 %3 中仅剩 %2 用于激活和工作区</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="215"/>
+        <location filename="../../ui/summary_panel.cpp" line="227"/>
         <source>%1, the same as without checkpointing</source>
         <translation>%1，与不使用检查点时相同</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="190"/>
-        <source>%1 more step time than without checkpointing (%2 of recompute per step)</source>
-        <translation>单步时间比不使用检查点多 %1（每步重计算 %2）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/summary_panel.cpp" line="194"/>
+        <location filename="../../ui/summary_panel.cpp" line="238"/>
         <source>none: nothing is recomputed</source>
         <translation>无：没有任何重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="195"/>
+        <location filename="../../ui/summary_panel.cpp" line="239"/>
         <source>%1 (forward %2, backward %3, recompute %4, optimizer %5)</source>
         <translation>%1（前向 %2，反向 %3，重计算 %4，优化器 %5）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="201"/>
+        <location filename="../../ui/summary_panel.cpp" line="245"/>
         <source>%1 samples/s (1 sample per step)</source>
         <translation>%1 样本/秒（每步 1 个样本）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="202"/>
+        <location filename="../../ui/summary_panel.cpp" line="246"/>
         <source>%1 samples/s (%2 samples per step)</source>
         <translation>%1 样本/秒（每步 %2 个样本）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="206"/>
+        <location filename="../../ui/summary_panel.cpp" line="250"/>
         <source>unbounded: memory does not grow with the micro-batch</source>
         <translation>无上限：内存不随微批次增长</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="208"/>
-        <source>none: not even one sample fits</source>
-        <translation>无：连一个样本都放不下</translation>
-    </message>
-    <message>
-        <location filename="../../ui/summary_panel.cpp" line="210"/>
+        <location filename="../../ui/summary_panel.cpp" line="262"/>
         <source>%1 (now %2)</source>
         <translation>%1（当前 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="225"/>
-        <location filename="../../ui/summary_panel.cpp" line="285"/>
+        <location filename="../../ui/summary_panel.cpp" line="277"/>
+        <location filename="../../ui/summary_panel.cpp" line="337"/>
         <source>&lt; 0.1%</source>
         <translation>&lt; 0.1%</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="238"/>
+        <location filename="../../ui/summary_panel.cpp" line="290"/>
         <source>%1: %2 (%3)</source>
         <translation>%1：%2（%3）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="252"/>
+        <location filename="../../ui/summary_panel.cpp" line="304"/>
         <source>⚠ Unsafe plan: %1. Gradients will differ from a run without checkpointing.</source>
         <translation>⚠ 不安全的方案：%1。梯度将与不使用检查点的运行结果不同。</translation>
     </message>
@@ -2176,82 +2308,92 @@ at %2</source>
 <context>
     <name>remat::ui::TradeoffPlot</name>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="92"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="94"/>
         <source>&lt;b&gt;optimal frontier&lt;/b&gt;&lt;br&gt;peak %1&lt;br&gt;step time %2&lt;br&gt;click to apply %3</source>
         <translation>&lt;b&gt;最优前沿&lt;/b&gt;&lt;br&gt;峰值 %1&lt;br&gt;单步时间 %2&lt;br&gt;点击以应用 %3</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="96"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="98"/>
         <source>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;peak %2&lt;br&gt;step time %3&lt;br&gt;click to apply</source>
         <translation>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;峰值 %2&lt;br&gt;单步时间 %3&lt;br&gt;点击以应用</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="154"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="156"/>
         <source>optimal, %1</source>
         <translation>最优，%1</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="161"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="157"/>
+        <source>%1 (unsafe)</source>
+        <translation>%1（不安全）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tradeoff_plot.cpp" line="164"/>
         <source>predicted step time</source>
         <translation>预测单步时间</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="162"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="165"/>
         <source>peak memory</source>
         <translation>峰值内存</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="181"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="184"/>
         <source>predicted step time (%1)</source>
         <translation>预测单步时间（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="182"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="185"/>
         <source>peak memory (%1)</source>
         <translation>峰值内存（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="203"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="210"/>
         <source>every:K for K = 1 … %1</source>
         <translation>every:K，K = 1 … %1</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="221"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="228"/>
         <source>optimal frontier</source>
         <translation>最优前沿</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="228"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="235"/>
         <source>named strategies</source>
         <translation>命名策略</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="235"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="243"/>
+        <source>unsafe: gradients differ</source>
+        <translation>不安全：梯度不同</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tradeoff_plot.cpp" line="251"/>
         <source>current plan</source>
         <translation>当前方案</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="246"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="262"/>
         <source>usable capacity</source>
         <translation>可用容量</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="247"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="263"/>
         <source>usable capacity %1 (above this scale)</source>
         <translation>可用容量 %1（超出此坐标范围）</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="251"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="267"/>
         <source>usable capacity %1</source>
         <translation>可用容量 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="290"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="306"/>
         <source>%1 +%2 more</source>
         <translation>%1 及另外 %2 个</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="327"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="343"/>
         <source>There is no comparison to export yet.</source>
         <translation>尚无可导出的比较。</translation>
     </message>

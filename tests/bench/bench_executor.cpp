@@ -1,0 +1,85 @@
+// Speed of the CPU reference executor: one whole training step (alloc, initialisation,
+// forward, recompute, backward, optimizer) of the presets the executor tests run —
+// mlp-3x1024 with its file's plan and gpt2-tiny under `full` and `selective:attention_core` —
+// plus the CPU-rate probe `remat run` makes first. The tests check what these runs compute;
+// how long they take is reported here. Run by hand:
+//   build/<dir>/tests/bench/bench_executor
+#include <benchmark/benchmark.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "analysis.h"
+#include "backends.h"
+#include "cpu/cpu_rates.h"
+#include "lower.h"
+#include "model_file.h"
+#include "strategy.h"
+
+using namespace remat;
+
+namespace {
+
+struct Compiled {
+    Graph graph;
+    Program program;
+};
+
+Compiled compilePreset(const char* name, const char* strategy) {
+    auto m = loadModel(name);
+    if (!m) throw std::runtime_error(m.error().message);
+    auto g = lower(m->network, m->training.precision);
+    if (!g) throw std::runtime_error(g.error().message);
+    auto s = parseStrategy(strategy ? strategy : defaultStrategy(*m));
+    if (!s) throw std::runtime_error(s.error().message);
+    auto plan = makePlan(*g, *s, manualRegions(*m));
+    if (!plan) throw std::runtime_error(plan.error().message);
+    auto p = compile(*g, *plan, m->training, CompileOptions{});
+    if (!p) throw std::runtime_error(p.error().message);
+    return {std::move(*g), std::move(*p)};
+}
+
+void step(benchmark::State& state, const char* preset, const char* strategy) {
+    const Compiled c = compilePreset(preset, strategy);
+    auto executor = makeExecutor("cpu");
+    if (!executor) throw std::runtime_error(executor.error().message);
+    ExecuteOptions o;
+    for (auto _ : state) {
+        auto m = (*executor)->execute(c.graph, c.program, o);
+        if (!m) {
+            state.SkipWithError(m.error().message.c_str());
+            return;
+        }
+        benchmark::DoNotOptimize(m->losses.data());
+        state.counters["tracked_peak_MiB"] = double(m->peakBytes) / (1 << 20);
+        state.counters["device_peak_MiB"] = double(m->device.reservedPeakBytes) / (1 << 20);
+    }
+}
+
+void BM_StepMlp3x1024(benchmark::State& state) {
+    step(state, "mlp-3x1024", nullptr);
+}
+void BM_StepGpt2TinyFull(benchmark::State& state) {
+    step(state, "gpt2-tiny", "full");
+}
+void BM_StepGpt2TinySelective(benchmark::State& state) {
+    step(state, "gpt2-tiny", "selective:attention_core");
+}
+
+void BM_ProbeCpuRates(benchmark::State& state) {
+    for (auto _ : state) {
+        auto r = probeCpuRates();
+        if (!r) {
+            state.SkipWithError(r.error().message.c_str());
+            return;
+        }
+        benchmark::DoNotOptimize(r->gemmFlopsPerS);
+    }
+}
+
+}  // namespace
+
+BENCHMARK(BM_StepMlp3x1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StepGpt2TinyFull)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StepGpt2TinySelective)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ProbeCpuRates)->Unit(benchmark::kMillisecond);
