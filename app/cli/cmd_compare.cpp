@@ -19,7 +19,7 @@ int runCompare(const CommonOptions& o) {
     auto c = resolve(o);
     if (!c) return userError(c.error().message);
     auto base = evaluateBaseline(c->graph, c->training, c->device);
-    if (!base) return userError(base.error().message);
+    if (!base) return userError(*c, base.error().message);
     nlohmann::json all = nlohmann::json::array();
     TextTable table({"strategy", "peak", "peak saved", "activations saved", "recompute overhead",
                      "step time", "largest micro-batch", "fits", "safe"});
@@ -28,7 +28,7 @@ int runCompare(const CommonOptions& o) {
     std::vector<Evaluation> evaluations;
     for (const Strategy& s : listedStrategies(*c)) {
         auto e = evaluate(c->graph, s, c->manual, c->training, c->device, &*base);
-        if (!e) return userError(s.spelling() + ": " + e.error().message);
+        if (!e) return userError(*c, s.spelling() + ": " + e.error().message);
         all.push_back(evaluationToJson(c->graph, *e, c->device));
         const Timeline& t = e->timeline;
         table.addRow(

@@ -51,16 +51,16 @@ int runMaxBatch(const MaxBatchOptions& o) {
     std::vector<BatchFit> fits;
     for (const Strategy& s : listedStrategies(*c)) {
         auto f = fitStrategy(c->graph, s, c->manual, c->training, c->device, globalBatch);
-        if (!f) return userError(s.spelling() + ": " + f.error().message);
+        if (!f) return userError(*c, s.spelling() + ": " + f.error().message);
         fits.push_back(std::move(*f));
     }
     auto best = fitOptimal(c->graph, c->training, c->device, globalBatch);
-    if (!best) return userError("optimal: " + best.error().message);
+    if (!best) return userError(*c, "optimal: " + best.error().message);
     fits.push_back(std::move(*best));
     std::vector<std::vector<std::string>> unsafe;
     for (const BatchFit& f : fits) {
         auto u = unsafeReasons(*c, f.plan);
-        if (!u) return userError(f.label + ": " + u.error().message);
+        if (!u) return userError(*c, f.label + ": " + u.error().message);
         unsafe.push_back(std::move(*u));
     }
     bool anyFits = false;

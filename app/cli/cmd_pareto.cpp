@@ -149,14 +149,14 @@ int runPareto(const ParetoOptions& o) {
     auto c = resolve(o.common);
     if (!c) return userError(c.error().message);
     auto t = computeTradeoff(c->graph, c->training, c->device);
-    if (!t) return userError(t.error().message);
-    if (auto st = addManualPoint(*c, *t); !st) return userError(st.error().message);
+    if (!t) return userError(*c, t.error().message);
+    if (auto st = addManualPoint(*c, *t); !st) return userError(*c, st.error().message);
     relabelFrontier(*t);
     UnsafeMap unsafe;
     for (const auto* list : {&t->frontier, &t->everyK, &t->named})
         for (const auto& p : *list) {
             auto u = unsafeReasons(*c, p.plan);
-            if (!u) return userError(p.label + ": " + u.error().message);
+            if (!u) return userError(*c, p.label + ": " + u.error().message);
             if (!u->empty()) unsafe[p.label] = std::move(*u);
         }
     if (o.csv) {

@@ -17,7 +17,7 @@ int runProgram(const CommonOptions& o) {
     auto c = resolve(o);
     if (!c) return userError(c.error().message);
     auto e = evaluate(c->graph, c->strategy, c->manual, c->training, c->device);
-    if (!e) return userError(e.error().message);
+    if (!e) return userError(*c, e.error().message);
     const Program& p = e->program;
     const Timeline& t = e->timeline;
     if (o.json) {

@@ -16,7 +16,7 @@ int runSimulate(const CommonOptions& o) {
     auto c = resolve(o);
     if (!c) return userError(c.error().message);
     auto e = evaluate(c->graph, c->strategy, c->manual, c->training, c->device);
-    if (!e) return userError(e.error().message);
+    if (!e) return userError(*c, e.error().message);
     if (o.json) {
         std::cout << dumpJson(evaluationToJson(c->graph, *e, c->device)) << "\n";
         return 0;

@@ -41,6 +41,7 @@ Result<Context> resolve(const CommonOptions& o) {
     auto model = loadModel(o.model);
     if (!model) return model.error();
     Context c;
+    c.origin = o.model;
     c.model = std::move(*model);
     c.training = c.model.training;
     if (o.microBatch) c.training.microBatch = *o.microBatch;
@@ -87,6 +88,10 @@ int userError(const std::string& message) {
     // the rest (a newline inside a library message would break "one line").
     std::cerr << "remat: " << printable(message, 4000) << "\n";
     return 2;
+}
+
+int userError(const Context& c, const std::string& message) {
+    return userError(c.origin + ": " + message);
 }
 
 std::string shown(const std::string& text, std::size_t maxChars) {

@@ -34,6 +34,7 @@ void addCommonOptions(CLI::App& cmd, CommonOptions& o, bool withStrategy = true)
 
 // Everything a command needs once the options are resolved.
 struct Context {
+    std::string origin;  // MODEL as given: the file path or preset name, for messages
     ModelFile model;
     TrainingConfig training;
     DeviceSpec device;
@@ -43,6 +44,10 @@ struct Context {
 };
 
 Result<Context> resolve(const CommonOptions& o);
+
+// userError for a failure once the model is loaded (a plan that cannot be built, a program too
+// large): the message starts with the model file or preset, so it names what it concerns.
+int userError(const Context& c, const std::string& message);
 
 // Prints "remat: <message>" to stderr as one line (control characters and newlines escaped) and
 // returns the exit code for user errors (2).
