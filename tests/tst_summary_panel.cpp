@@ -25,6 +25,17 @@ using namespace remat::ui;
 
 namespace {
 
+// The app shows the panel in a scroll area, never squeezed below the height its wrapped rows
+// need; the screenshot gets that height too (after the relayout the rows posted).
+void saveShot(QWidget& panel, const QByteArray& dir, const char* file) {
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    const int needed = panel.hasHeightForWidth() ? panel.heightForWidth(panel.width())
+                                                 : panel.minimumSizeHint().height();
+    panel.resize(panel.width(), std::max(panel.height(), needed));
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    panel.grab().save(QString::fromLocal8Bit(dir) + "/" + file);
+}
+
 struct Case {
     Graph graph;
     Evaluation evaluation;
@@ -116,7 +127,7 @@ void TestSummaryPanel::fitsIsStatedPlainly() {
     const QColor good = verdict->palette().color(QPalette::WindowText);
     QVERIFY(good.green() > good.red());
     const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR");
-    if (!dir.isEmpty()) panel.grab().save(QString::fromLocal8Bit(dir) + "/summary-gpt2-small.png");
+    if (!dir.isEmpty()) saveShot(panel, dir, "summary-gpt2-small.png");
 }
 
 void TestSummaryPanel::doesNotFitIsStatedPlainly() {
@@ -151,7 +162,7 @@ void TestSummaryPanel::doesNotFitIsStatedPlainly() {
     QVERIFY(bad.lightness() > 128);  // light red on the dark background
     const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR");
     if (!dir.isEmpty())
-        panel.grab().save(QString::fromLocal8Bit(dir) + "/summary-gpt3-175b-dark.png");
+        saveShot(panel, dir, "summary-gpt3-175b-dark.png");
 }
 
 void TestSummaryPanel::unsafeReasonsAreWarnings() {
@@ -193,7 +204,7 @@ void TestSummaryPanel::unsafeReasonsAreWarnings() {
     const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR");
     if (!dir.isEmpty()) {
         panel.resize(520, 640);
-        panel.grab().save(QString::fromLocal8Bit(dir) + "/summary-unsafe.png");
+        saveShot(panel, dir, "summary-unsafe.png");
     }
 }
 
