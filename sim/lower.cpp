@@ -672,7 +672,7 @@ private:
     }
 
     static constexpr __int128 kMaxTensorElements = __int128(1) << 40;
-    static constexpr std::size_t kMaxOps = 400000;
+    static constexpr std::size_t kMaxOps = 100000;
     static constexpr std::int64_t kMaxOpCost = std::int64_t{1} << 60;
 
     const Network& m_net;

@@ -124,10 +124,10 @@ struct Network {
 // graph, the same shapes, the same rows in the layer stack.
 bool sameStructure(const Network& a, const Network& b);
 
-// The most layer instances a network may expand to (a repeat included): ten times the deepest
-// published networks (ResNet-1001, 1,000-layer transformers), and small enough that lowering,
-// compiling and drawing it stay within seconds and a few hundred MiB.
-inline constexpr std::int64_t kMaxLayerInstances = 10000;
+// The most layer instances a network may expand to (a repeat included): twice the deepest
+// published networks (ResNet-1001, 1,000-layer transformers), and small enough that comparing
+// every strategy on it stays within seconds and a GiB.
+inline constexpr std::int64_t kMaxLayerInstances = 2000;
 
 // Number of layer instances once repeats are expanded (the indexing of plan regions); capped at
 // kMaxLayerInstances + 1.
