@@ -152,6 +152,41 @@ std::string explainNoFit(const Timeline& t, const DeviceSpec& d) {
     return msg;
 }
 
+std::string budgetInfeasibleMessage(const Timeline& best, std::int64_t microBatch,
+                                    std::int64_t budgetBytes, const std::string& budgetWritten,
+                                    bool nested) {
+    const std::string head = nested ? "optimal-nested" : "optimal";
+    const std::string written = budgetWritten.empty() ? byteSizeSpelling(budgetBytes) : budgetWritten;
+    std::string msg = head + ": the budget of " + written +
+                      " cannot be met: the smallest peak any single-level plan reaches at "
+                      "micro-batch " +
+                      std::to_string(microBatch) + " is " + formatBytes(best.peakBytes) + " (" +
+                      std::to_string(best.peakBytes) + " B)" +
+                      (nested ? " and no nested plan reaches the budget" : "");
+    const std::string smallest = formatBudget(best.peakBytes, budgetUnit(written));
+    auto parsed = parseByteSize(smallest);
+    if (parsed && *parsed >= best.peakBytes)
+        msg += ", so " + head + ":" + smallest + " is the smallest budget in " +
+               (budgetUnit(written) == "B" ? std::string("bytes") : budgetUnit(written)) +
+               " that works";
+    else
+        msg += ", more than any budget " + head + " accepts";
+    Category largest = Category::Parameters;
+    msg += "; at that peak " + termsLargestFirst(best.breakdownAtPeak, &largest);
+    const std::int64_t states = modelStateBytes(best);
+    if (states >= budgetBytes)
+        msg += "; model states alone (parameters, gradients, optimizer state) take " +
+               formatBytes(states) + ", more than the budget, which no checkpointing plan changes";
+    else if (isActivation(largest))
+        msg += nested ? "; activations are the largest term: a smaller micro-batch lowers them"
+                      : "; activations are the largest term: a smaller micro-batch lowers them, "
+                        "and optimal-nested:BUDGET, which nests regions, may reach a lower peak";
+    else
+        msg += "; the largest term is " + std::string(categoryWords(largest)) +
+               ", which checkpointing does not remove";
+    return msg;
+}
+
 std::string explainBudgetInfeasible(const Graph& g, const Strategy& s, const TrainingConfig& cfg,
                                     const DeviceSpec& d) {
     if (s.kind != StrategyKind::Optimal && s.kind != StrategyKind::OptimalNested) return {};
@@ -163,38 +198,8 @@ std::string explainBudgetInfeasible(const Graph& g, const Strategy& s, const Tra
     if (!program) return {};
     const Timeline t = simulate(g, *program, d);
     if (s.budgetBytes >= t.peakBytes) return {};
-    const bool nested = s.kind == StrategyKind::OptimalNested;
-    const std::string head = nested ? "optimal-nested" : "optimal";
-    const std::string written =
-        s.budgetText.empty() ? byteSizeSpelling(s.budgetBytes) : s.budgetText;
-    std::string msg = head + ": the budget of " + written +
-                      " cannot be met: the smallest peak any single-level plan reaches at "
-                      "micro-batch " +
-                      std::to_string(cfg.microBatch) + " is " + formatBytes(t.peakBytes) + " (" +
-                      std::to_string(t.peakBytes) + " B)" +
-                      (nested ? " and no nested plan reaches the budget" : "");
-    const std::string smallest = formatBudget(t.peakBytes, budgetUnit(written));
-    auto parsed = parseByteSize(smallest);
-    if (parsed && *parsed >= t.peakBytes)
-        msg += ", so " + head + ":" + smallest + " is the smallest budget in " +
-               (budgetUnit(written) == "B" ? std::string("bytes") : budgetUnit(written)) +
-               " that works";
-    else
-        msg += ", more than any budget " + head + " accepts";
-    Category largest = Category::Parameters;
-    msg += "; at that peak " + termsLargestFirst(t.breakdownAtPeak, &largest);
-    const std::int64_t states = modelStateBytes(t);
-    if (states >= s.budgetBytes)
-        msg += "; model states alone (parameters, gradients, optimizer state) take " +
-               formatBytes(states) + ", more than the budget, which no checkpointing plan changes";
-    else if (isActivation(largest))
-        msg += nested ? "; activations are the largest term: a smaller micro-batch lowers them"
-                      : "; activations are the largest term: a smaller micro-batch lowers them, "
-                        "and optimal-nested:BUDGET, which nests regions, may reach a lower peak";
-    else
-        msg += "; the largest term is " + std::string(categoryWords(largest)) +
-               ", which checkpointing does not remove";
-    return msg;
+    return budgetInfeasibleMessage(t, cfg.microBatch, s.budgetBytes, s.budgetText,
+                                   s.kind == StrategyKind::OptimalNested);
 }
 
 }  // namespace remat

@@ -67,5 +67,11 @@ std::string explainNoFit(const Timeline& t, const DeviceSpec& d);
 // smallest peak (the failure, if any, has another cause) or for other strategies.
 std::string explainBudgetInfeasible(const Graph& g, const Strategy& s, const TrainingConfig& cfg,
                                     const DeviceSpec& d);
+// The same message from the timeline of the plan that reaches the smallest single-level peak:
+// the smallest budget that works, rounded up in the unit the budget was written in
+// (`budgetWritten`, "7.5GiB"; empty: the planners' own spelling), and the largest terms.
+std::string budgetInfeasibleMessage(const Timeline& best, std::int64_t microBatch,
+                                    std::int64_t budgetBytes, const std::string& budgetWritten,
+                                    bool nested);
 
 }  // namespace remat

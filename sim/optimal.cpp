@@ -445,46 +445,13 @@ Result<VerifiedPlan> verifyPlan(const Graph& g, const Plan& plan, const Training
 }
 
 std::string explainInfeasible(const Graph& g, const Plan& plan, const TrainingConfig& cfg,
-                              const DeviceSpec& device, std::int64_t budgetBytes,
-                              const std::string& planKind) {
-    std::string msg = "the budget of " + formatBytes(budgetBytes) + " cannot be met";
+                              const DeviceSpec& device, std::int64_t budgetBytes, bool nested) {
     auto program = compile(g, plan, cfg, compileOptionsFor(device));
-    if (!program) return msg + " (" + program.error().message + ")";
-    const Timeline t = simulate(g, *program, device);
-    const auto& b = t.breakdownAtPeak;
-    auto at = [&](Category c) { return b[std::size_t(c)]; };
-    const std::int64_t state =
-        at(Category::Parameters) + at(Category::Gradients) + at(Category::OptimizerState);
-    const std::int64_t acts = at(Category::SavedActivations) + at(Category::RecomputedActivations) +
-                              at(Category::Transient) + at(Category::Inputs);
-    const std::int64_t ws = at(Category::Workspace);
-    msg += ": the smallest peak any " + planKind + " reaches is " + formatBytes(t.peakBytes) +
-           " at micro-batch " + std::to_string(cfg.microBatch) + "; at that peak ";
-    std::vector<std::pair<std::int64_t, std::string>> parts = {
-        {state, "parameters + gradients + optimizer state"},
-        {acts, "activations (saved, recomputed, transient, inputs)"},
-        {ws, "workspace"}};
-    std::sort(parts.begin(), parts.end(),
-              [](const auto& x, const auto& y) { return x.first > y.first; });
-    bool first = true;
-    for (const auto& [bytes, what] : parts) {
-        if (bytes == 0) continue;
-        msg += std::string(first ? "" : ", ") + what + " " + formatBytes(bytes);
-        first = false;
-    }
-    const std::int64_t resident = at(Category::Parameters) + at(Category::OptimizerState);
-    if (resident >= budgetBytes)
-        msg += "; parameters + optimizer state alone (" + formatBytes(resident) +
-               ") exceed the budget, which no checkpointing plan changes";
-    else if (state >= acts)
-        msg +=
-            "; parameters, gradients and optimizer state dominate, which no checkpointing "
-            "plan changes";
-    else
-        msg +=
-            "; activations dominate: a smaller micro-batch or nested checkpointing "
-            "(optimal-nested) may fit";
-    return msg;
+    if (!program)
+        return std::string(nested ? "optimal-nested" : "optimal") + ": the budget of " +
+               byteSizeSpelling(budgetBytes) + " cannot be met (" + program.error().message + ")";
+    return budgetInfeasibleMessage(simulate(g, *program, device), cfg.microBatch, budgetBytes, {},
+                                   nested);
 }
 
 Result<VerifiedPlan> planOptimal(const Graph& g, const TrainingConfig& cfg,
@@ -496,8 +463,7 @@ Result<VerifiedPlan> planOptimal(const Graph& g, const TrainingConfig& cfg,
     auto sol = planner.solve(budgetBytes);
     if (!sol) {
         const Plan best = model->toPlan(planner.minimumPeak().segments, spelling);
-        return makeError("optimal: " +
-                         explainInfeasible(g, best, cfg, device, budgetBytes, "single-level plan"));
+        return makeError(explainInfeasible(g, best, cfg, device, budgetBytes, false));
     }
     return verifyPlan(g, model->toPlan(sol->segments, spelling), cfg, device, budgetBytes,
                       sol->predictedPeakBytes, "optimal");

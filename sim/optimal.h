@@ -121,12 +121,12 @@ Result<VerifiedPlan> verifyPlan(const Graph& g, const Plan& plan, const Training
                                 const DeviceSpec& device, std::int64_t budgetBytes,
                                 std::int64_t predictedPeakBytes, const std::string& planner);
 
-// "the budget of 40 GiB cannot be met: the smallest peak any <kind> reaches is 52 GiB; at that
-// peak parameters + gradients + optimizer state take 48 GiB (...)". Simulates `plan`, the plan
-// reaching the smallest peak, for the breakdown.
+// "optimal: the budget of 40GiB cannot be met: the smallest peak any single-level plan reaches
+// ... is 52.00 GiB (...), so optimal:52.01GiB is the smallest budget in GiB that works; at that
+// peak ..." (budgetInfeasibleMessage in analysis.h). Simulates `plan`, the plan reaching the
+// smallest peak, for the breakdown.
 std::string explainInfeasible(const Graph& g, const Plan& plan, const TrainingConfig& cfg,
-                              const DeviceSpec& device, std::int64_t budgetBytes,
-                              const std::string& planKind);
+                              const DeviceSpec& device, std::int64_t budgetBytes, bool nested);
 
 // Builds the model, solves, verifies. The plan's strategy is `optimal:<budget>`.
 Result<VerifiedPlan> planOptimal(const Graph& g, const TrainingConfig& cfg,

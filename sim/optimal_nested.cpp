@@ -508,10 +508,7 @@ Result<VerifiedPlan> planOptimalNested(const Graph& g, const TrainingConfig& cfg
     auto nested = solveNested(*model, budgetBytes, slots);
     if (!flat && !nested) {
         const Plan best = model->toPlan(single.minimumPeak().segments, spelling);
-        return makeError("optimal-nested: " +
-                         explainInfeasible(g, best, cfg, device, budgetBytes,
-                                           "single-level plan (nor any nested plan at " +
-                                               std::to_string(slots) + " memory slots)"));
+        return makeError(explainInfeasible(g, best, cfg, device, budgetBytes, true));
     }
     if (nested && (!flat || nested->recomputeTimeS < flat->recomputeTimeS))
         return verifyPlan(g, nestedToPlan(*model, nested->regions, spelling), cfg, device,
