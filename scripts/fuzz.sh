@@ -8,7 +8,8 @@
 #   FUZZ_SECONDS   seconds per target (default 60)
 #   FUZZ_TARGETS   which targets (default "model device cli")
 #   FUZZ_BUILD     build directory (default build/fuzz; it must be configured like the preset)
-#   FUZZ_ARGS      extra libFuzzer flags (e.g. "-seed=1")
+#   FUZZ_ARGS      extra libFuzzer flags (default "-seed=1": CI mutates the same way every run,
+#                  so a red CI is a finding that reproduces, not luck; "-seed=0" for a random one)
 # New corpus entries and crash files go to $FUZZ_BUILD/run/, never into the source tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 targets=${FUZZ_TARGETS:-"model device cli"}
 build=${FUZZ_BUILD:-build/fuzz}
-extra=${FUZZ_ARGS:-}
+extra=${FUZZ_ARGS:--seed=1}
 
 if ! command -v clang++ >/dev/null 2>&1; then
     echo "fuzz: clang++ not found (scripts/setup.sh installs clang and libclang-rt-14-dev)" >&2
@@ -67,7 +68,7 @@ for target in $targets; do
     # memory blow-ups (a "repeat" of a million, a huge allocation) are findings too.
     # shellcheck disable=SC2086
     if "$build/tests/fuzz/fuzz_$target" -max_total_time="$seconds" -max_len="$max_len" \
-        -timeout=30 -rss_limit_mb=3072 -dict="$dict" -print_final_stats=1 \
+        -timeout=60 -rss_limit_mb=3072 -dict="$dict" -print_final_stats=1 \
         -artifact_prefix="$run/artifacts/" $extra "$run/corpus" "${seed_dirs[@]}" \
         >"$run/log.txt" 2>&1; then
         grep -E '^stat::(number_of_executed_units|peak_rss_mb)|^#[0-9]+ +DONE' "$run/log.txt" || true
