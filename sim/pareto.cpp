@@ -60,7 +60,7 @@ Result<Tradeoff> computeTradeoff(const Graph& g, const TrainingConfig& cfg,
     std::reverse(out.frontier.begin(), out.frontier.end());
     for (std::size_t k = 1; k <= g.chain.size(); ++k) {
         if (auto st = cancelled(cancel); !st) return st.error();
-        Strategy s{StrategyKind::EveryK, std::int64_t(k), {}, 0};
+        Strategy s{StrategyKind::EveryK, std::int64_t(k), {}, 0, {}};
         auto plan = makePlan(g, s);
         if (!plan) return plan.error();
         auto p = simulatePoint(g, *plan, s.spelling(), cfg, device);
