@@ -16,8 +16,8 @@
 
 namespace remat {
 
-// The largest program compile() builds (about 1.3 GiB of instructions); larger ones are refused
-// up front with the estimate.
+// The largest program compile() builds, as estimated (at the limit about 2.3 GiB and seconds to
+// simulate, docs/model-format.md); larger ones are refused up front with the estimate.
 inline constexpr std::int64_t kMaxProgramInstructions = 4000000;
 
 struct CompileOptions {
