@@ -1,5 +1,6 @@
 // remat-studio: the desktop app. `remat-studio [MODEL] [--strategy S] [--screenshot FILE.png]
-// [--dark] [--expand-all] [--language CODE] [--output DIR] [--autosave-dir DIR] [--recover]`.
+// [--dark] [--expand-all] [--language CODE] [--size WxH] [--output DIR] [--autosave-dir DIR]
+// [--recover]`.
 // With a display it opens the main window on MODEL (default: the gpt2-small preset), then
 // offers to recover work a crashed or killed session left in the autosave folder (`--recover`
 // recovers the newest without asking); `--screenshot` renders the window offscreen to FILE and
@@ -124,7 +125,14 @@ int main(int argc, char** argv) {
         QApplication::translate("main",
                                 "Recover the newest work a crashed or killed session left "
                                 "behind without asking."));
+    QCommandLineOption sizeOption(
+        QStringLiteral("size"),
+        QApplication::translate("main",
+                                "Window size in pixels, WIDTHxHEIGHT (default 1600x1000, or the "
+                                "screen's where smaller; 1280x720 shows the projector layout)."),
+        QStringLiteral("WxH"));
     parser.addOption(screenshotOption);
+    parser.addOption(sizeOption);
     parser.addOption(autosaveDirOption);
     parser.addOption(recoverOption);
     parser.addOption(outputOption);
@@ -133,6 +141,21 @@ int main(int argc, char** argv) {
     parser.addOption(expandOption);
     parser.addOption(languageOption);
     parser.process(app);
+
+    QSize windowSize;
+    if (parser.isSet(sizeOption)) {
+        const QStringList parts = parser.value(sizeOption).split(QLatin1Char('x'));
+        bool wOk = false, hOk = false;
+        if (parts.size() == 2) windowSize = QSize(parts[0].toInt(&wOk), parts[1].toInt(&hOk));
+        if (!wOk || !hOk || windowSize.width() < 320 || windowSize.height() < 240 ||
+            windowSize.width() > 16384 || windowSize.height() > 16384) {
+            std::cerr << "remat-studio: --size: expected WIDTHxHEIGHT in pixels between 320x240 "
+                         "and 16384x16384, got '"
+                      << remat::ui::printableText(parser.value(sizeOption), 64).toStdString()
+                      << "'\n";
+            return 2;
+        }
+    }
 
     const QStringList positional = parser.positionalArguments();
     const QString model = positional.isEmpty() ? QStringLiteral("gpt2-small") : positional.front();
@@ -171,8 +194,9 @@ int main(int argc, char** argv) {
     }
 
     if (parser.isSet(expandOption)) window.layerStack()->tree()->expandAll();
+    if (windowSize.isValid()) window.resize(windowSize);
     if (parser.isSet(screenshotOption)) {
-        window.resize(1600, 1000);
+        if (!windowSize.isValid()) window.resize(1600, 1000);
         window.show();
         // Let layouts settle and the background comparison finish before grabbing.
         QEventLoop settle;

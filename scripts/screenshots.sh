@@ -16,3 +16,5 @@ shot main-window-gpt2-small.png gpt2-small --strategy every:3
 shot main-window-gpt2-small-dark.png gpt2-small --strategy every:3 --dark
 shot main-window-gpt2-small-selective.png gpt2-small --strategy selective:attention_core --expand-all
 shot main-window-gpt2-small-zh_CN.png gpt2-small --strategy every:3 --language zh_CN
+shot main-window-projector-1280x720.png gpt2-small --strategy every:3 --size 1280x720
+shot main-window-projector-1280x720-zh_CN.png gpt2-small --strategy every:3 --size 1280x720 --language zh_CN

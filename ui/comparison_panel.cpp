@@ -76,6 +76,10 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent) {
 
     auto* status = new WrapBox(this);
     m_status = status->label();
+    // The status takes two lines in a narrow window (a projector, a long model or device
+    // name); reserving them keeps the panel's minimum height true, so the plot below is never
+    // squeezed under its own minimum and cut off.
+    status->setMinimumHeight(2 * status->fontMetrics().lineSpacing());
     m_busy = new ProgressStrip(this);
     m_busy->setMaximumWidth(260);
     m_busy->setFormat(tr("computing %v of %m strategies"));

@@ -1,6 +1,7 @@
 #include "layer_stack_view.h"
 
 #include <QAction>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -45,15 +46,16 @@ LayerStackView::LayerStackView(Document* document, QWidget* parent)
     header->setSectionResizeMode(LayerStackModel::NameColumn, QHeaderView::Stretch);
     const QFontMetrics fm(font());
     // Fixed columns sized for their typical content; the name takes the rest.
-    header->resizeSection(LayerStackModel::KindColumn,
-                          fm.horizontalAdvance(QStringLiteral("transformer_blo")) + 12);
-    header->resizeSection(LayerStackModel::ShapeColumn,
-                          fm.horizontalAdvance(QStringLiteral("[1024, 50257]")) + 12);
+    m_kindWidth = fm.horizontalAdvance(QStringLiteral("transformer_blo")) + 12;
+    m_shapeWidth = fm.horizontalAdvance(QStringLiteral("[1024, 50257]")) + 12;
+    header->resizeSection(LayerStackModel::KindColumn, m_kindWidth);
+    header->resizeSection(LayerStackModel::ShapeColumn, m_shapeWidth);
     header->resizeSection(LayerStackModel::BytesColumn,
                           fm.horizontalAdvance(QStringLiteral("000.00 MiB")) + 24);
     header->resizeSection(LayerStackModel::CheckpointColumn,
                           fm.horizontalAdvance(QStringLiteral("recompute")) + 40);
     m_tree->setMinimumWidth(fm.horizontalAdvance(QLatin1Char('x')) * 60);
+    m_tree->installEventFilter(this);
 
     m_checkpointSelection = new QAction(tr("Checkpoint selection"), this);
     m_checkpointSelection->setToolTip(
@@ -235,6 +237,26 @@ void LayerStackView::selectEntry(int entry) {
     if (!i.isValid()) return;
     m_tree->setCurrentIndex(i);
     m_tree->scrollTo(i);
+}
+
+bool LayerStackView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_tree && event->type() == QEvent::Resize) fitColumns();
+    return QWidget::eventFilter(watched, event);
+}
+
+void LayerStackView::fitColumns() {
+    QHeaderView* header = m_tree->header();
+    const QFontMetrics fm(font());
+    const int x = fm.horizontalAdvance(QLatin1Char('x'));
+    // The name ("1–12  transformer_block") needs about 24 characters; the kind and output
+    // columns give up to half their width for it.
+    const int fixed = header->sectionSize(LayerStackModel::BytesColumn) +
+                      header->sectionSize(LayerStackModel::CheckpointColumn);
+    const int spare = m_tree->viewport()->width() - fixed - 24 * x;
+    const int typical = m_kindWidth + m_shapeWidth;
+    const double share = std::clamp(double(spare) / typical, 0.5, 1.0);
+    header->resizeSection(LayerStackModel::KindColumn, int(m_kindWidth * share));
+    header->resizeSection(LayerStackModel::ShapeColumn, int(m_shapeWidth * share));
 }
 
 }  // namespace remat::ui

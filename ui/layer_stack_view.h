@@ -49,7 +49,13 @@ signals:
     void currentInstanceChanged(int instance);  // -1: none (input or a repeated block row)
     void message(const QString& text);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
+    // Narrows the kind and output columns when the view is narrow (a projector), so that the
+    // layer's name keeps room; at their typical widths otherwise.
+    void fitColumns();
     void saveExpansion();
     void restoreExpansion();
     QString keyOf(const QModelIndex& index) const;
@@ -62,6 +68,8 @@ private:
     QSet<QString> m_expanded;
     int m_lastEntry = -2;
     int m_lastInstance = -2;
+    int m_kindWidth = 0;   // typical widths of the kind and output columns
+    int m_shapeWidth = 0;
 };
 
 }  // namespace remat::ui

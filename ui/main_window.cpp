@@ -8,11 +8,13 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QScrollArea>
+#include <QScreen>
 #include <QStatusBar>
 #include <QStyle>
 #include <QThreadPool>
 #include <QToolBar>
 #include <QUrl>
+#include <algorithm>
 #include <utility>
 
 #include "app_settings.h"
@@ -20,6 +22,7 @@
 #include "background_priority.h"
 #include "budget_slider.h"
 #include "comparison_panel.h"
+#include "device_bar.h"
 #include "document.h"
 #include "inspector.h"
 #include "layer_insert.h"
@@ -66,10 +69,11 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     if (m_options.autosave)
         m_autosaver = std::make_unique<Autosaver>(m_document, m_options.autosaveDirectory);
 
-    resize(1600, 1000);
+    resize(defaultSize());
+    fitDocksToWindow();
     if (m_options.restoreSettings) {
         restoreGeometry(settings.geometry());
-        restoreState(settings.windowState());
+        m_docksFitted = restoreState(settings.windowState());
     }
     setUnits(m_units);
     onDocumentChanged();
@@ -103,10 +107,13 @@ void MainWindow::buildViews() {
     bar->setMovable(false);
     bar->addWidget(m_strategyBar);
     addToolBar(Qt::TopToolBarArea, bar);
-    // The memory budget (optimal planner), on its own row under the strategy bar.
-    auto* budget = new QToolBar(tr("Memory budget"), this);
+    // The device and the memory budget (optimal planner), on their own row under the strategy
+    // bar: each row fits a 1280-pixel projector.
+    m_deviceBar = new DeviceBar(m_document, this);
+    auto* budget = new QToolBar(tr("Device and memory budget"), this);
     budget->setObjectName(QStringLiteral("budgetToolBar"));
     budget->setMovable(false);
+    budget->addWidget(m_deviceBar);
     budget->addWidget(new BudgetSlider(m_document, this));
     addToolBarBreak(Qt::TopToolBarArea);
     addToolBar(Qt::TopToolBarArea, budget);
@@ -154,10 +161,34 @@ void MainWindow::buildDocks() {
     // summary, where its table has the width it needs.
     setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
     setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
-    resizeDocks({m_stackDock, m_inspectorDock}, {640, 300}, Qt::Vertical);
-    resizeDocks({m_stackDock}, {580}, Qt::Horizontal);
+}
+
+QSize MainWindow::defaultSize() const {
+    const QSize preferred(1600, 1000);
+    const QScreen* s = screen();
+    return s ? preferred.boundedTo(s->availableGeometry().size()) : preferred;
+}
+
+void MainWindow::fitDocksToWindow() {
+    // Shares of the window, within what each panel needs: at 1600 x 1000 the stack takes 580
+    // pixels and the comparison 320; on a 1280 x 720 projector both shrink towards their
+    // minimum so that the timeline keeps the room it needs.
+    const int w = width(), h = height();
+    m_fittedSize = size();
+    resizeDocks({m_stackDock, m_inspectorDock}, {h * 2 / 3, h / 3}, Qt::Vertical);
+    resizeDocks({m_stackDock}, {std::clamp(w * 9 / 25, 380, 580)}, Qt::Horizontal);
     resizeDocks({m_summaryDock}, {340}, Qt::Horizontal);
-    resizeDocks({m_comparisonDock}, {320}, Qt::Vertical);
+    resizeDocks({m_comparisonDock}, {std::clamp(h * 8 / 25, 200, 320)}, Qt::Vertical);
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    // The first time the window is shown, at another size than the default it was fitted to
+    // (the caller chose one), unless the user's own layout was restored.
+    if (!m_docksFitted) {
+        m_docksFitted = true;
+        if (size() != m_fittedSize) fitDocksToWindow();
+    }
 }
 
 void MainWindow::connectDocument() {
@@ -181,7 +212,7 @@ void MainWindow::connectDocument() {
     connect(m_layerStack, &LayerStackView::message, this, &MainWindow::showMessage);
     connect(m_palette, &Palette::addRequested, this,
             [this](LayerKind kind) { addLayerFromPalette(int(kind)); });
-    connect(m_strategyBar, &StrategyBar::deviceChosen, this, [this](const QString& id) {
+    connect(m_deviceBar, &DeviceBar::deviceChosen, this, [this](const QString& id) {
         AppSettings().setLastDevice(id);
         m_document->setFallbackDeviceId(id);
     });
@@ -263,6 +294,7 @@ void MainWindow::setUnits(ByteUnits units) {
     AppSettings().setUnits(units);
     m_timeline->setUnits(units);
     m_strategyBar->setUnits(units);
+    m_deviceBar->setUnits(units);
     if (auto* budget = findChild<BudgetSlider*>()) budget->setUnits(units);
     m_summary->setUnits(units);
     m_comparison->setUnits(units);

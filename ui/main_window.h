@@ -32,6 +32,7 @@ class LayerStackView;
 class Palette;
 class RunPanel;
 class StrategyBar;
+class DeviceBar;
 class SummaryPanel;
 class TimelinePlot;
 
@@ -56,6 +57,7 @@ public:
     LayerStackView* layerStack() const { return m_layerStack; }
     TimelinePlot* timeline() const { return m_timeline; }
     StrategyBar* strategyBar() const { return m_strategyBar; }
+    DeviceBar* deviceBar() const { return m_deviceBar; }
     Inspector* inspector() const { return m_inspector; }
     SummaryPanel* summary() const { return m_summary; }
     ComparisonPanel* comparison() const { return m_comparison; }
@@ -96,12 +98,17 @@ public:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
 private:
     void buildViews();
     void buildDocks();
+    // 1600 x 1000, or the screen's available size where that is smaller (a projector).
+    QSize defaultSize() const;
+    // Sizes the docks as shares of the window's size, each within what its panel needs.
+    void fitDocksToWindow();
     void buildActions();
     void buildMenus();
     void connectDocument();
@@ -129,6 +136,9 @@ private:
     Palette* m_palette = nullptr;
     Inspector* m_inspector = nullptr;
     StrategyBar* m_strategyBar = nullptr;
+    bool m_docksFitted = false;  // the docks were sized to the shown window (or restored)
+    QSize m_fittedSize;          // the window size the docks were last sized for
+    DeviceBar* m_deviceBar = nullptr;
     TimelinePlot* m_timeline = nullptr;
     SummaryPanel* m_summary = nullptr;
     ComparisonPanel* m_comparison = nullptr;

@@ -73,9 +73,7 @@ StrategyBar::StrategyBar(Document* document, QWidget* parent)
       m_microBatch(new QSpinBox(this)),
       m_accumulation(new QSpinBox(this)),
       m_precision(new QComboBox(this)),
-      m_optimizer(new QComboBox(this)),
-      m_device(new QComboBox(this)),
-      m_capacity(new QLabel(this)) {
+      m_optimizer(new QComboBox(this)) {
     for (const StrategyChoice& c : kChoices)
         if (parseStrategy(c.probe))
             m_strategy->addItem(choiceLabel(QString::fromLatin1(c.head)),
@@ -110,11 +108,6 @@ StrategyBar::StrategyBar(Document* document, QWidget* parent)
         m_precision->addItem(toQString(precisionName(p)), int(p));
     for (Optimizer o : {Optimizer::Sgd, Optimizer::Momentum, Optimizer::Adam, Optimizer::AdamW})
         m_optimizer->addItem(toQString(optimizerName(o)), int(o));
-    for (const DeviceSpec& d : builtinDevices())
-        m_device->addItem(printableText(d.name), toQString(d.id));
-    m_device->setObjectName(QStringLiteral("device"));
-    m_device->setToolTip(tr("Device profile: capacity, peak FLOP/s, bandwidth"));
-    m_capacity->setObjectName(QStringLiteral("capacity"));
 
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(4, 2, 4, 2);
@@ -131,9 +124,6 @@ StrategyBar::StrategyBar(Document* document, QWidget* parent)
     layout->addWidget(m_precision);
     layout->addWidget(caption(tr("Optimizer"), this));
     layout->addWidget(m_optimizer);
-    layout->addWidget(caption(tr("Device"), this));
-    layout->addWidget(m_device);
-    layout->addWidget(m_capacity);
     layout->addStretch(1);
 
     connect(m_strategy, &QComboBox::currentIndexChanged, this, &StrategyBar::strategyEdited);
@@ -151,14 +141,6 @@ StrategyBar::StrategyBar(Document* document, QWidget* parent)
     });
     connect(m_optimizer, &QComboBox::currentIndexChanged, this, [this] {
         if (!m_syncing && !m_document->setOptimizer(Optimizer(m_optimizer->currentData().toInt())))
-            sync();
-    });
-    connect(m_device, &QComboBox::currentIndexChanged, this, [this] {
-        if (m_syncing) return;
-        const QString id = m_device->currentData().toString();
-        if (m_document->setDeviceId(id))
-            emit deviceChosen(id);
-        else
             sync();
     });
     connect(m_document, &Document::changed, this, &StrategyBar::sync);
@@ -227,20 +209,6 @@ void StrategyBar::sync() {
     m_accumulation->setValue(int(m.training.accumulationSteps));
     m_precision->setCurrentIndex(m_precision->findData(int(m.training.precision)));
     m_optimizer->setCurrentIndex(m_optimizer->findData(int(m.training.optimizer)));
-    const DeviceSpec& d = m_document->device();
-    int di = m_device->findData(toQString(d.id));
-    if (di < 0) {
-        // A profile loaded from a file: list it so that the combo can show it.
-        m_device->addItem(printableText(d.name), toQString(d.id));
-        di = m_device->count() - 1;
-    }
-    m_device->setCurrentIndex(di);
-    m_capacity->setText(
-        tr("%1 (usable %2)")
-            .arg(bytesText(d.memoryBytes, m_units), bytesText(d.usableBytes(), m_units)));
-    m_capacity->setToolTip(
-        tr("Device memory, and what is left after the CUDA context and "
-           "library reserve"));
     updateParameterWidgets();
     m_syncing = false;
 }

@@ -1,8 +1,8 @@
 // The strategy bar: how the step is planned and run — the checkpointing strategy (manual,
 // none, full, every-k with k, sqrt, selective with its sub-module kinds, and whichever budget
-// planners the simulator provides), micro-batch, accumulation steps, precision, optimizer, and
-// the device profile with its capacity. It shows the document's settings and turns each change
-// into one document edit (spin boxes merge into one undo step while typing).
+// planners the simulator provides), micro-batch, accumulation steps, precision and optimizer
+// (the device is on the DeviceBar, device_bar.h). It shows the document's settings and turns
+// each change into one document edit (spin boxes merge into one undo step while typing).
 #pragma once
 
 #include <QWidget>
@@ -32,12 +32,6 @@ public:
     QComboBox* strategyCombo() const { return m_strategy; }
     QSpinBox* kSpin() const { return m_k; }
     QSpinBox* microBatchSpin() const { return m_microBatch; }
-    QComboBox* deviceCombo() const { return m_device; }
-
-signals:
-    // The user picked a device profile (the main window remembers it as the last device).
-    void deviceChosen(const QString& id);
-
 private:
     void sync();
     void updateParameterWidgets();
@@ -55,8 +49,6 @@ private:
     QSpinBox* m_accumulation;
     QComboBox* m_precision;
     QComboBox* m_optimizer;
-    QComboBox* m_device;
-    QLabel* m_capacity;
     bool m_syncing = false;
 };
 

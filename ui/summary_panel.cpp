@@ -103,6 +103,7 @@ QLabel* SummaryPanel::addField(const QString& name) {
     auto* value = new WrapBox(this);
     m_fields->addWidget(title, row, 0);
     m_fields->addWidget(value, row, 1);
+    m_fieldCells.emplace_back(title, value);
     return value->label();
 }
 
@@ -283,7 +284,9 @@ void SummaryPanel::refresh() {
             r.swatchPx = swatchPx;
             r.swatchColor = color.rgba();
         }
-        r.name->setText(categoryDisplayName(c));
+        // The short name keeps the panel narrow enough for a projector; the tooltip explains.
+        r.name->setText(categoryShortName(c));
+        r.name->setToolTip(categoryDisplayName(c));
         r.amount->setText(bytesText(bytes, m_units));
         r.percent->setText(share);
         m_breakdownTexts
@@ -328,7 +331,7 @@ SummaryPanel::CellWidths SummaryPanel::breakdownCellWidths() const {
     CellWidths w;
     w.swatch = fm.height() * 2 / 3;
     for (Category c : kAllCategories)
-        w.name = std::max(w.name, fm.horizontalAdvance(categoryDisplayName(c)));
+        w.name = std::max(w.name, fm.horizontalAdvance(categoryShortName(c)));
     // The widest figures either unit system prints (below 1024 of a unit, two decimals).
     for (ByteUnits units : {ByteUnits::Binary, ByteUnits::Decimal})
         for (std::int64_t bytes : {std::int64_t(1023) << 20, std::int64_t(1023) << 30,
@@ -354,6 +357,38 @@ void SummaryPanel::fixBreakdownCells() {
         r.name->setFixedSize(w.name, height);
         r.amount->setFixedSize(w.amount, height);
         r.percent->setFixedSize(w.share, height);
+    }
+}
+
+void SummaryPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    int titles = 0;
+    for (const auto& [title, value] : m_fieldCells)
+        titles = std::max(titles, title->sizeHint().width());
+    const QMargins m = layout()->contentsMargins();
+    const int valueWidth = width() - m.left() - m.right() - titles - m_fields->horizontalSpacing();
+    const bool stacked = valueWidth < 24 * fontMetrics().averageCharWidth();
+    if (stacked != m_fieldsStacked) arrangeFields(stacked);
+}
+
+void SummaryPanel::arrangeFields(bool stacked) {
+    m_fieldsStacked = stacked;
+    for (const auto& [title, value] : m_fieldCells) {
+        m_fields->removeWidget(title);
+        m_fields->removeWidget(value);
+    }
+    const int indent = stacked ? fontMetrics().averageCharWidth() * 2 : 0;
+    int row = 0;
+    for (const auto& [title, value] : m_fieldCells) {
+        title->setAlignment(stacked ? Qt::AlignLeft | Qt::AlignTop : Qt::AlignRight | Qt::AlignTop);
+        value->setContentsMargins(indent, 0, 0, 0);
+        if (stacked) {
+            m_fields->addWidget(title, row++, 0, 1, 2);
+            m_fields->addWidget(value, row++, 0, 1, 2);
+        } else {
+            m_fields->addWidget(title, row, 0);
+            m_fields->addWidget(value, row++, 1);
+        }
     }
 }
 

@@ -14,6 +14,7 @@
 #include <QWidget>
 #include <QColor>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "analysis.h"
@@ -54,8 +55,13 @@ public:
 
 protected:
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
+    // Titles beside their values, or above them when the panel is too narrow for both side
+    // by side (a projector): a value column narrower than about 24 characters wraps every
+    // figure onto several lines.
+    void arrangeFields(bool stacked);
     struct CellWidths {
         int swatch = 0, name = 0, amount = 0, share = 0;
     };
@@ -80,6 +86,8 @@ private:
 
     QLabel* m_verdict = nullptr;
     QGridLayout* m_fields = nullptr;
+    std::vector<std::pair<QLabel*, QWidget*>> m_fieldCells;  // title, value box
+    bool m_fieldsStacked = false;
     QLabel* m_peak = nullptr;
     QLabel* m_keptActivations = nullptr;
     QLabel* m_peakAt = nullptr;

@@ -3,6 +3,7 @@
 #include <QElapsedTimer>
 #include <QEvent>
 #include <QFile>
+#include <QResizeEvent>
 #include <QSaveFile>
 #include <QTextStream>
 #include <QToolTip>
@@ -211,10 +212,19 @@ void TimelinePlot::setUnits(ByteUnits units) {
 }
 
 int TimelinePlot::bucketCount() const {
-    // One bucket per device pixel column of the plot area; a plot not laid out yet gets a
-    // generous default.
-    const int px = m_plot->plotAreaWidth();
-    return std::max(600, int(double(px) * devicePixelRatioF()));
+    // One bucket per device pixel column of the plot (its axis area is a little narrower, and
+    // is laid out only at the next replot); a plot not laid out yet gets a generous default.
+    return std::max(600, int(double(m_plot->width()) * devicePixelRatioF()));
+}
+
+void TimelinePlot::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    // A wider plot has more pixel columns than the series was decimated for: draw it again so
+    // that it is as detailed at every size (and the same for the same size).
+    if (hasData() && !m_redrawing && bucketCount() != m_drawnBuckets) {
+        redrawSeries();
+        m_plot->replot();
+    }
 }
 
 void TimelinePlot::applyAxes() {
@@ -267,7 +277,8 @@ void TimelinePlot::rebuild() {
 
 void TimelinePlot::redrawSeries() {
     const QPointF xr = m_plot->range(PlotAxis::X);
-    m_displayed = decimate(m_extents, m_totals, xr.x(), xr.y(), bucketCount(), m_peakInstruction);
+    m_drawnBuckets = bucketCount();
+    m_displayed = decimate(m_extents, m_totals, xr.x(), xr.y(), m_drawnBuckets, m_peakInstruction);
     const int count = int(m_displayed.size());
     QVector<double> x(count + 1);
     std::vector<QVector<double>> tops(kCategoryCount, QVector<double>(count + 1));

@@ -82,6 +82,7 @@ signals:
 
 protected:
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void rebuild();
@@ -97,6 +98,7 @@ private:
     QString shortCaption(std::size_t index) const;
 
     PlotAdapter* m_plot = nullptr;
+    int m_drawnBuckets = 0;  // the bucket count the series on the plot was decimated for
     XAxis m_axis = XAxis::Instruction;
     ByteUnits m_units = ByteUnits::Binary;
 

@@ -146,6 +146,9 @@ void WrapBox::showEvent(QShowEvent* event) {
 void WrapBox::resizeEvent(QResizeEvent* event) {
     m_label->setGeometry(rect());
     QWidget::resizeEvent(event);
+    // A new width the layout around sized from a height it had cached for an older text (the
+    // box passes on only changes at its current width): ask again when the height is wrong.
+    if (event->size().width() != event->oldSize().width()) relayHeightChange();
 }
 
 }  // namespace remat::ui

@@ -13,7 +13,8 @@
 // laying out the panel, its scroll area and the dock around it each time. Inside a WrapBox the
 // request stops at the box: it passes it on only when the label's height at its current width
 // changed (a line more or less), which is rare; otherwise the label just repaints. A text set
-// while the box was hidden is measured when it shows.
+// while the box was hidden is measured when it shows, and a box resized to a new width at
+// which its height is wrong (the layout's cached height for an older text) asks again.
 #pragma once
 
 #include <QLabel>

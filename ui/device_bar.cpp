@@ -1,0 +1,71 @@
+#include "device_bar.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+
+#include "device.h"
+#include "document.h"
+#include "qt_convert.h"
+
+namespace remat::ui {
+
+DeviceBar::DeviceBar(Document* document, QWidget* parent)
+    : QWidget(parent),
+      m_document(document),
+      m_device(new QComboBox(this)),
+      m_capacity(new QLabel(this)) {
+    for (const DeviceSpec& d : builtinDevices())
+        m_device->addItem(printableText(d.name), toQString(d.id));
+    m_device->setObjectName(QStringLiteral("device"));
+    m_device->setToolTip(tr("Device profile: capacity, peak FLOP/s, bandwidth"));
+    // Long profile names ("NVIDIA H100 80GB HBM3 (SXM5)") are elided, not allowed to widen
+    // the row; the list itself shows them whole.
+    m_device->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_device->setMinimumContentsLength(18);
+    m_capacity->setObjectName(QStringLiteral("capacity"));
+    m_capacity->setToolTip(
+        tr("Device memory, and what is left after the CUDA context and library reserve"));
+
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(4, 2, 4, 2);
+    auto* caption = new QLabel(tr("Device"), this);
+    caption->setContentsMargins(8, 0, 2, 0);
+    layout->addWidget(caption);
+    layout->addWidget(m_device);
+    layout->addWidget(m_capacity);
+
+    connect(m_device, &QComboBox::currentIndexChanged, this, [this] {
+        if (m_syncing) return;
+        const QString id = m_device->currentData().toString();
+        if (m_document->setDeviceId(id))
+            emit deviceChosen(id);
+        else
+            sync();
+    });
+    connect(m_document, &Document::changed, this, &DeviceBar::sync);
+    sync();
+}
+
+void DeviceBar::setUnits(ByteUnits units) {
+    m_units = units;
+    sync();
+}
+
+void DeviceBar::sync() {
+    m_syncing = true;
+    const DeviceSpec& d = m_document->device();
+    int index = m_device->findData(toQString(d.id));
+    if (index < 0) {
+        // A profile loaded from a file: list it so that the combo can show it.
+        m_device->addItem(printableText(d.name), toQString(d.id));
+        index = m_device->count() - 1;
+    }
+    m_device->setCurrentIndex(index);
+    m_capacity->setText(
+        tr("%1 (usable %2)")
+            .arg(bytesText(d.memoryBytes, m_units), bytesText(d.usableBytes(), m_units)));
+    m_syncing = false;
+}
+
+}  // namespace remat::ui

@@ -1,0 +1,40 @@
+// The device bar: the device profile the step is planned for and its capacity ("80.00 GiB
+// (usable 79.00 GiB)"). It sits on the main window's second toolbar row beside the memory
+// budget, so that the strategy and training settings above it fit a 1280-pixel projector on one
+// row. It shows the document's device and turns a choice into one document edit.
+#pragma once
+
+#include <QWidget>
+
+#include "report.h"
+
+class QComboBox;
+class QLabel;
+
+namespace remat::ui {
+
+class Document;
+
+class DeviceBar : public QWidget {
+    Q_OBJECT
+public:
+    explicit DeviceBar(Document* document, QWidget* parent = nullptr);
+
+    void setUnits(ByteUnits units);
+    QComboBox* deviceCombo() const { return m_device; }
+
+signals:
+    // The user picked a device profile (the main window remembers it as the last device).
+    void deviceChosen(const QString& id);
+
+private:
+    void sync();
+
+    Document* m_document;
+    ByteUnits m_units = ByteUnits::Binary;
+    QComboBox* m_device;
+    QLabel* m_capacity;
+    bool m_syncing = false;
+};
+
+}  // namespace remat::ui
