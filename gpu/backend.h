@@ -7,7 +7,7 @@
 // (gpu/cuda/) both implement it, so the driver's host logic is tested through the CPU one.
 // No CUDA header is included here.
 //
-// Operand contract (sim/program.h, DESIGN §3): forward entries read `inputs` and `params`
+// Operand contract (sim/program.h): forward entries read `inputs` and `params`
 // and write `outputs` (outputs[0] the main result; in-place ops get outputs[0] aliasing
 // inputs[op.inPlaceInput]). Backward entries read ONLY `saved`, `params` and `gradOutputs`,
 // and ACCUMULATE (+=) into `gradInputs` and `paramGrads`; an unbound gradient has data ==

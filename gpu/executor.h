@@ -1,5 +1,5 @@
 // The executor interface: run a compiled remat::Program for real and measure it. An executor
-// walks the same program the simulator evaluates (DESIGN §2) and returns a Measurement shaped
+// walks the same program the simulator evaluates and returns a Measurement shaped
 // like the simulator's Timeline — live bytes per category after every instruction, counted at
 // the executor's own allocator from dtype x shape, device-level memory figures, elapsed time
 // per instruction and per phase — plus what a timeline cannot have: loss values and parameter
@@ -28,7 +28,7 @@ struct ExecuteOptions {
     // parameter names, micro-steps and op ids), so two plans of one network get the same
     // weights and data.
     std::uint64_t seed = 1;
-    // Run a program the compiler marked unsafe (DESIGN §3) so its damage can be shown.
+    // Run a program the compiler marked unsafe (docs/memory-model.md) so its damage can be shown.
     bool allowUnsafe = false;
     // Which batch of the deterministic data stream the step's first micro-step reads: micro-
     // step m reads batch firstBatch + m. A run of several steps continues the stream.

@@ -148,7 +148,7 @@ struct Graph {
     std::vector<Op> ops;
     std::vector<Module> modules;          // modules[0] is the network root
     std::vector<ModuleId> layerModules;   // per expanded layer instance
-    std::vector<ModuleId> chain;          // the strategies' chain (DESIGN: blocks, else layers but the loss)
+    std::vector<ModuleId> chain;          // the strategies' chain: blocks, else layers but loss
     std::vector<TensorId> parameters;
     std::vector<TensorId> inputs;         // data, token ids, targets
     TensorId loss;

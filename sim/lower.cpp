@@ -280,7 +280,7 @@ private:
     }
 
     TensorId dropout(const std::string& label, TensorId x, double p, bool inplace = false) {
-        if (p <= 0.0) return x;  // p = 0 is not lowered at all (DESIGN §3)
+        if (p <= 0.0) return x;  // p = 0 is not lowered at all (docs/memory-model.md)
         const Tensor in = m_g.tensor(x);
         TensorId y = activation(label, in.dtype, in.shape);
         TensorId mask = activation(label + ".mask", DType::U8, in.shape, true, false);

@@ -1,5 +1,5 @@
 // The exact memory and cost model the optimal planners search over. It cuts the lowered network
-// into units (the chain elements of DESIGN §3, the ops before and after the chain, the ops
+// into units (the chain elements, the ops before and after the chain, the ops
 // between chain elements) and, by replaying the compiler's lifetime rules on each unit alone,
 // derives what a unit contributes to the simulated peak in every role a plan can give it: kept,
 // first forward inside a checkpointed region, recomputed in full or up to its last saving op

@@ -1,4 +1,4 @@
-// Machine-readable and human-readable reports of an evaluation: the JSON object of DESIGN §6
+// Machine-readable and human-readable reports of an evaluation: the JSON object of cli-output.md
 // (`peak_bytes`, `breakdown_at_peak`, `time_s`, ...; keys other tools rely on), the one byte/
 // time/percent formatter shared by the CLI and the GUI, memory budgets written back in the unit
 // the user wrote them in, and the one wording of what "recompute overhead" and "saved" are a

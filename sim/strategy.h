@@ -1,6 +1,6 @@
 // Strategies (planners): Graph -> Plan. Parses the CLI spellings (`none`, `full`, `every:K`,
 // `sqrt`, `selective:KIND[,KIND]`, `manual`, `optimal:BUDGET`, `optimal-nested:BUDGET`,
-// `revolve:C`) and builds the plan on the chain of DESIGN §3: the network's block instances
+// `revolve:C`) and builds the plan on the chain (docs/architecture.md): the block instances
 // when it has any, else every layer but the loss. The budget-driven planners also need the
 // training settings and the device (their plans depend on sizes and times): PlanContext.
 #pragma once

@@ -1,4 +1,4 @@
-// Tests of the `remat` command line against the contract of DESIGN §6, by running the built
+// Tests of the `remat` command line against docs/cli-output.md, by running the built
 // binary with QProcess: help texts, the comparison table and its agreement with
 // `compare --json`, the keys and arithmetic of `simulate --json`, flags overriding the model
 // file, and user errors that end with a one-line "remat: ..." on stderr, a non-zero exit and
@@ -29,7 +29,7 @@ const QString kCli = QStringLiteral(REMAT_CLI_PATH);
 const QString kDataDir = QStringLiteral(REMAT_TEST_DATA_DIR);
 constexpr int kTimeoutMs = 120000;
 
-// The category spellings of DESIGN §3, the keys of `breakdown_at_peak`.
+// The category spellings of docs/memory-model.md, the keys of `breakdown_at_peak`.
 const std::set<std::string> kCategoryKeys = {
     "parameters", "gradients", "optimizer_state", "saved_activations", "recomputed_activations",
     "transient",  "inputs",    "workspace"};
@@ -422,7 +422,7 @@ void TstCli::trainingFlagsOverrideFile() {
     QVERIFY(o.at("device_usable_bytes").get<std::int64_t>() <
             base.at("device_usable_bytes").get<std::int64_t>());
     QCOMPARE(o.at("parameters").get<std::int64_t>(), params);
-    // DESIGN §3: mixed precision holds 16-bit parameters and, with Adam, fp32 master weights
+    // docs/memory-model.md: mixed precision holds 16-bit parameters and, with Adam, fp32 masters
     // plus two fp32 moments as optimizer state: 2 and 4 + 4 + 4 bytes per parameter.
     QCOMPARE(o.at("breakdown_at_peak").at("parameters").get<std::int64_t>(), 2 * params);
     QCOMPARE(o.at("breakdown_at_peak").at("optimizer_state").get<std::int64_t>(), 12 * params);

@@ -1,4 +1,4 @@
-// `remat run` as a user calls it: the JSON keys of DESIGN §6 with the measurement beside the
+// `remat run` as a user calls it: the JSON keys of cli-output.md with the measurement beside the
 // prediction, the refusals (no GPU, unsafe program, op out of scope, a CPU run estimated too
 // long, a CPU run whose host memory would not fit) with their messages and exit codes,
 // --allow-unsafe showing the damage and exiting non-zero when the gradients differ, and a

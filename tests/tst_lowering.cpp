@@ -1,5 +1,5 @@
 // Lowering: parameter counts of the presets against their published figures, what each op
-// saves for backward (DESIGN §3's table, after PyTorch's derivatives.yaml), the module tree and
+// saves for backward (docs/memory-model.md, after PyTorch's derivatives.yaml), the module tree and
 // the chain, dtypes under mixed precision, and shape errors that name both layers.
 #include <QtTest/QtTest>
 

@@ -1,4 +1,4 @@
-// Tests of the model-file format (docs/model-format.md, DESIGN §5): every broken file of the
+// Tests of the model-file format (docs/model-format.md): every broken file of the
 // corpus in tests/data/bad is rejected with a message that names the file and the JSON path of
 // the bad field; systematically mutated presets never crash the parser and are either accepted
 // (and then usable: they round-trip, lower and plan) or rejected with a JSON path; every preset

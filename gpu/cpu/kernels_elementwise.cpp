@@ -30,7 +30,7 @@ float applyUnary(Unary kind, float x) {
 }
 
 // d(out)/d(in) from the saved tensor: the output for relu, tanh and sigmoid, the input for
-// gelu and silu (what each op saves, DESIGN §3).
+// gelu and silu (what each op saves, docs/memory-model.md).
 float unaryDerivative(Unary kind, float s) {
     switch (kind) {
         case Unary::Relu: return s > 0.0f ? 1.0f : 0.0f;
