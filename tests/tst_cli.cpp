@@ -121,6 +121,7 @@ private slots:
     void trainingFlagsOverrideFile();
     void userErrors_data();
     void userErrors();
+    void sweepJsonAndCsv();
     void hugeModelIsNotReportedAsFitting();
     void formatters();
     void namesAreEscaped_data();
@@ -496,6 +497,18 @@ void TstCli::userErrors_data() {
     QTest::newRow("selective kind absent, mlp model")
         << QStringList{"simulate", "mlp-3x1024", "--strategy", "selective:mlp,attention"}
         << "no 'mlp', 'attention' sub-module";
+    QTest::newRow("sweep --csv --json")
+        << QStringList{"sweep", "gpt2-tiny", "--csv", "--json"} << "--csv and --json";
+    QTest::newRow("sweep unknown axis")
+        << QStringList{"sweep", "gpt2-tiny", "--over", "width"} << "--over: unknown sweep axis";
+    QTest::newRow("sweep value 0")
+        << QStringList{"sweep", "gpt2-tiny", "--values", "0,2"} << "--values: sweep values";
+    QTest::newRow("sweep manual")
+        << QStringList{"sweep", "gpt2-tiny", "--strategies", "none,manual"} << "manual plan";
+    QTest::newRow("sweep bad strategy")
+        << QStringList{"sweep", "gpt2-tiny", "--strategies", "every:0"} << "--strategies";
+    QTest::newRow("sweep depth without a repeated layer")
+        << QStringList{"sweep", "mlp-3x1024"} << "mlp-3x1024: the model has no repeated layer";
     QTest::newRow("optimal budget 2^63")
         << QStringList{"simulate", "gpt2-tiny", "--strategy", "optimal:9223372036854775808"}
         << "--strategy";
@@ -514,6 +527,40 @@ void TstCli::userErrors() {
     QCOMPARE(r.err.count('\n'), 1);
     for (const char* crash : {"terminate", "what()", "Aborted", "Segmentation", "internal error"})
         QVERIFY2(!r.err.contains(crash), qPrintable(describe(args, r)));
+}
+
+// `remat sweep`: one JSON object with a point per value and strategy (selective's comma kept
+// inside its spelling), block activations linear in the depth without checkpointing, and the
+// same points as CSV rows.
+void TstCli::sweepJsonAndCsv() {
+    const QStringList args = {"sweep", "gpt2-tiny", "--values", "1,2,4", "--strategies",
+                              "none,selective:attention,mlp,full"};
+    bool ok = false;
+    const json j = runJson(QStringList(args) << "--json", &ok);
+    QVERIFY(ok);
+    QCOMPARE(j.at("axis").get<std::string>(), std::string("depth"));
+    QCOMPARE(j.at("values").size(), std::size_t(3));
+    const json& points = j.at("points");
+    QCOMPARE(points.size(), std::size_t(9));
+    QCOMPARE(points.at(1).at("strategy").get<std::string>(),
+             std::string("selective:attention,mlp"));
+    const std::int64_t one = points.at(0).at("block_activation_peak_bytes").get<std::int64_t>();
+    QCOMPARE(points.at(6).at("value").get<int>(), 4);
+    QCOMPARE(points.at(6).at("block_activation_peak_bytes").get<std::int64_t>(), 4 * one);
+    for (const json& p : points)
+        for (const char* key : {"peak_bytes", "activation_peak_bytes", "saved_activation_bytes",
+                                "recompute_overhead", "time_s", "fits", "unsafe"})
+            QVERIFY2(p.contains(key), key);
+    QCOMPARE(j.at("growth").size(), std::size_t(3));
+    QCOMPARE(j.at("growth").at(0).at("block_activation_ratio").get<double>(), 4.0);
+
+    const RunResult csv = runRemat(QStringList(args) << "--csv");
+    QVERIFY2(csv.finished && csv.exitCode == 0, qPrintable(describe(args, csv)));
+    const QStringList lines = csv.out.trimmed().split('\n');
+    QCOMPARE(lines.size(), 10);
+    QVERIFY(lines.front().startsWith("depth,strategy,peak_bytes,"));
+    QVERIFY(lines.at(7).startsWith("4,none," + QString::number(points.at(6).at("peak_bytes")
+                                                                   .get<std::int64_t>())));
 }
 
 // Sizes within every per-field limit can still multiply past int64 once scaled by the
