@@ -96,6 +96,30 @@ std::string sweepAxisName(SweepAxis axis) {
     return {};
 }
 
+std::vector<std::int64_t> defaultSweepValues(SweepAxis axis, const ModelFile& model,
+                                             const TrainingConfig& training) {
+    // Powers of two from `from` up to `to`, and `to` itself.
+    auto doublings = [](std::int64_t from, std::int64_t to) {
+        std::vector<std::int64_t> v;
+        for (std::int64_t x = std::max<std::int64_t>(from, 1);
+             x < to && v.size() + 1 < kMaxSweepValues; x *= 2)
+            v.push_back(x);
+        v.push_back(std::max<std::int64_t>(to, 1));
+        return v;
+    };
+    switch (axis) {
+        case SweepAxis::Depth:
+            return {1, 2, 4, 8, 16, 32, 64};
+        case SweepAxis::SequenceLength: {
+            const std::int64_t tokens = model.network.input.tokens;
+            return doublings(std::min<std::int64_t>(128, tokens), tokens);
+        }
+        case SweepAxis::MicroBatch:
+            return doublings(1, std::max<std::int64_t>(satMul(training.microBatch, 4), 8));
+    }
+    return {};
+}
+
 Result<std::vector<std::int64_t>> parseSweepValues(const std::string& text) {
     auto number = [&](std::string_view s) -> Result<std::int64_t> {
         std::int64_t v = 0;

@@ -75,6 +75,12 @@ Result<SweepResult> sweep(const ModelFile& model, const TrainingConfig& training
                           const std::vector<Strategy>& strategies,
                           const std::function<bool(int, int)>& progress = {});
 
+// What a sweep over `axis` covers when no values are given: depth 1, 2, 4, ..., 64; the
+// sequence length doubling from 128 (or less) to the model's; the micro-batch doubling from 1
+// to four times the model's (at least 8).
+std::vector<std::int64_t> defaultSweepValues(SweepAxis axis, const ModelFile& model,
+                                             const TrainingConfig& training);
+
 // Values from a list ("1,2,4,8") or a range ("4..48" step 1, "4..48:4" with a step), sorted and
 // without repeats; at most kMaxSweepValues, each at least 1.
 Result<std::vector<std::int64_t>> parseSweepValues(const std::string& text);

@@ -32,6 +32,7 @@
 #include "run_panel.h"
 #include "strategy_bar.h"
 #include "summary_panel.h"
+#include "sweep_panel.h"
 #include "timeline_plot.h"
 
 namespace remat::ui {
@@ -100,6 +101,7 @@ void MainWindow::buildViews() {
     m_summary = new SummaryPanel(this);
     m_comparison = new ComparisonPanel(this);
     m_runPanel = new RunPanel(this);
+    m_sweep = new SweepPanel(this);
 
     m_strategyBar = new StrategyBar(m_document, this);
     auto* bar = new QToolBar(tr("Strategy and training"), this);
@@ -155,7 +157,10 @@ void MainWindow::buildDocks() {
     m_comparisonDock =
         dock(tr("Comparison"), "comparisonDock", m_comparison, Qt::BottomDockWidgetArea);
     m_runDock = dock(tr("Run"), "runDock", m_runPanel, Qt::BottomDockWidgetArea);
+    m_sweepDock = dock(tr("Sweep"), "sweepDock", m_sweep, Qt::BottomDockWidgetArea);
     tabifyDockWidget(m_comparisonDock, m_runDock);
+    tabifyDockWidget(m_runDock, m_sweepDock);
+    connect(m_sweepDock, &QDockWidget::visibilityChanged, m_sweep, &SweepPanel::setShown);
     m_comparisonDock->raise();
     // The stack runs the full height on the left; the comparison sits under the plot and the
     // summary, where its table has the width it needs.
@@ -249,6 +254,7 @@ void MainWindow::onDocumentChanged() {
                           m_document->strategySpelling());
     m_runPanel->setProgram(state, *state->graph, state->evaluation.program,
                            state->evaluation.timeline, state->device);
+    m_sweep->setModel(state->model, state->model.training, state->device);  // when it is shown
     m_timingLabel->setText(tr("updated in %1 ms").arg(m_lastUpdateMs, 0, 'f', 1));
     updateEditActions();
     updateTitle();
@@ -299,6 +305,7 @@ void MainWindow::setUnits(ByteUnits units) {
     m_summary->setUnits(units);
     m_comparison->setUnits(units);
     m_runPanel->setUnits(units);
+    m_sweep->setUnits(units);
     if (m_gibUnits) m_gibUnits->setChecked(units == ByteUnits::Binary);
     if (m_gbUnits) m_gbUnits->setChecked(units == ByteUnits::Decimal);
 }

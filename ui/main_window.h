@@ -32,6 +32,7 @@ class LayerStackView;
 class Palette;
 class RunPanel;
 class StrategyBar;
+class SweepPanel;
 class DeviceBar;
 class SummaryPanel;
 class TimelinePlot;
@@ -62,6 +63,7 @@ public:
     SummaryPanel* summary() const { return m_summary; }
     ComparisonPanel* comparison() const { return m_comparison; }
     RunPanel* runPanel() const { return m_runPanel; }
+    SweepPanel* sweepPanel() const { return m_sweep; }
     Autosaver* autosaver() const { return m_autosaver.get(); }
 
     // A file path or a preset name. On failure the current model stays and the error (naming
@@ -143,6 +145,7 @@ private:
     SummaryPanel* m_summary = nullptr;
     ComparisonPanel* m_comparison = nullptr;
     RunPanel* m_runPanel = nullptr;
+    SweepPanel* m_sweep = nullptr;
     std::unique_ptr<Autosaver> m_autosaver;
 
     QDockWidget* m_stackDock = nullptr;
@@ -151,6 +154,7 @@ private:
     QDockWidget* m_summaryDock = nullptr;
     QDockWidget* m_comparisonDock = nullptr;
     QDockWidget* m_runDock = nullptr;
+    QDockWidget* m_sweepDock = nullptr;
     QLabel* m_timingLabel = nullptr;
 
     QMenu* m_recentMenu = nullptr;

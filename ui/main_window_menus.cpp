@@ -157,7 +157,8 @@ void MainWindow::buildMenus() {
     });
     view->addSeparator();
     for (QDockWidget* d :
-         {m_stackDock, m_inspectorDock, m_paletteDock, m_summaryDock, m_comparisonDock, m_runDock})
+         {m_stackDock, m_inspectorDock, m_paletteDock, m_summaryDock, m_comparisonDock, m_runDock,
+          m_sweepDock})
         view->addAction(d->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));

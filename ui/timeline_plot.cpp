@@ -13,6 +13,7 @@
 
 #include "instruction_caption.h"
 #include "plot_adapter.h"
+#include "axis_units.h"
 #include "qt_convert.h"
 
 namespace remat::ui {
@@ -83,30 +84,6 @@ QString phaseDisplayName(Phase p) {
 }
 
 const QColor kCapacityColor(0xdc, 0x26, 0x26);
-
-struct Unit {
-    double scale;
-    QString name;
-};
-
-Unit byteUnitFor(double bytes, ByteUnits units) {
-    const double base = units == ByteUnits::Binary ? 1024.0 : 1000.0;
-    static const char* binary[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    static const char* decimal[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-    int i = 0;
-    double scale = 1.0;
-    while (i < 5 && bytes >= base * scale) {
-        scale *= base;
-        ++i;
-    }
-    return {scale, QString::fromLatin1(units == ByteUnits::Binary ? binary[i] : decimal[i])};
-}
-
-Unit timeUnitFor(double seconds) {
-    if (seconds >= 1.0) return {1.0, QStringLiteral("s")};
-    if (seconds >= 1e-3) return {1e-3, QStringLiteral("ms")};
-    return {1e-6, QStringLiteral("µs")};
-}
 
 QString csvField(const std::string& s) {
     QString q = toQString(s);
@@ -236,13 +213,13 @@ void TimelinePlot::applyAxes() {
         m_usableBytes > 0 && double(m_usableBytes) <= kCapacityShownUpTo * double(m_peakBytes);
     if (capacityShown) top = std::max(top, double(m_usableBytes) * 1.05);
     if (top <= 0) top = 1.0;
-    const Unit bytes = byteUnitFor(top / kHeadroom, m_units);
+    const AxisUnit bytes = byteAxisUnit(top / kHeadroom, m_units);
     m_plot->setAxis(PlotAxis::Y, tr("live memory (%1)").arg(bytes.name), bytes.scale);
     m_plot->setRange(PlotAxis::Y, 0.0, top);
     if (m_axis == XAxis::Instruction) {
         m_plot->setAxis(PlotAxis::X, tr("instruction"));
     } else {
-        const Unit time = timeUnitFor(m_extents.upper());
+        const AxisUnit time = timeAxisUnit(m_extents.upper());
         m_plot->setAxis(PlotAxis::X, tr("predicted time (%1)").arg(time.name), time.scale);
     }
     m_plot->setRange(PlotAxis::X, m_extents.lower(), m_extents.upper());

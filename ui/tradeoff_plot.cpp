@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "plot_adapter.h"
+#include "axis_units.h"
 #include "qt_convert.h"
 
 namespace remat::ui {
@@ -32,24 +33,6 @@ const QColor kFrontierColor(0x8b, 0x5c, 0xf6);
 const QColor kCapacityColor(0xdc, 0x26, 0x26);
 const QColor kUnsafeColor(0xea, 0x58, 0x0c);
 
-struct Unit {
-    double scale;
-    QString name;
-};
-
-Unit byteUnitFor(double bytes, ByteUnits units) {
-    const double base = units == ByteUnits::Binary ? 1024.0 : 1000.0;
-    static const char* binary[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    static const char* decimal[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-    int i = 0;
-    double scale = 1.0;
-    while (i < 5 && bytes >= base * scale) {
-        scale *= base;
-        ++i;
-    }
-    return {scale, QString::fromLatin1(units == ByteUnits::Binary ? binary[i] : decimal[i])};
-}
-
 // Which series wins when points of several sit on one spot: the table row (it has a label and a
 // simple spelling), then the frontier, then the curve.
 int rank(TradeoffPlot::Series s) {
@@ -64,11 +47,6 @@ int rank(TradeoffPlot::Series s) {
     return 0;
 }
 
-Unit timeUnitFor(double seconds) {
-    if (seconds >= 1.0) return {1.0, QStringLiteral("s")};
-    if (seconds >= 1e-3) return {1e-3, QStringLiteral("ms")};
-    return {1e-6, QStringLiteral("µs")};
-}
 
 }  // namespace
 
@@ -174,13 +152,13 @@ void TradeoffPlot::rebuild() {
         peakMax = std::max(peakMax, double(p.peakBytes));
     }
     const double pad = std::max((tMax - tMin) * 0.08, tMax * 0.01);
-    const Unit time = timeUnitFor(tMax);
+    const AxisUnit time = timeAxisUnit(tMax);
     const bool capacityOnScale =
         m_usableBytes > 0 && double(m_usableBytes) <= kCapacityShownUpTo * peakMax;
     double top = peakMax * 1.15;
     if (capacityOnScale) top = std::max(top, double(m_usableBytes) * 1.08);
     if (top <= 0) top = 1.0;
-    const Unit bytes = byteUnitFor(peakMax, m_units);
+    const AxisUnit bytes = byteAxisUnit(peakMax, m_units);
     m_plot->setAxis(PlotAxis::X, tr("predicted step time (%1)").arg(time.name), time.scale);
     m_plot->setAxis(PlotAxis::Y, tr("peak memory (%1)").arg(bytes.name), bytes.scale);
     m_plot->setRange(PlotAxis::X, tMin - pad, tMax + pad);

@@ -24,27 +24,6 @@ struct SweepOptions {
     bool csv = false;
 };
 
-// Powers of two from `from` up to `to` (and `to` itself).
-std::vector<std::int64_t> doublings(std::int64_t from, std::int64_t to) {
-    std::vector<std::int64_t> v;
-    for (std::int64_t x = from; x < to && v.size() + 1 < kMaxSweepValues; x *= 2) v.push_back(x);
-    v.push_back(to);
-    return v;
-}
-
-std::vector<std::int64_t> defaultValues(SweepAxis axis, const Context& c) {
-    switch (axis) {
-        case SweepAxis::Depth:
-            return {1, 2, 4, 8, 16, 32, 64};
-        case SweepAxis::SequenceLength:
-            return doublings(std::min<std::int64_t>(128, c.model.network.input.tokens),
-                             c.model.network.input.tokens);
-        case SweepAxis::MicroBatch:
-            return doublings(1, std::max<std::int64_t>(c.training.microBatch * 4, 8));
-    }
-    return {};
-}
-
 std::string ratio(double r) {
     std::ostringstream s;
     s.precision(r < 10 ? 2 : 3);
@@ -120,7 +99,7 @@ int runSweep(const SweepOptions& o) {
     for (const Strategy& s : strategies)
         if (auto st = checkSelectiveKinds(c->graph, s); !st)
             return userError(*c, "--strategies: " + st.error().message);
-    if (values.empty()) values = defaultValues(*axis, *c);
+    if (values.empty()) values = defaultSweepValues(*axis, c->model, c->training);
     auto r = sweep(c->model, c->training, c->device, *axis, values, strategies);
     if (!r) return userError(*c, r.error().message);
 
