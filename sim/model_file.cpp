@@ -599,4 +599,14 @@ std::vector<std::string> builtinModelNames() {
     return out;
 }
 
+std::string builtinModelDescription(const std::string& name) {
+    for (const auto& f : builtinModelFiles()) {
+        if (f.id != name) continue;
+        const nlohmann::json j = nlohmann::json::parse(f.text, nullptr, false);
+        if (j.is_object() && j.contains("description") && j["description"].is_string())
+            return j["description"].get<std::string>();
+    }
+    return {};
+}
+
 }  // namespace remat

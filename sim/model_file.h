@@ -38,5 +38,8 @@ std::string defaultStrategy(const ModelFile& model);
 std::vector<RegionSpec> manualRegions(const ModelFile& model);
 
 std::vector<std::string> builtinModelNames();
+// The description of a built-in preset (its source and what it is), read without lowering it;
+// empty for an unknown name.
+std::string builtinModelDescription(const std::string& name);
 
 }  // namespace remat

@@ -26,6 +26,18 @@
 
 namespace remat::ui {
 
+namespace {
+
+// A description's first sentence (up to the first ". "), for a status line.
+QString firstSentence(const QString& text) {
+    const qsizetype end = text.indexOf(QLatin1String(". "));
+    QString s = (end < 0 ? text : text.left(end + 1)).simplified();
+    if (s.size() > 160) s = s.left(159) + QChar(0x2026);
+    return s;
+}
+
+}  // namespace
+
 void MainWindow::buildActions() {
     m_duplicateAction = new QAction(tr("&Duplicate layer"), this);
     m_duplicateAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
@@ -54,11 +66,16 @@ void MainWindow::buildMenus() {
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     QMenu* presets = file->addMenu(tr("&Presets"));
+    presets->setToolTipsVisible(true);
     for (const std::string& name : builtinModelNames()) {
         const QString preset = toQString(name);
-        presets->addAction(preset, this, [this, preset] {
+        QAction* a = presets->addAction(preset, this, [this, preset] {
             if (maybeSave()) openModel(preset);
         });
+        // What the preset is and where its figures come from, before opening it.
+        const QString description = toQString(builtinModelDescription(name));
+        a->setToolTip(QStringLiteral("<p>%1</p>").arg(description.toHtmlEscaped()));
+        a->setStatusTip(firstSentence(description));
     }
     file->addSeparator();
     m_saveAction = file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
@@ -196,7 +213,9 @@ bool MainWindow::openModel(const QString& pathOrPreset) {
         rebuildRecentMenu();
     }
     m_layerStack->selectEntry(-1);
-    showMessage(tr("Opened %1").arg(m_document->displayName()));
+    const QString about = firstSentence(printableText(m_document->model().description, 400));
+    showMessage(about.isEmpty() ? tr("Opened %1").arg(m_document->displayName())
+                                : tr("Opened %1: %2").arg(m_document->displayName(), about));
     return true;
 }
 
