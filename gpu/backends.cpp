@@ -13,8 +13,8 @@ std::vector<std::string> availableBackends() {
 #endif
 }
 
-Result<std::unique_ptr<Backend>> makeBackend(const std::string& name) {
-    if (name == "cpu") return std::unique_ptr<Backend>(std::make_unique<CpuBackend>());
+Result<std::unique_ptr<Backend>> makeBackend(const std::string& name, int cpuThreads) {
+    if (name == "cpu") return std::unique_ptr<Backend>(std::make_unique<CpuBackend>(cpuThreads));
     if (name == "cuda") {
 #ifdef REMAT_HAVE_CUDA
         return makeCudaBackend();

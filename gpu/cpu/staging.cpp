@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "thread_pool.h"
+
 namespace remat::cpu {
 
 float* Scratch::take(std::int64_t elements) {
@@ -27,7 +29,9 @@ ReadF32::ReadF32(Scratch& scratch, const TensorRef& t, float* stage)
         return;
     }
     float* dst = stage ? stage : (m_owned = scratch.take(m_elements));
-    for (std::int64_t i = 0; i < m_elements; ++i) dst[i] = loadElement(t, i);
+    forEachChunk(scratch.pool(), m_elements, kElementChunk, [&](std::int64_t b, std::int64_t e) {
+        for (std::int64_t i = b; i < e; ++i) dst[i] = loadElement(t, i);
+    });
     m_data = dst;
 }
 
@@ -44,13 +48,17 @@ WriteF32::WriteF32(Scratch& scratch, const TensorRef& t, Mode mode, float* stage
     const std::int64_t n = t.elements();
     m_data = stage ? stage : (m_owned = scratch.take(n));
     if (mode == Mode::Accumulate)
-        for (std::int64_t i = 0; i < n; ++i) m_data[i] = loadElement(t, i);
+        forEachChunk(scratch.pool(), n, kElementChunk, [&](std::int64_t b, std::int64_t e) {
+            for (std::int64_t i = b; i < e; ++i) m_data[i] = loadElement(t, i);
+        });
 }
 
 WriteF32::~WriteF32() {
     if (m_staged) {
         const std::int64_t n = m_ref.elements();
-        for (std::int64_t i = 0; i < n; ++i) storeElement(m_ref, i, m_data[i]);
+        forEachChunk(m_scratch.pool(), n, kElementChunk, [&](std::int64_t b, std::int64_t e) {
+            for (std::int64_t i = b; i < e; ++i) storeElement(m_ref, i, m_data[i]);
+        });
     }
     m_scratch.give(m_owned, m_ref.elements());
 }
