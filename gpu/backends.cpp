@@ -26,8 +26,8 @@ Result<std::unique_ptr<Backend>> makeBackend(const std::string& name, int cpuThr
     return makeError("unknown backend '" + name + "' (expected cpu or cuda)");
 }
 
-Result<std::unique_ptr<Executor>> makeExecutor(const std::string& name) {
-    auto backend = makeBackend(name);
+Result<std::unique_ptr<Executor>> makeExecutor(const std::string& name, int cpuThreads) {
+    auto backend = makeBackend(name, cpuThreads);
     if (!backend) return backend.error();
     return std::unique_ptr<Executor>(std::make_unique<ProgramDriver>(std::move(*backend)));
 }

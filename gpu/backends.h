@@ -24,7 +24,7 @@ std::vector<std::string> availableBackends();
 Result<std::unique_ptr<Backend>> makeBackend(const std::string& name, int cpuThreads = 0);
 
 // makeBackend wrapped in the program driver.
-Result<std::unique_ptr<Executor>> makeExecutor(const std::string& name);
+Result<std::unique_ptr<Executor>> makeExecutor(const std::string& name, int cpuThreads = 0);
 
 #ifdef REMAT_HAVE_CUDA
 // Defined by the CUDA backend (gpu/cuda/). Probes the driver and device; on failure returns
