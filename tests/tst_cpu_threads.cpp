@@ -386,22 +386,24 @@ void TestCpuThreads::poolRunsEveryTaskOnce() {
 }
 
 void TestCpuThreads::poolRethrowsTheFirstFailure() {
-    cpu::ThreadPool pool(3);
-    std::atomic<int> ran{0};
-    try {
-        pool.run(40, [&](std::int64_t i) {
-            ran.fetch_add(1);
-            if (i == 11 || i == 29) throw std::runtime_error("task " + std::to_string(i));
-        });
-        QFAIL("no exception");
-    } catch (const std::runtime_error& e) {
-        QCOMPARE(std::string(e.what()), std::string("task 11"));
+    for (int threads : kThreadCounts) {
+        cpu::ThreadPool pool(threads);
+        std::atomic<int> ran{0};
+        try {
+            pool.run(40, [&](std::int64_t i) {
+                ran.fetch_add(1);
+                if (i == 11 || i == 29) throw std::runtime_error("task " + std::to_string(i));
+            });
+            QFAIL("no exception");
+        } catch (const std::runtime_error& e) {
+            QCOMPARE(std::string(e.what()), std::string("task 11"));
+        }
+        QCOMPARE(ran.load(), 40);
+        // The pool is usable afterwards.
+        std::atomic<int> again{0};
+        pool.run(5, [&](std::int64_t) { again.fetch_add(1); });
+        QCOMPARE(again.load(), 5);
     }
-    QCOMPARE(ran.load(), 40);
-    // The pool is usable afterwards.
-    std::atomic<int> again{0};
-    pool.run(5, [&](std::int64_t) { again.fetch_add(1); });
-    QCOMPARE(again.load(), 5);
 }
 
 void TestCpuThreads::threadCountFromEnvironment() {

@@ -71,7 +71,17 @@ void ThreadPool::workerLoop() {
 void ThreadPool::run(std::int64_t tasks, const std::function<void(std::int64_t)>& task) {
     if (tasks <= 0) return;
     if (m_threads == 1 || tasks == 1) {
-        for (std::int64_t i = 0; i < tasks; ++i) task(i);
+        // On the caller alone, with the same contract: every task runs, the first failure
+        // is rethrown.
+        std::exception_ptr first;
+        for (std::int64_t i = 0; i < tasks; ++i) {
+            try {
+                task(i);
+            } catch (...) {
+                if (!first) first = std::current_exception();
+            }
+        }
+        if (first) std::rethrow_exception(first);
         return;
     }
     std::unique_lock lock(m_mutex);
