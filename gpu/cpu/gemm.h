@@ -10,7 +10,8 @@
 // threads that each map a 128 MiB work buffer at once, and when a mapping fails OpenBLAS
 // retries it forever — the process hangs, even at exit. Loading it ourselves lets us start it
 // with OPENBLAS_NUM_THREADS=1 (no worker threads) and check, before its first GEMM, that its
-// work buffer can be mapped, so a run that cannot get it ends with a message instead.
+// work buffers can be mapped — one per GEMM running at once, so one per executor thread — so
+// a run that cannot get them ends with a message instead.
 #pragma once
 
 #include <cstdint>
