@@ -411,9 +411,13 @@ void TestCpuThreads::threadCountFromEnvironment() {
     qputenv("REMAT_CPU_THREADS", "3");
     QCOMPARE(cpu::defaultThreadCount(), 3);
     QCOMPARE(CpuBackend().threads(), 3);
-    qputenv("REMAT_CPU_THREADS", "zero");  // not a number: the hardware's count
+    qputenv("REMAT_CPU_THREADS", "zero");  // not a number: the cores this process may use
     QVERIFY(cpu::defaultThreadCount() >= 1);
-    QCOMPARE(cpu::defaultThreadCount(), std::max(1, int(std::thread::hardware_concurrency())));
+    QVERIFY(cpu::defaultThreadCount() <= std::max(1, int(std::thread::hardware_concurrency())));
+    qputenv("REMAT_CPU_THREADS", "0");  // out of range: the same
+    const int cores = cpu::defaultThreadCount();
+    qputenv("REMAT_CPU_THREADS", "1000");
+    QCOMPARE(cpu::defaultThreadCount(), cores);
     if (old.isNull()) qunsetenv("REMAT_CPU_THREADS");
     else qputenv("REMAT_CPU_THREADS", old);
     QVERIFY(CpuBackend(5).deviceName().find("5 threads") != std::string::npos);

@@ -1,6 +1,10 @@
 // The CPU backend's thread pool (thread_pool.h).
 #include "thread_pool.h"
 
+#ifdef __linux__
+#include <sched.h>
+#endif
+
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -14,8 +18,15 @@ int defaultThreadCount() {
         const long v = std::strtol(env, &end, 10);
         if (end != env && *end == '\0' && v >= 1 && v <= kMaxThreads) return int(v);
     }
-    const unsigned hw = std::thread::hardware_concurrency();
-    return std::clamp(int(hw), 1, kMaxThreads);
+    // The cores this process may run on (taskset, a cpuset), else all the machine has.
+    int cores = int(std::thread::hardware_concurrency());
+#ifdef __linux__
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        cores = CPU_COUNT(&set);
+#endif
+    return std::clamp(cores, 1, kMaxThreads);
 }
 
 ThreadPool::ThreadPool(int threads) {

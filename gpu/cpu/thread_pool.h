@@ -5,7 +5,7 @@
 // count, and no two tasks write one element (so "which thread ran task 7" cannot change a
 // bit). `forEachChunk` is the one helper the kernels use for that: fixed chunks of a range.
 //
-// The thread count defaults to the hardware's concurrency; REMAT_CPU_THREADS overrides the
+// The thread count defaults to the cores the process may use; REMAT_CPU_THREADS overrides the
 // default (tests), and a caller may fix it (`remat run --threads N`). A pool of one thread
 // runs everything on the caller and starts no thread.
 #pragma once
@@ -21,8 +21,8 @@
 namespace remat::cpu {
 
 // The thread count a pool gets when none is asked for: REMAT_CPU_THREADS when it is a
-// number from 1 to kMaxThreads, else std::thread::hardware_concurrency() (at least 1, at
-// most kMaxThreads).
+// number from 1 to kMaxThreads, else the cores this process may run on (its CPU affinity on
+// Linux, else std::thread::hardware_concurrency()), at least 1 and at most kMaxThreads.
 int defaultThreadCount();
 inline constexpr int kMaxThreads = 256;
 
