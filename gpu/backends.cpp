@@ -13,8 +13,8 @@ std::vector<std::string> availableBackends() {
 #endif
 }
 
-Result<std::unique_ptr<Backend>> makeBackend(const std::string& name) {
-    if (name == "cpu") return std::unique_ptr<Backend>(std::make_unique<CpuBackend>());
+Result<std::unique_ptr<Backend>> makeBackend(const std::string& name, int cpuThreads) {
+    if (name == "cpu") return std::unique_ptr<Backend>(std::make_unique<CpuBackend>(cpuThreads));
     if (name == "cuda") {
 #ifdef REMAT_HAVE_CUDA
         return makeCudaBackend();
@@ -26,8 +26,8 @@ Result<std::unique_ptr<Backend>> makeBackend(const std::string& name) {
     return makeError("unknown backend '" + name + "' (expected cpu or cuda)");
 }
 
-Result<std::unique_ptr<Executor>> makeExecutor(const std::string& name) {
-    auto backend = makeBackend(name);
+Result<std::unique_ptr<Executor>> makeExecutor(const std::string& name, int cpuThreads) {
+    auto backend = makeBackend(name, cpuThreads);
     if (!backend) return backend.error();
     return std::unique_ptr<Executor>(std::make_unique<ProgramDriver>(std::move(*backend)));
 }

@@ -18,11 +18,13 @@ namespace remat {
 std::vector<std::string> availableBackends();
 
 // A ready backend. "cuda" without the CUDA build, or without a usable driver or device, is
-// an error whose message starts with "no GPU: " and gives the reason.
-Result<std::unique_ptr<Backend>> makeBackend(const std::string& name);
+// an error whose message starts with "no GPU: " and gives the reason. `cpuThreads` is the
+// CPU backend's thread count (<= 0: its default, every core or REMAT_CPU_THREADS); other
+// backends ignore it.
+Result<std::unique_ptr<Backend>> makeBackend(const std::string& name, int cpuThreads = 0);
 
 // makeBackend wrapped in the program driver.
-Result<std::unique_ptr<Executor>> makeExecutor(const std::string& name);
+Result<std::unique_ptr<Executor>> makeExecutor(const std::string& name, int cpuThreads = 0);
 
 #ifdef REMAT_HAVE_CUDA
 // Defined by the CUDA backend (gpu/cuda/). Probes the driver and device; on failure returns

@@ -278,7 +278,8 @@ void TestCliRun::addressSpaceTooSmallForGemmEndsWithMessage() {
              refused.err.constData());
     // --force runs it: a warning, then the GEMM library cannot get its buffer. One clear
     // line, exit 2, and the process ends.
-    const Output forced = runLimited(limit, {"run", path, "--backend", "cpu", "--force"});
+    const Output forced =
+        runLimited(limit, {"run", path, "--backend", "cpu", "--force", "--threads", "1"});
     QVERIFY2(forced.finished, "remat hung under an address-space limit");
     QCOMPARE(forced.exitCode, 2);
     QVERIFY2(forced.err.contains("remat: warning: --force: this run needs about"),
@@ -291,6 +292,20 @@ void TestCliRun::addressSpaceTooSmallForGemmEndsWithMessage() {
              forced.err.constData());
     QCOMPARE(forced.err.count('\n'), 2);
     QVERIFY(forced.out.isEmpty());
+    // On three threads GEMMs run three at a time, each with its own buffer: all three are
+    // asked for, and the message says so.
+    const Output three =
+        runLimited(limit, {"run", path, "--backend", "cpu", "--force", "--threads", "3"});
+    QVERIFY2(three.finished, "remat hung under an address-space limit");
+    QCOMPARE(three.exitCode, 2);
+    QVERIFY2(three.err.contains("384.02 MiB GEMM library buffers"), three.err.constData());
+    QVERIFY2(QString::fromUtf8(three.err).contains(QRegularExpression(
+                 "\nremat: the CPU executor cannot start: OpenBLAS needs 384\\.[0-9]+ MiB of "
+                 "address space for 3 more GEMM work buffers \\(one per thread\\) and cannot get "
+                 "it \\(this process's address-space limit \\(ulimit -v\\) is [0-9.]+ MiB, of which "
+                 "[0-9.]+ MiB is mapped already\\); raise the limit, free memory or use fewer "
+                 "threads")),
+             three.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCliRun)

@@ -6,7 +6,9 @@
 // precision, the optimizers, refusals, cancellation, faults injected mid-run (out of memory,
 // a kernel error: the message names what failed, the pool is empty afterwards and the next
 // run succeeds), the host-memory estimate against the allocator's measured figures, and the
-// presets. Nothing here times anything: tests/bench/bench_executor.cpp does.
+// presets; and a whole model gives the same gradients, losses and tracked memory bit for bit
+// with 1 and 3 threads under several plans. Nothing here times anything:
+// tests/bench/bench_executor.cpp does.
 #include <QtTest>
 #include <atomic>
 #include <cmath>
@@ -234,6 +236,7 @@ private slots:
     void availableHostMemoryIsRead();
     void progressAndWarmup();
     void deterministicAcrossExecutors();
+    void threadCountChangesNoBit();
     void crossEntropyLossAtInitialisation();
     void factoryAnswersNoGpu();
     void presetMlp();
@@ -832,6 +835,54 @@ void TestCpuExecutor::deterministicAcrossExecutors() {
     QVERIFY(c->bitwiseEqual);
     QVERIFY(c->maxAbsDiff == 0.0);
     QCOMPARE(c->reference, std::string("none"));
+}
+
+void TestCpuExecutor::threadCountChangesNoBit() {
+    // gpt2-tiny cuts its work into several tiles, chunks and heads; the transformer case in
+    // bf16 adds the 16-bit staging.
+    struct Model {
+        ModelFile file;
+        Precision precision;
+    };
+    const Model models[] = {{*loadModel("gpt2-tiny"), Precision::Fp32},
+                            {parse(networkJson().at("transformer")), Precision::MixedBf16}};
+    for (const Model& model : models) {
+        const Graph g = lowerOrDie(model.file, model.precision);
+        TrainingConfig training = model.file.training;
+        training.precision = model.precision;
+        std::vector<float> noneLosses;
+        std::vector<ParameterValues> noneGradients;
+        for (const char* strategy : {"none", "full", "every:2"}) {
+            const Program p = compileOrDie(g, planFor(g, strategy, {}), training);
+            ProgramDriver one(std::make_unique<CpuBackend>(1));
+            ProgramDriver three(std::make_unique<CpuBackend>(3));
+            const Measurement m1 = runOrDie(one, g, p);
+            const Measurement m3 = runOrDie(three, g, p);
+            checkGradientsEqual(m1, m3);
+            checkAgainstPrediction(g, p, m3);
+            // The pool holds no memory of the executor's: tracked bytes after every
+            // instruction and the allocator's figures are those of one thread.
+            QCOMPARE(m3.live.size(), m1.live.size());
+            for (std::size_t i = 0; i < m1.live.size(); ++i)
+                QVERIFY(m1.live[i] == m3.live[i]);
+            QCOMPARE(m3.peakBytes, m1.peakBytes);
+            QCOMPARE(m3.device.usedPeakBytes, m1.device.usedPeakBytes);
+            QCOMPARE(m3.device.reservedPeakBytes, m1.device.reservedPeakBytes);
+            QCOMPARE(m3.device.scratchPeakBytes, m1.device.scratchPeakBytes);
+            QVERIFY(m3.deviceName.find("3 threads") != std::string::npos);
+            // And every plan's gradients are plan none's, with 3 threads too.
+            if (noneGradients.empty()) {
+                noneGradients = m3.gradients;
+                noneLosses = m3.losses;
+            } else {
+                QVERIFY(bitwiseEqual(noneLosses, m3.losses));
+                QCOMPARE(m3.gradients.size(), noneGradients.size());
+                for (std::size_t k = 0; k < noneGradients.size(); ++k)
+                    QVERIFY2(bitwiseEqual(noneGradients[k].values, m3.gradients[k].values),
+                             noneGradients[k].name.c_str());
+            }
+        }
+    }
 }
 
 void TestCpuExecutor::crossEntropyLossAtInitialisation() {

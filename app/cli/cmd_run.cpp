@@ -11,6 +11,7 @@
 #include "backends.h"
 #include "commands.h"
 #include "common.h"
+#include "cpu/cpu_backend.h"
 #include "cpu/cpu_rates.h"
 #include "cpu/host_budget.h"
 #include "program_driver.h"
@@ -36,6 +37,7 @@ struct RunOptions {
     bool force = false;
     bool allowUnsafe = false;
     int warmup = -1;  // -1: the backend's default (cpu 0, cuda 1)
+    int threads = 0;  // CPU threads; 0: every core (or REMAT_CPU_THREADS)
 };
 
 std::string gflops(double flopsPerS) {
@@ -63,17 +65,17 @@ nlohmann::json phasesJson(const PhaseTotals& t) {
 // does not override; when only the executor's additions (allocator rounding and cache,
 // gradient copies, the GEMM library's buffer, counted in full) tip it over, --force runs it
 // with a warning. 0 when the run may start.
-int checkHostMemory(const Program& program, const Program& reference, bool force) {
+int checkHostMemory(const Program& program, const Program& reference, int threads, bool force) {
     const HostMemory host = availableHostMemory();
     if (host.availableBytes < 0) return 0;  // nothing to compare with: the run is not refused
-    const CpuRunHostEstimate need = estimateCpuRunHostBytes(program, reference);
+    const CpuRunHostEstimate need = estimateCpuRunHostBytes(program, reference, threads);
     if (need.totalBytes <= host.availableBytes) return 0;
     const std::string figures =
         "this run needs about " + formatBytes(need.totalBytes) + " of host memory (programs " +
         formatBytes(need.trackedPeakBytes) + " at their peak, " +
         formatBytes(need.allocatorPeakBytes) + " with the CPU allocator's rounding and cache, " +
         formatBytes(need.gradientCopiesBytes) + " of gradient copies for the check against "
-        "plan none, " + formatBytes(need.gemmBufferBytes) + " GEMM library buffer); this "
+        "plan none, " + formatBytes(need.gemmBufferBytes) + " GEMM library buffers); this "
         "machine has " + formatBytes(host.availableBytes) + " available (" + host.source + ")";
     if (need.trackedPeakBytes > host.availableBytes)
         return userError(figures + ". The programs' own buffers alone do not fit, so --force "
@@ -90,9 +92,10 @@ int checkHostMemory(const Program& program, const Program& reference, bool force
 int runRun(const RunOptions& o) {
     auto c = resolve(o.common);
     if (!c) return userError(c.error().message);
-    auto backend = makeBackend(o.backend);
+    auto backend = makeBackend(o.backend, o.threads);
     if (!backend) return userError(backend.error().message);
     const bool onCpu = (*backend)->name() == "cpu";
+    const int threads = onCpu ? static_cast<CpuBackend&>(**backend).threads() : 1;
     const int warmup = o.warmup >= 0 ? o.warmup : (onCpu ? 0 : 1);
 
     // The CPU executor has no GEMM library workspace and its own speed: predict with the
@@ -110,8 +113,9 @@ int runRun(const RunOptions& o) {
     if (onCpu) {
         auto reference = compileReference(c->graph, e->program, compileOptionsFor(device));
         if (!reference) return userError(reference.error().message);
-        if (int code = checkHostMemory(e->program, *reference, o.force); code != 0) return code;
-        auto probed = probeCpuRates();
+        if (int code = checkHostMemory(e->program, *reference, threads, o.force); code != 0)
+            return code;
+        auto probed = probeCpuRates(threads);
         if (!probed) return userError("the CPU executor cannot start: " + probed.error().message);
         rates = *probed;
         device = cpuDeviceSpec(c->device, rates);
@@ -123,10 +127,11 @@ int runRun(const RunOptions& o) {
     const double estimateS = double(warmup + 1) * e->timeline.timeS.total() + e->baselineTimeS;
     if (onCpu && estimateS > kMaxCpuRunS && !o.force)
         return userError("this run is estimated at " + formatSeconds(estimateS) +
-                         " on this CPU (" + gflops(rates.gemmFlopsPerS) +
-                         " sgemm measured; warm-up, measured step and the no-checkpoint "
+                         " on this CPU (" + gflops(rates.gemmFlopsPerS) + " sgemm measured on " +
+                         std::to_string(threads) + (threads == 1 ? " thread" : " threads") +
+                         "; warm-up, measured step and the no-checkpoint "
                          "reference run), over the " + formatSeconds(kMaxCpuRunS) +
-                         " limit; use a smaller --micro-batch or pass --force");
+                         " limit; use a smaller --micro-batch, more --threads or pass --force");
 
     ExecuteOptions eo;
     eo.seed = o.seed;
@@ -200,7 +205,8 @@ int runRun(const RunOptions& o) {
         j["max_live_bytes_difference_instruction"] = diff.instruction;
         j["estimate_s"] = estimateS;
         if (onCpu)
-            j["cpu_rates"] = {{"gemm_flops_per_s", rates.gemmFlopsPerS},
+            j["cpu_rates"] = {{"threads", threads},
+                              {"gemm_flops_per_s", rates.gemmFlopsPerS},
                               {"elementwise_flops_per_s", rates.elementwiseFlopsPerS},
                               {"bandwidth_bytes_per_s", rates.bandwidthBytesPerS}};
         std::cout << j.dump(2) << "\n";
@@ -274,6 +280,10 @@ void addRun(CLI::App& app, int& exitCode) {
         ->capture_default_str();
     cmd->add_option("--warmup", o->warmup, "unmeasured steps first (default: cpu 0, cuda 1)")
         ->check(CLI::Range(0, 100));
+    cmd->add_option("--threads", o->threads,
+                    "CPU threads (default: every core, or REMAT_CPU_THREADS); the results are "
+                    "the same bits with any count")
+        ->check(CLI::Range(1, cpu::kMaxThreads));
     cmd->add_flag("--force", o->force,
                   "run even when the CPU run is estimated over 60 s, or when only the executor's "
                   "own additions exceed the host memory available (warned)");

@@ -6,11 +6,13 @@
 
 namespace remat {
 
-CpuBackend::CpuBackend() = default;
+CpuBackend::CpuBackend(int threads) : m_pool(threads) {}
 CpuBackend::~CpuBackend() = default;
 
 std::string CpuBackend::deviceName() const {
-    return "CPU reference (" + cpu::gemmLibraryName() + ")";
+    const int n = m_pool.threads();
+    return "CPU reference (" + cpu::gemmLibraryName() + "; " + std::to_string(n) +
+           (n == 1 ? " thread)" : " threads)");
 }
 
 bool CpuBackend::supports(OpKind kind) const {
@@ -25,7 +27,7 @@ bool CpuBackend::supports(OpKind kind) const {
 }
 
 Status CpuBackend::beginStep(std::size_t instructionCount) {
-    if (auto st = cpu::prepareGemm(); !st) return st;
+    if (auto st = cpu::prepareGemm(m_pool.threads()); !st) return st;
     m_started.assign(instructionCount, Clock::time_point{});
     m_elapsedS.assign(instructionCount, 0.0);
     m_allocator.resetPeaks();
@@ -143,6 +145,8 @@ REMAT_CPU_ENTRY(mseBackward, cpu::mseBackward(m_scratch, c))
 
 #undef REMAT_CPU_ENTRY
 
-Status CpuBackend::optimizerStep(const OptimizerCall& c) { return cpu::optimizerStep(c); }
+Status CpuBackend::optimizerStep(const OptimizerCall& c) {
+    return cpu::optimizerStep(m_pool, c);
+}
 
 }  // namespace remat

@@ -1,6 +1,8 @@
 // The CPU reference backend: every op in scope (backend.h), forward and backward, in fp32
-// with 16-bit buffers emulated by rounding on store; GEMMs through single-threaded CBLAS so
-// that results are bitwise reproducible; memory from a size-class caching allocator whose
+// with 16-bit buffers emulated by rounding on store; GEMMs through single-threaded CBLAS
+// calls, one per fixed tile, and every kernel spread over a thread pool (all cores by
+// default) in a way that gives the same bits with any thread count (cpu_kernels.h); memory
+// from a size-class caching allocator whose
 // high-water mark of bytes obtained from the system is the device-level figure. It is the
 // reference the CUDA backend is checked against and the backend the driver's host logic is
 // tested through. Conv2d, batchnorm2d, maxpool2d, global_avg_pool and flash attention are
@@ -13,13 +15,17 @@
 #include "backend.h"
 #include "cpu_kernels.h"
 #include "host_allocator.h"
+#include "thread_pool.h"
 
 namespace remat {
 
 class CpuBackend final : public Backend {
 public:
-    CpuBackend();
+    // `threads` <= 0: cpu::defaultThreadCount() (REMAT_CPU_THREADS, else every core).
+    explicit CpuBackend(int threads = 0);
     ~CpuBackend() override;
+
+    int threads() const { return m_pool.threads(); }
 
     std::string name() const override { return "cpu"; }
     std::string displayName() const override { return "CPU"; }
@@ -88,7 +94,8 @@ private:
 
     using Clock = std::chrono::steady_clock;
     HostAllocator m_allocator;
-    cpu::Scratch m_scratch{m_allocator};
+    cpu::ThreadPool m_pool;
+    cpu::Scratch m_scratch{m_allocator, m_pool};
     std::vector<Clock::time_point> m_started;
     std::vector<double> m_elapsedS;
     bool m_poison = true;

@@ -3,6 +3,14 @@
 // into fp32 scratch obtained from the backend's allocator (so it shows in the device-level
 // figure, never in the tracked bytes) and rounded to nearest even when written back. Each
 // kernel file holds one family: elementwise, linear, norms, attention, losses, optimizer.
+//
+// Kernels spread their work over the backend's thread pool (thread_pool.h) so that every
+// output element is computed by the same operations in the same order whatever the thread
+// count: element-wise and row-wise work in fixed chunks; sums over rows into a parameter
+// gradient (norm gains, biases, embedding rows) per column, each column summing its rows in
+// order; GEMMs in tiles of C fixed by the shape (gemm.h); attention per (sample, KV head),
+// the query heads of one KV head in order. Scratch memory is taken and given back on the
+// calling thread only.
 #pragma once
 
 #include <cstdint>
@@ -14,10 +22,14 @@
 
 namespace remat::cpu {
 
-// fp32 scratch for 16-bit staging, counted separately from the program's buffers.
+class ThreadPool;
+
+// The kernels' context: fp32 scratch for 16-bit staging, counted separately from the
+// program's buffers, and the thread pool the kernels run on.
 class Scratch {
 public:
-    explicit Scratch(HostAllocator& allocator) : m_allocator(allocator) {}
+    Scratch(HostAllocator& allocator, ThreadPool& pool) : m_allocator(allocator), m_pool(pool) {}
+    ThreadPool& pool() { return m_pool; }
     float* take(std::int64_t elements);  // nullptr on out of memory
     void give(float* block, std::int64_t elements) noexcept;
     std::int64_t peakBytes() const { return m_peakBytes; }
@@ -25,6 +37,7 @@ public:
 
 private:
     HostAllocator& m_allocator;
+    ThreadPool& m_pool;
     std::int64_t m_liveBytes = 0;
     std::int64_t m_peakBytes = 0;
 };
@@ -125,7 +138,7 @@ Status crossEntropyBackward(Scratch& s, const OpCall& c);
 Status mseForward(Scratch& s, const OpCall& c);
 Status mseBackward(Scratch& s, const OpCall& c);
 
-Status optimizerStep(const OptimizerCall& c);
+Status optimizerStep(ThreadPool& pool, const OptimizerCall& c);
 
 // Operand-count checks shared by the kernels: a clear error instead of an out-of-range read
 // when a program binds fewer operands than the op kind needs.

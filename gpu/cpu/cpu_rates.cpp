@@ -8,6 +8,7 @@
 
 #include "gemm.h"
 #include "report.h"
+#include "thread_pool.h"
 
 namespace remat {
 
@@ -19,16 +20,17 @@ double secondsSince(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-CpuRates probeRates();
+CpuRates probeRates(cpu::ThreadPool& pool);
 
 }  // namespace
 
-Result<CpuRates> probeCpuRates() {
-    // The GEMM library first: under a memory limit its work buffer may not be obtainable,
+Result<CpuRates> probeCpuRates(int threads) {
+    cpu::ThreadPool pool(threads);
+    // The GEMM library first: under a memory limit its work buffers may not be obtainable,
     // and OpenBLAS would retry that forever inside the first sgemm below.
-    if (auto st = cpu::prepareGemm(); !st) return st.error();
+    if (auto st = cpu::prepareGemm(pool.threads()); !st) return st.error();
     try {
-        return probeRates();
+        return probeRates(pool);
     } catch (const std::bad_alloc&) {
         return makeError("out of host memory while probing this CPU's rates (the probe needs "
                          "about " + formatBytes(kProbeBytes) + ")");
@@ -37,14 +39,15 @@ Result<CpuRates> probeCpuRates() {
 
 namespace {
 
-CpuRates probeRates() {
+CpuRates probeRates(cpu::ThreadPool& pool) {
     CpuRates r;
+    r.threads = pool.threads();
     {
-        constexpr std::int64_t n = 256;
+        constexpr std::int64_t n = 3 * cpu::kGemmTileRows;  // 9 tiles, as the kernels cut them
         std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n, 0.0f);
         auto once = [&] {
-            cpu::sgemm(cpu::Transpose::No, cpu::Transpose::Yes, n, n, n, 1.0f, a.data(), n,
-                       b.data(), n, 0.0f, c.data(), n);
+            cpu::parallelSgemm(pool, cpu::Transpose::No, cpu::Transpose::Yes, n, n, n, 1.0f,
+                               a.data(), n, b.data(), n, 0.0f, c.data(), n);
         };
         once();
         int calls = 0;
@@ -59,14 +62,18 @@ CpuRates probeRates() {
     }
     {
         // The GELU of the CPU backend (tanh approximation): 8 FLOPs per element as lowered.
-        constexpr std::size_t n = std::size_t{1} << 16;
+        constexpr std::size_t n = std::size_t{1} << 18;
         std::vector<float> x(n), y(n);
         for (std::size_t i = 0; i < n; ++i) x[i] = float(i % 97) / 50.0f - 1.0f;
         auto once = [&] {
-            for (std::size_t i = 0; i < n; ++i) {
-                const float v = x[i];
-                y[i] = 0.5f * v * (1.0f + std::tanh(0.7978845608f * (v + 0.044715f * v * v * v)));
-            }
+            cpu::forEachChunk(pool, std::int64_t(n), cpu::kElementChunk,
+                              [&](std::int64_t b, std::int64_t e) {
+                for (std::int64_t i = b; i < e; ++i) {
+                    const float v = x[std::size_t(i)];
+                    y[std::size_t(i)] = 0.5f * v *
+                        (1.0f + std::tanh(0.7978845608f * (v + 0.044715f * v * v * v)));
+                }
+            });
         };
         once();
         int passes = 0;

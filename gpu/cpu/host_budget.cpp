@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gemm.h"
+#include "thread_pool.h"
 #include "host_allocator.h"
 
 namespace remat {
@@ -240,7 +241,8 @@ std::int64_t cpuAllocatorPeakBytes(const Program& p) {
     return a.peak();
 }
 
-CpuRunHostEstimate estimateCpuRunHostBytes(const Program& run, const Program& reference) {
+CpuRunHostEstimate estimateCpuRunHostBytes(const Program& run, const Program& reference,
+                                           int threads) {
     CpuRunHostEstimate e;
     auto trackedPeak = [](const Program& p) {
         std::int64_t live = 0, peak = 0;
@@ -257,7 +259,9 @@ CpuRunHostEstimate estimateCpuRunHostBytes(const Program& run, const Program& re
     const std::int64_t runAllocator = cpuAllocatorPeakBytes(run);
     const std::int64_t refAllocator = cpuAllocatorPeakBytes(reference);
     e.transientBytes = std::max(largestTransient(run), largestTransient(reference));
-    e.gemmBufferBytes = cpu::gemmLibraryBufferBytes();
+    e.gemmBufferBytes = cpu::gemmLibraryBufferBytes() *
+                        std::int64_t(threads > 0 ? std::min(threads, cpu::kMaxThreads)
+                                                 : cpu::defaultThreadCount());
     // The allocator gives its cache back between the runs; the measured run's gradients and
     // records stay while the reference runs.
     const std::int64_t runGrads = gradientCopies(run), refGrads = gradientCopies(reference);

@@ -38,13 +38,18 @@ struct CpuRunHostEstimate {
     std::int64_t transientBytes = 0;
     // Per-instruction records of both runs (live bytes, timers).
     std::int64_t recordsBytes = 0;
-    // The GEMM library's work buffer (OpenBLAS: 128 MiB), counted in full.
+    // The GEMM library's work buffers (OpenBLAS: 128 MiB for each thread that runs GEMMs),
+    // counted in full.
     std::int64_t gemmBufferBytes = 0;
     std::int64_t totalBytes = 0;
 };
 
-// `reference` is the plan-`none` program the gradient check runs after `run`.
-CpuRunHostEstimate estimateCpuRunHostBytes(const Program& run, const Program& reference);
+// `reference` is the plan-`none` program the gradient check runs after `run`; `threads` is
+// the CPU executor's thread count (<= 0: its default, cpu::defaultThreadCount()). The
+// thread pool itself keeps no per-thread scratch: its threads' stacks are outside every
+// figure here, as is the executor's code.
+CpuRunHostEstimate estimateCpuRunHostBytes(const Program& run, const Program& reference,
+                                           int threads = 0);
 
 // What the CPU allocator would obtain from the system at its peak while executing `program`
 // (HostAllocator's size classes and per-class cache; 16-bit operands staged in fp32, all of

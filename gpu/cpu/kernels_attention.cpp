@@ -1,11 +1,15 @@
 // Eager attention on the CPU (sim/lower.cpp attention()): scores S = Q K^T / sqrt(D) with the
 // causal mask, context Y = P V with heads merged, and the grouped-KV expansion. Q, K and V are
 // read in place from the qkv linear's output (row stride (H + 2 KV) D) or from the expanded
-// [B, H, T, D] tensors, one sgemm per (sample, head).
+// [B, H, T, D] tensors, one single-threaded sgemm per (sample, head). The pool runs one task
+// per (sample, head), or per (sample, KV head) where query heads add into one KV head's
+// gradient — that task takes its query heads in order, so each element's sum has the same
+// order whatever the thread count.
 #include <cmath>
 
 #include "cpu_kernels.h"
 #include "gemm.h"
+#include "thread_pool.h"
 
 namespace remat::cpu {
 
@@ -15,7 +19,24 @@ struct Geometry {
     std::int64_t batch = 0, tokens = 0, heads = 0, kvHeads = 0, headDim = 0;
     std::int64_t qkvWidth() const { return (heads + 2 * kvHeads) * headDim; }
     std::int64_t kvHeadOf(std::int64_t h) const { return h / (heads / kvHeads); }
+    std::int64_t groupSize() const { return heads / kvHeads; }
 };
+
+// body(b, h) for every (sample, head), one task each.
+template <typename Body>
+void eachHead(Scratch& s, const Geometry& g, Body&& body) {
+    s.pool().run(g.batch * g.heads, [&](std::int64_t i) { body(i / g.heads, i % g.heads); });
+}
+
+// body(b, h) for every (sample, head), one task per (sample, KV head) running that KV head's
+// query heads in ascending order: for gradients that several query heads add into.
+template <typename Body>
+void eachKvGroup(Scratch& s, const Geometry& g, Body&& body) {
+    s.pool().run(g.batch * g.kvHeads, [&](std::int64_t i) {
+        const std::int64_t b = i / g.kvHeads, kv = i % g.kvHeads;
+        for (std::int64_t h = kv * g.groupSize(); h < (kv + 1) * g.groupSize(); ++h) body(b, h);
+    });
+}
 
 Result<Geometry> geometry(const OpCall& c, const TensorRef& qkvLike) {
     Geometry g;
@@ -60,18 +81,17 @@ Status attnScoresForward(Scratch& s, const OpCall& c) {
     ReadF32 qkv(s, c.inputs[0]);
     ReadF32 kx(s, expanded ? c.inputs[1] : TensorRef{});
     WriteF32 out(s, c.outputs[0], WriteF32::Mode::Overwrite);
-    for (std::int64_t b = 0; b < g.batch; ++b)
-        for (std::int64_t h = 0; h < g.heads; ++h) {
-            const Slice q = querySlice(g, b, h);
-            const Slice k = kvSlice(g, expanded, 0, b, h);
-            const float* kBase = (expanded ? kx.data() : qkv.data()) + k.offset;
-            float* sc = out.data() + (b * g.heads + h) * t * t;
-            sgemm(Transpose::No, Transpose::Yes, t, t, d, scale, qkv.data() + q.offset, q.stride,
-                  kBase, k.stride, 0.0f, sc, t);
-            if (c.op->attrs.causal)
-                for (std::int64_t i = 0; i < t; ++i)
-                    for (std::int64_t j = i + 1; j < t; ++j) sc[i * t + j] = -INFINITY;
-        }
+    eachHead(s, g, [&](std::int64_t b, std::int64_t h) {
+        const Slice q = querySlice(g, b, h);
+        const Slice k = kvSlice(g, expanded, 0, b, h);
+        const float* kBase = (expanded ? kx.data() : qkv.data()) + k.offset;
+        float* sc = out.data() + (b * g.heads + h) * t * t;
+        sgemm(Transpose::No, Transpose::Yes, t, t, d, scale, qkv.data() + q.offset, q.stride,
+              kBase, k.stride, 0.0f, sc, t);
+        if (c.op->attrs.causal)
+            for (std::int64_t i = 0; i < t; ++i)
+                for (std::int64_t j = i + 1; j < t; ++j) sc[i * t + j] = -INFINITY;
+    });
     return Ok{};
 }
 
@@ -90,19 +110,18 @@ Status attnScoresBackward(Scratch& s, const OpCall& c) {
     WriteF32 dqkv(s, c.gradInputs[0], WriteF32::Mode::Accumulate);
     WriteF32 dkx(s, expanded ? c.gradInputs[1] : TensorRef{}, WriteF32::Mode::Accumulate);
     float* dkBuf = expanded ? dkx.data() : dqkv.data();
-    for (std::int64_t b = 0; b < g.batch; ++b)
-        for (std::int64_t h = 0; h < g.heads; ++h) {
-            const Slice q = querySlice(g, b, h);
-            const Slice k = kvSlice(g, expanded, 0, b, h);
-            const float* kBase = (expanded ? kx.data() : qkv.data()) + k.offset;
-            const float* ds = dS.data() + (b * g.heads + h) * t * t;
-            if (dqkv.bound())  // dQ += scale dS K
-                sgemm(Transpose::No, Transpose::No, t, d, t, scale, ds, t, kBase, k.stride, 1.0f,
-                      dqkv.data() + q.offset, q.stride);
-            if (dkBuf)  // dK += scale dS^T Q
-                sgemm(Transpose::Yes, Transpose::No, t, d, t, scale, ds, t, qkv.data() + q.offset,
-                      q.stride, 1.0f, dkBuf + k.offset, k.stride);
-        }
+    eachKvGroup(s, g, [&](std::int64_t b, std::int64_t h) {
+        const Slice q = querySlice(g, b, h);
+        const Slice k = kvSlice(g, expanded, 0, b, h);
+        const float* kBase = (expanded ? kx.data() : qkv.data()) + k.offset;
+        const float* ds = dS.data() + (b * g.heads + h) * t * t;
+        if (dqkv.bound())  // dQ += scale dS K
+            sgemm(Transpose::No, Transpose::No, t, d, t, scale, ds, t, kBase, k.stride, 1.0f,
+                  dqkv.data() + q.offset, q.stride);
+        if (dkBuf)  // dK += scale dS^T Q
+            sgemm(Transpose::Yes, Transpose::No, t, d, t, scale, ds, t, qkv.data() + q.offset,
+                  q.stride, 1.0f, dkBuf + k.offset, k.stride);
+    });
     return Ok{};
 }
 
@@ -115,6 +134,8 @@ Status attnContextForward(Scratch& s, const OpCall& c) {
     g.kvHeads = c.op->attrs.kvHeads > 0 ? c.op->attrs.kvHeads : g.heads;
     g.headDim = c.op->attrs.headDim;
     g.batch = c.microBatch;
+    if (g.tokens <= 0 || g.heads <= 0 || g.headDim <= 0 || g.heads % g.kvHeads != 0)
+        return makeError("attention context: invalid heads/tokens attributes");
     if (!expanded) {
         auto geo = geometry(c, c.inputs[1]);
         if (!geo) return geo.error();
@@ -126,12 +147,11 @@ Status attnContextForward(Scratch& s, const OpCall& c) {
     ReadF32 p(s, c.inputs[0]);
     ReadF32 v(s, c.inputs[1]);
     WriteF32 y(s, c.outputs[0], WriteF32::Mode::Overwrite);
-    for (std::int64_t b = 0; b < g.batch; ++b)
-        for (std::int64_t h = 0; h < g.heads; ++h) {
-            const Slice vs = kvSlice(g, expanded, 1, b, h);
-            sgemm(Transpose::No, Transpose::No, t, d, t, 1.0f, p.data() + (b * g.heads + h) * t * t,
-                  t, v.data() + vs.offset, vs.stride, 0.0f, y.data() + b * t * width + h * d, width);
-        }
+    eachHead(s, g, [&](std::int64_t b, std::int64_t h) {
+        const Slice vs = kvSlice(g, expanded, 1, b, h);
+        sgemm(Transpose::No, Transpose::No, t, d, t, 1.0f, p.data() + (b * g.heads + h) * t * t,
+              t, v.data() + vs.offset, vs.stride, 0.0f, y.data() + b * t * width + h * d, width);
+    });
     return Ok{};
 }
 
@@ -145,24 +165,25 @@ Status attnContextBackward(Scratch& s, const OpCall& c) {
     g.kvHeads = c.op->attrs.kvHeads > 0 ? c.op->attrs.kvHeads : g.heads;
     g.headDim = c.op->attrs.headDim;
     g.batch = c.microBatch;
+    if (g.tokens <= 0 || g.heads <= 0 || g.headDim <= 0 || g.heads % g.kvHeads != 0)
+        return makeError("attention context: invalid heads/tokens attributes");
     const std::int64_t t = g.tokens, d = g.headDim, width = g.heads * d;
     ReadF32 p(s, c.saved[0]);
     ReadF32 v(s, c.saved[1]);
     ReadF32 dy(s, c.gradOutputs[0]);
     WriteF32 dp(s, c.gradInputs[0], WriteF32::Mode::Accumulate);
     WriteF32 dv(s, c.gradInputs[1], WriteF32::Mode::Accumulate);
-    for (std::int64_t b = 0; b < g.batch; ++b)
-        for (std::int64_t h = 0; h < g.heads; ++h) {
-            const Slice vs = kvSlice(g, expanded, 1, b, h);
-            const float* dyh = dy.data() + b * t * width + h * d;
-            const std::int64_t pOff = (b * g.heads + h) * t * t;
-            if (dp.bound())  // dP += dY V^T
-                sgemm(Transpose::No, Transpose::Yes, t, t, d, 1.0f, dyh, width,
-                      v.data() + vs.offset, vs.stride, 1.0f, dp.data() + pOff, t);
-            if (dv.bound())  // dV += P^T dY
-                sgemm(Transpose::Yes, Transpose::No, t, d, t, 1.0f, p.data() + pOff, t, dyh, width,
-                      1.0f, dv.data() + vs.offset, vs.stride);
-        }
+    eachKvGroup(s, g, [&](std::int64_t b, std::int64_t h) {
+        const Slice vs = kvSlice(g, expanded, 1, b, h);
+        const float* dyh = dy.data() + b * t * width + h * d;
+        const std::int64_t pOff = (b * g.heads + h) * t * t;
+        if (dp.bound())  // dP += dY V^T
+            sgemm(Transpose::No, Transpose::Yes, t, t, d, 1.0f, dyh, width, v.data() + vs.offset,
+                  vs.stride, 1.0f, dp.data() + pOff, t);
+        if (dv.bound())  // dV += P^T dY
+            sgemm(Transpose::Yes, Transpose::No, t, d, t, 1.0f, p.data() + pOff, t, dyh, width,
+                  1.0f, dv.data() + vs.offset, vs.stride);
+    });
     return Ok{};
 }
 
@@ -174,16 +195,16 @@ Status expandKvForward(Scratch& s, const OpCall& c) {
     ReadF32 qkv(s, c.inputs[0]);
     WriteF32 kx(s, c.outputs[0], WriteF32::Mode::Overwrite);
     WriteF32 vx(s, c.outputs[1], WriteF32::Mode::Overwrite);
-    for (std::int64_t b = 0; b < g.batch; ++b)
-        for (std::int64_t h = 0; h < g.heads; ++h)
-            for (int which = 0; which < 2; ++which) {
-                const Slice src = kvSlice(g, false, which, b, h);
-                float* dst = (which == 0 ? kx.data() : vx.data()) +
-                             (b * g.heads + h) * g.tokens * g.headDim;
-                for (std::int64_t i = 0; i < g.tokens; ++i)
-                    for (std::int64_t j = 0; j < g.headDim; ++j)
-                        dst[i * g.headDim + j] = qkv[src.offset + i * src.stride + j];
-            }
+    eachHead(s, g, [&](std::int64_t b, std::int64_t h) {
+        for (int which = 0; which < 2; ++which) {
+            const Slice src = kvSlice(g, false, which, b, h);
+            float* dst =
+                (which == 0 ? kx.data() : vx.data()) + (b * g.heads + h) * g.tokens * g.headDim;
+            for (std::int64_t i = 0; i < g.tokens; ++i)
+                for (std::int64_t j = 0; j < g.headDim; ++j)
+                    dst[i * g.headDim + j] = qkv[src.offset + i * src.stride + j];
+        }
+    });
     return Ok{};
 }
 
@@ -197,14 +218,13 @@ Status expandKvBackward(Scratch& s, const OpCall& c) {
     for (int which = 0; which < 2; ++which) {
         if (!c.gradOutputs[std::size_t(which)].bound()) continue;
         ReadF32 dx(s, c.gradOutputs[std::size_t(which)]);
-        for (std::int64_t b = 0; b < g.batch; ++b)
-            for (std::int64_t h = 0; h < g.heads; ++h) {
-                const Slice dst = kvSlice(g, false, which, b, h);
-                const float* src = dx.data() + (b * g.heads + h) * g.tokens * g.headDim;
-                for (std::int64_t i = 0; i < g.tokens; ++i)
-                    for (std::int64_t j = 0; j < g.headDim; ++j)
-                        dqkv[dst.offset + i * dst.stride + j] += src[i * g.headDim + j];
-            }
+        eachKvGroup(s, g, [&](std::int64_t b, std::int64_t h) {
+            const Slice dst = kvSlice(g, false, which, b, h);
+            const float* src = dx.data() + (b * g.heads + h) * g.tokens * g.headDim;
+            for (std::int64_t i = 0; i < g.tokens; ++i)
+                for (std::int64_t j = 0; j < g.headDim; ++j)
+                    dqkv[dst.offset + i * dst.stride + j] += src[i * g.headDim + j];
+        });
     }
     return Ok{};
 }

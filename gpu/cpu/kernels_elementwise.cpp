@@ -1,10 +1,13 @@
 // Elementwise and row-wise kernels of the CPU backend: activations, softmax, dropout, the
-// SwiGLU product, the residual add and the embedding lookup.
+// SwiGLU product, the residual add and the embedding lookup. Element-wise work runs in fixed
+// chunks, softmax by rows, and the embedding's gradient rows are summed column by column in
+// token order, so the thread count never changes a bit (cpu_kernels.h).
 #include <cmath>
 #include <string>
 
 #include "counter_rng.h"
 #include "cpu_kernels.h"
+#include "thread_pool.h"
 
 namespace remat::cpu {
 
@@ -50,6 +53,25 @@ float unaryDerivative(Unary kind, float s) {
     return 0.0f;
 }
 
+// body(i) for every i in [0, n), in fixed chunks over the pool.
+template <typename Body>
+void eachElement(Scratch& s, std::int64_t n, Body&& body) {
+    forEachChunk(s.pool(), n, kElementChunk, [&](std::int64_t b, std::int64_t e) {
+        for (std::int64_t i = b; i < e; ++i) body(i);
+    });
+}
+
+// body(r) for every row r in [0, rows) of `width` elements, in fixed chunks of rows.
+template <typename Body>
+void eachRow(Scratch& s, std::int64_t rows, std::int64_t width, Body&& body) {
+    forEachChunk(s.pool(), rows, rowChunk(width), [&](std::int64_t b, std::int64_t e) {
+        for (std::int64_t r = b; r < e; ++r) body(r);
+    });
+}
+
+// Columns of an embedding gradient one task sums (every token in order, per column).
+constexpr std::int64_t kColumnChunk = 64;
+
 }  // namespace
 
 Status unaryForward(Scratch& s, Unary kind, const OpCall& c) {
@@ -57,7 +79,7 @@ Status unaryForward(Scratch& s, Unary kind, const OpCall& c) {
     ReadF32 x(s, c.inputs[0]);
     WriteF32 y(s, c.outputs[0], WriteF32::Mode::Overwrite);
     const std::int64_t n = c.outputs[0].elements();
-    for (std::int64_t i = 0; i < n; ++i) y[i] = applyUnary(kind, x[i]);
+    eachElement(s, n, [&](std::int64_t i) { y[i] = applyUnary(kind, x[i]); });
     return Ok{};
 }
 
@@ -68,7 +90,7 @@ Status unaryBackward(Scratch& s, Unary kind, const OpCall& c) {
     ReadF32 dy(s, c.gradOutputs[0]);
     WriteF32 dx(s, c.gradInputs[0], WriteF32::Mode::Accumulate);
     const std::int64_t n = c.gradInputs[0].elements();
-    for (std::int64_t i = 0; i < n; ++i) dx[i] += dy[i] * unaryDerivative(kind, saved[i]);
+    eachElement(s, n, [&](std::int64_t i) { dx[i] += dy[i] * unaryDerivative(kind, saved[i]); });
     return Ok{};
 }
 
@@ -78,7 +100,7 @@ Status softmaxForward(Scratch& s, const OpCall& c) {
     const std::int64_t rows = c.inputs[0].elements() / width;
     ReadF32 x(s, c.inputs[0]);
     WriteF32 y(s, c.outputs[0], WriteF32::Mode::Overwrite);
-    for (std::int64_t r = 0; r < rows; ++r) {
+    eachRow(s, rows, width, [&](std::int64_t r) {
         const float* xr = x.data() + r * width;
         float* yr = y.data() + r * width;
         float mx = -INFINITY;
@@ -90,7 +112,7 @@ Status softmaxForward(Scratch& s, const OpCall& c) {
         }
         const float inv = float(1.0 / sum);
         for (std::int64_t j = 0; j < width; ++j) yr[j] *= inv;
-    }
+    });
     return Ok{};
 }
 
@@ -102,7 +124,7 @@ Status softmaxBackward(Scratch& s, const OpCall& c) {
     ReadF32 y(s, c.saved[0]);
     ReadF32 dy(s, c.gradOutputs[0]);
     WriteF32 dx(s, c.gradInputs[0], WriteF32::Mode::Accumulate);
-    for (std::int64_t r = 0; r < rows; ++r) {
+    eachRow(s, rows, width, [&](std::int64_t r) {
         const float* yr = y.data() + r * width;
         const float* dyr = dy.data() + r * width;
         float* dxr = dx.data() + r * width;
@@ -110,7 +132,7 @@ Status softmaxBackward(Scratch& s, const OpCall& c) {
         for (std::int64_t j = 0; j < width; ++j) dot += double(yr[j]) * dyr[j];
         const float d = float(dot);
         for (std::int64_t j = 0; j < width; ++j) dxr[j] += yr[j] * (dyr[j] - d);
-    }
+    });
     return Ok{};
 }
 
@@ -124,11 +146,11 @@ Status dropoutForward(Scratch& s, const OpCall& c) {
     WriteF32 y(s, c.outputs[0], WriteF32::Mode::Overwrite);
     auto* mask = static_cast<std::uint8_t*>(c.outputs[1].data);
     const std::int64_t n = c.outputs[0].elements();
-    for (std::int64_t i = 0; i < n; ++i) {
+    eachElement(s, n, [&](std::int64_t i) {
         const bool keep = rng::dropoutKeep(stream, std::uint64_t(i), p);
         mask[i] = keep ? 1 : 0;
         y[i] = keep ? x[i] * scale : 0.0f;
-    }
+    });
     return Ok{};
 }
 
@@ -140,8 +162,9 @@ Status dropoutBackward(Scratch& s, const OpCall& c) {
     ReadF32 dy(s, c.gradOutputs[0]);
     WriteF32 dx(s, c.gradInputs[0], WriteF32::Mode::Accumulate);
     const std::int64_t n = c.gradInputs[0].elements();
-    for (std::int64_t i = 0; i < n; ++i)
+    eachElement(s, n, [&](std::int64_t i) {
         if (mask[i]) dx[i] += dy[i] * scale;
+    });
     return Ok{};
 }
 
@@ -151,7 +174,7 @@ Status mulForward(Scratch& s, const OpCall& c) {
     ReadF32 b(s, c.inputs[1]);
     WriteF32 y(s, c.outputs[0], WriteF32::Mode::Overwrite);
     const std::int64_t n = c.outputs[0].elements();
-    for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] * b[i];
+    eachElement(s, n, [&](std::int64_t i) { y[i] = a[i] * b[i]; });
     return Ok{};
 }
 
@@ -164,11 +187,11 @@ Status mulBackward(Scratch& s, const OpCall& c) {
     const std::int64_t n = c.saved[0].elements();
     if (c.gradInputs[0].bound()) {
         WriteF32 da(s, c.gradInputs[0], WriteF32::Mode::Accumulate);
-        for (std::int64_t i = 0; i < n; ++i) da[i] += dy[i] * b[i];
+        eachElement(s, n, [&](std::int64_t i) { da[i] += dy[i] * b[i]; });
     }
     if (c.gradInputs[1].bound()) {
         WriteF32 db(s, c.gradInputs[1], WriteF32::Mode::Accumulate);
-        for (std::int64_t i = 0; i < n; ++i) db[i] += dy[i] * a[i];
+        eachElement(s, n, [&](std::int64_t i) { db[i] += dy[i] * a[i]; });
     }
     return Ok{};
 }
@@ -179,7 +202,7 @@ Status addForward(Scratch& s, const OpCall& c) {
     ReadF32 b(s, c.inputs[1]);
     WriteF32 y(s, c.outputs[0], WriteF32::Mode::Overwrite);
     const std::int64_t n = c.outputs[0].elements();
-    for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
+    eachElement(s, n, [&](std::int64_t i) { y[i] = a[i] + b[i]; });
     return Ok{};
 }
 
@@ -191,7 +214,7 @@ Status addBackward(Scratch& s, const OpCall& c) {
     for (int k = 0; k < 2; ++k) {
         if (!c.gradInputs[std::size_t(k)].bound()) continue;
         WriteF32 d(s, c.gradInputs[std::size_t(k)], WriteF32::Mode::Accumulate);
-        for (std::int64_t i = 0; i < n; ++i) d[i] += dy[i];
+        eachElement(s, n, [&](std::int64_t i) { d[i] += dy[i]; });
     }
     return Ok{};
 }
@@ -207,15 +230,15 @@ Status embeddingForward(Scratch& s, const OpCall& c) {
     if (positions && c.params[1].shape[0] < seq)
         return makeError("embedding: sequence longer than the learned positions");
     const auto* ids = static_cast<const std::int64_t*>(tokens.data);
+    for (std::int64_t i = 0; i < count; ++i)
+        if (ids[i] < 0 || ids[i] >= vocab)
+            return makeError("embedding: token id " + std::to_string(ids[i]) + " outside [0, " +
+                             std::to_string(vocab) + ")");
     ReadF32 wte(s, c.params[0]);
     ReadF32 wpe(s, positions ? c.params[1] : TensorRef{});
     WriteF32 y(s, c.outputs[0], WriteF32::Mode::Overwrite);
-    for (std::int64_t i = 0; i < count; ++i) {
-        const std::int64_t id = ids[i];
-        if (id < 0 || id >= vocab)
-            return makeError("embedding: token id " + std::to_string(id) + " outside [0, " +
-                             std::to_string(vocab) + ")");
-        const float* row = wte.data() + id * width;
+    eachRow(s, count, width, [&](std::int64_t i) {
+        const float* row = wte.data() + ids[i] * width;
         float* out = y.data() + i * width;
         if (positions) {
             const float* pos = wpe.data() + (i % seq) * width;
@@ -223,7 +246,7 @@ Status embeddingForward(Scratch& s, const OpCall& c) {
         } else {
             for (std::int64_t j = 0; j < width; ++j) out[j] = row[j];
         }
-    }
+    });
     return Ok{};
 }
 
@@ -235,24 +258,30 @@ Status embeddingBackward(Scratch& s, const OpCall& c) {
     const std::int64_t seq = tokens.shape.back();
     const std::int64_t count = tokens.elements();
     const auto* ids = static_cast<const std::int64_t*>(tokens.data);
+    for (std::int64_t i = 0; i < count; ++i)
+        if (ids[i] < 0 || ids[i] >= vocab) return makeError("embedding: token id out of range");
     ReadF32 dy(s, c.gradOutputs[0]);
+    // Repeated ids add into one row: each task owns a range of columns and visits the
+    // tokens in order, so every element sums its contributions in token order.
     {
         WriteF32 dwte(s, c.paramGrads[0], WriteF32::Mode::Accumulate);
-        for (std::int64_t i = 0; i < count; ++i) {
-            const std::int64_t id = ids[i];
-            if (id < 0 || id >= vocab) return makeError("embedding: token id out of range");
-            float* g = dwte.data() + id * width;
-            const float* d = dy.data() + i * width;
-            for (std::int64_t j = 0; j < width; ++j) g[j] += d[j];
-        }
+        forEachChunk(s.pool(), width, kColumnChunk, [&](std::int64_t j0, std::int64_t j1) {
+            for (std::int64_t i = 0; i < count; ++i) {
+                float* g = dwte.data() + ids[i] * width;
+                const float* d = dy.data() + i * width;
+                for (std::int64_t j = j0; j < j1; ++j) g[j] += d[j];
+            }
+        });
     }
     if (c.params.size() > 1 && c.paramGrads.size() > 1 && c.paramGrads[1].bound()) {
         WriteF32 dwpe(s, c.paramGrads[1], WriteF32::Mode::Accumulate);
-        for (std::int64_t i = 0; i < count; ++i) {
-            float* g = dwpe.data() + (i % seq) * width;
-            const float* d = dy.data() + i * width;
-            for (std::int64_t j = 0; j < width; ++j) g[j] += d[j];
-        }
+        forEachChunk(s.pool(), width, kColumnChunk, [&](std::int64_t j0, std::int64_t j1) {
+            for (std::int64_t i = 0; i < count; ++i) {
+                float* g = dwpe.data() + (i % seq) * width;
+                const float* d = dy.data() + i * width;
+                for (std::int64_t j = j0; j < j1; ++j) g[j] += d[j];
+            }
+        });
     }
     return Ok{};
 }

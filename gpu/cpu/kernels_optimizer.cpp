@@ -1,8 +1,10 @@
 // The optimizer step on the CPU, fused: one pass over the parameter updating weight (or its
-// fp32 master, then the rounded 16-bit weight) and state in place, with no temporaries.
+// fp32 master, then the rounded 16-bit weight) and state in place, with no temporaries,
+// in fixed chunks over the pool (each element's update is independent of the others).
 #include <cmath>
 
 #include "cpu_kernels.h"
+#include "thread_pool.h"
 
 namespace remat::cpu {
 
@@ -25,8 +27,7 @@ void store(void* base, std::int64_t i, float v) {
 }
 
 template <DType kType>
-void update(const OptimizerCall& c) {
-    const std::int64_t n = c.param.elements();
+void update(const OptimizerCall& c, std::int64_t begin, std::int64_t end) {
     const OptimizerHyperParams& hp = c.hyper;
     const float lr = hp.learningRate;
     auto* m1 = static_cast<float*>(c.state1.data);
@@ -34,7 +35,7 @@ void update(const OptimizerCall& c) {
     auto* master = static_cast<float*>(c.master.data);
     const float correction1 = 1.0f - std::pow(hp.beta1, float(c.step));
     const float correction2 = 1.0f - std::pow(hp.beta2, float(c.step));
-    for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t i = begin; i < end; ++i) {
         const float g = load<kType>(c.grad.data, i);
         float w = master ? master[i] : load<kType>(c.param.data, i);
         switch (c.optimizer) {
@@ -60,7 +61,7 @@ void update(const OptimizerCall& c) {
 
 }  // namespace
 
-Status optimizerStep(const OptimizerCall& c) {
+Status optimizerStep(ThreadPool& pool, const OptimizerCall& c) {
     const std::int64_t n = c.param.elements();
     if (!c.param.bound() || !c.grad.bound() || c.grad.elements() != n || c.grad.dtype != c.param.dtype)
         return makeError("optimizer: parameter and gradient must be bound, of one size and dtype");
@@ -72,12 +73,15 @@ Status optimizerStep(const OptimizerCall& c) {
         return makeError("optimizer: missing first state");
     if (adam && (!c.state2.bound() || c.state2.elements() != n))
         return makeError("optimizer: missing second state");
+    void (*kernel)(const OptimizerCall&, std::int64_t, std::int64_t) = nullptr;
     switch (c.param.dtype) {
-        case DType::F32: update<DType::F32>(c); break;
-        case DType::BF16: update<DType::BF16>(c); break;
-        case DType::F16: update<DType::F16>(c); break;
+        case DType::F32: kernel = update<DType::F32>; break;
+        case DType::BF16: kernel = update<DType::BF16>; break;
+        case DType::F16: kernel = update<DType::F16>; break;
         default: return makeError("optimizer: parameters must be a floating dtype");
     }
+    forEachChunk(pool, n, kElementChunk,
+                 [&](std::int64_t b, std::int64_t e) { kernel(c, b, e); });
     return Ok{};
 }
 

@@ -3,7 +3,35 @@
 
 #include <string>
 
+#include "thread_pool.h"
+
 namespace remat::cpu {
+
+namespace {
+
+// Elements [b, e) of a 16-bit buffer into fp32 and back, the dtype switch outside the loop so
+// that the loop compiles to straight conversions.
+void decodeRange(const TensorRef& t, float* dst, std::int64_t b, std::int64_t e) {
+    const auto* src = static_cast<const std::uint16_t*>(t.data);
+    if (t.dtype == DType::BF16)
+        for (std::int64_t i = b; i < e; ++i) dst[i] = bf16ToFloat(src[i]);
+    else if (t.dtype == DType::F16)
+        for (std::int64_t i = b; i < e; ++i) dst[i] = fp16ToFloat(src[i]);
+    else
+        for (std::int64_t i = b; i < e; ++i) dst[i] = loadElement(t, i);
+}
+
+void encodeRange(const TensorRef& t, const float* src, std::int64_t b, std::int64_t e) {
+    auto* dst = static_cast<std::uint16_t*>(t.data);
+    if (t.dtype == DType::BF16)
+        for (std::int64_t i = b; i < e; ++i) dst[i] = floatToBf16(src[i]);
+    else if (t.dtype == DType::F16)
+        for (std::int64_t i = b; i < e; ++i) dst[i] = floatToFp16(src[i]);
+    else
+        for (std::int64_t i = b; i < e; ++i) storeElement(t, i, src[i]);
+}
+
+}  // namespace
 
 float* Scratch::take(std::int64_t elements) {
     auto* p = static_cast<float*>(m_allocator.allocate(elements * 4));
@@ -27,7 +55,8 @@ ReadF32::ReadF32(Scratch& scratch, const TensorRef& t, float* stage)
         return;
     }
     float* dst = stage ? stage : (m_owned = scratch.take(m_elements));
-    for (std::int64_t i = 0; i < m_elements; ++i) dst[i] = loadElement(t, i);
+    forEachChunk(scratch.pool(), m_elements, kElementChunk,
+                 [&](std::int64_t b, std::int64_t e) { decodeRange(t, dst, b, e); });
     m_data = dst;
 }
 
@@ -44,13 +73,15 @@ WriteF32::WriteF32(Scratch& scratch, const TensorRef& t, Mode mode, float* stage
     const std::int64_t n = t.elements();
     m_data = stage ? stage : (m_owned = scratch.take(n));
     if (mode == Mode::Accumulate)
-        for (std::int64_t i = 0; i < n; ++i) m_data[i] = loadElement(t, i);
+        forEachChunk(scratch.pool(), n, kElementChunk,
+                     [&](std::int64_t b, std::int64_t e) { decodeRange(t, m_data, b, e); });
 }
 
 WriteF32::~WriteF32() {
     if (m_staged) {
         const std::int64_t n = m_ref.elements();
-        for (std::int64_t i = 0; i < n; ++i) storeElement(m_ref, i, m_data[i]);
+        forEachChunk(m_scratch.pool(), n, kElementChunk,
+                     [&](std::int64_t b, std::int64_t e) { encodeRange(m_ref, m_data, b, e); });
     }
     m_scratch.give(m_owned, m_ref.elements());
 }

@@ -1,8 +1,9 @@
 // Speed of the CPU reference executor: one whole training step (alloc, initialisation,
 // forward, recompute, backward, optimizer) of the presets the executor tests run —
 // mlp-3x1024 with its file's plan and gpt2-tiny under `full` and `selective:attention_core` —
-// plus the CPU-rate probe `remat run` makes first. The tests check what these runs compute;
-// how long they take is reported here. Run by hand:
+// plus the CPU-rate probe `remat run` makes first, each with 1 and 2 threads (the argument)
+// and, for the steps, 4. The tests check what these runs compute — the same bits with any
+// thread count — and how long they take is reported here. Run by hand:
 //   build/<dir>/tests/bench/bench_executor
 #include <benchmark/benchmark.h>
 
@@ -41,7 +42,7 @@ Compiled compilePreset(const char* name, const char* strategy) {
 
 void step(benchmark::State& state, const char* preset, const char* strategy) {
     const Compiled c = compilePreset(preset, strategy);
-    auto executor = makeExecutor("cpu");
+    auto executor = makeExecutor("cpu", int(state.range(0)));
     if (!executor) throw std::runtime_error(executor.error().message);
     ExecuteOptions o;
     for (auto _ : state) {
@@ -68,7 +69,7 @@ void BM_StepGpt2TinySelective(benchmark::State& state) {
 
 void BM_ProbeCpuRates(benchmark::State& state) {
     for (auto _ : state) {
-        auto r = probeCpuRates();
+        auto r = probeCpuRates(int(state.range(0)));
         if (!r) {
             state.SkipWithError(r.error().message.c_str());
             return;
@@ -79,7 +80,7 @@ void BM_ProbeCpuRates(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_StepMlp3x1024)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_StepGpt2TinyFull)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_StepGpt2TinySelective)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_ProbeCpuRates)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StepMlp3x1024)->Arg(1)->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StepGpt2TinyFull)->Arg(1)->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StepGpt2TinySelective)->Arg(1)->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ProbeCpuRates)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
