@@ -21,6 +21,7 @@
 #include "budget_slider.h"
 #include "comparison_panel.h"
 #include "document.h"
+#include "evaluation_progress.h"
 #include "inspector.h"
 #include "layer_insert.h"
 #include "layer_stack_view.h"
@@ -111,6 +112,8 @@ void MainWindow::buildViews() {
     addToolBarBreak(Qt::TopToolBarArea);
     addToolBar(Qt::TopToolBarArea, budget);
 
+    m_evaluationProgress = new EvaluationProgress(m_document, this);
+    statusBar()->addPermanentWidget(m_evaluationProgress);
     m_timingLabel = new QLabel(this);
     m_timingLabel->setToolTip(tr("Time the last edit took to simulate and redraw"));
     statusBar()->addPermanentWidget(m_timingLabel);
@@ -167,6 +170,16 @@ void MainWindow::connectDocument() {
         showMessage(tr("Edit refused: %1").arg(message));
     });
     connect(m_document, &Document::filePathChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &Document::opened, this, &MainWindow::onOpened);
+    connect(m_document, &Document::openFailed, this, [this](const QString& message) {
+        showError(tr("Cannot open model"),
+                  tr("The model was not opened; the current one is unchanged.\n\n%1")
+                      .arg(printableText(message, kShownMessageChars)));
+    });
+    connect(m_document, &Document::busyChanged, this, [this](bool busy) {
+        if (busy) showMessage(tr("%1 The window stays usable; Cancel keeps the model as it was.")
+                                  .arg(m_document->busyText()));
+    });
     connect(m_document->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
 
     // Selecting a layer highlights its instructions; clicking the plot selects the layer.

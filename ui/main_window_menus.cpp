@@ -190,13 +190,19 @@ bool MainWindow::openModel(const QString& pathOrPreset) {
                       .arg(printableText(st.error().message, kShownMessageChars)));
         return false;
     }
+    // Opened now (Document::opened has run), or being evaluated in the background.
+    if (m_document->isBusy())
+        showMessage(tr("Opening %1… %2").arg(printableText(pathOrPreset), m_document->busyText()));
+    return true;
+}
+
+void MainWindow::onOpened() {
     if (!m_document->filePath().isEmpty()) {
         AppSettings().addRecentFile(m_document->filePath());
         rebuildRecentMenu();
     }
     m_layerStack->selectEntry(-1);
     showMessage(tr("Opened %1").arg(m_document->displayName()));
-    return true;
 }
 
 bool MainWindow::saveTo(const QString& path) {

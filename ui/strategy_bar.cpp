@@ -162,6 +162,10 @@ StrategyBar::StrategyBar(Document* document, QWidget* parent)
             sync();
     });
     connect(m_document, &Document::changed, this, &StrategyBar::sync);
+    // An edit refused or cancelled in the background: show the document's values again.
+    connect(m_document, &Document::busyChanged, this, [this](bool busy) {
+        if (!busy && !m_document->isBusy()) sync();
+    });
     sync();
 }
 
