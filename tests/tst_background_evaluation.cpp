@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTimer>
@@ -276,9 +277,14 @@ private slots:
         QVERIFY(doc->setStrategy(QStringLiteral("full")).ok());
         QVERIFY(!progress->isVisible());
         const ModelFile accepted = doc->model();
-        // The program-size limit's own example: about 4.7 million instructions.
-        QVERIFY(doc->setAccumulationSteps(2400).ok());
+        // The program-size limit's own example, typed into the strategy bar: about 4.7 million
+        // instructions.
+        auto* steps = w.findChild<QSpinBox*>(QStringLiteral("accumulationSteps"));
+        QVERIFY(steps);
+        steps->setValue(2400);
         QVERIFY(doc->isBusy());
+        QCOMPARE(doc->busyWork(), EvaluationWork::Simulating);
+        QCOMPARE(steps->value(), 2400);  // what the user typed stays while it runs
         QVERIFY(progress->isVisible());
         QVERIFY(progress->text().startsWith(doc->busyText()));
         const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR");
@@ -292,6 +298,7 @@ private slots:
         QVERIFY(!progress->isVisible());
         QVERIFY(doc->model() == accepted);
         QCOMPARE(doc->undoStack()->undoText(), QStringLiteral("Strategy full"));
+        QCOMPARE(steps->value(), 1);  // the field shows the accepted value again
     }
 };
 
