@@ -24,6 +24,10 @@ EvaluationProgress::EvaluationProgress(Document* document, QWidget* parent)
     m_cancel->setObjectName(QStringLiteral("evaluationCancel"));
     m_cancel->setToolTip(tr("Stop this evaluation and keep the model as it was"));
     m_cancel->setShortcut(Qt::Key_Escape);
+    m_cancel->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+    m_label->setToolTip(tr("The window stays usable while this runs; the views show the model "
+                           "as it was until the result is ready"));
+    setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Preferred);
 
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(6, 0, 6, 0);

@@ -176,10 +176,7 @@ void MainWindow::connectDocument() {
                   tr("The model was not opened; the current one is unchanged.\n\n%1")
                       .arg(printableText(message, kShownMessageChars)));
     });
-    connect(m_document, &Document::busyChanged, this, [this](bool busy) {
-        if (busy) showMessage(tr("%1 The window stays usable; Cancel keeps the model as it was.")
-                                  .arg(m_document->busyText()));
-    });
+
     connect(m_document->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
 
     // Selecting a layer highlights its instructions; clicking the plot selects the layer.
