@@ -93,6 +93,8 @@ Result<EvaluationOutcome> evaluateDocumentModel(const ModelFile& model, const De
     state->shapes = std::move(*shapes);
     state->kept = KeptActivations(*graph, evaluation->program);
     state->evaluation = std::move(*evaluation);
+    state->series = std::make_shared<const TimelineSeriesInputs>(timelineSeriesInputs(
+        *graph, state->evaluation.program, state->evaluation.timeline));
     state->evaluateMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     state->evaluateCpuMs = threadCpuMs() - startCpu;

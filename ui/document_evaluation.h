@@ -23,6 +23,7 @@
 #include "model_file.h"
 #include "network.h"
 #include "result.h"
+#include "timeline_series.h"
 
 class QThreadPool;
 
@@ -40,6 +41,9 @@ struct DocumentState {
     std::vector<Shape> shapes;  // per expanded instance, input first
     Evaluation evaluation;
     KeptActivations kept;
+    // What the timeline derives from the program, built with it (off the GUI thread when the
+    // evaluation runs in the background).
+    std::shared_ptr<const TimelineSeriesInputs> series;
     double evaluateMs = 0.0;     // wall time of the evaluation that built this state
     double evaluateCpuMs = 0.0;  // CPU time the evaluating thread spent on it (load-independent)
 };

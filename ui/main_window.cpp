@@ -218,7 +218,7 @@ void MainWindow::onDocumentChanged() {
     std::shared_ptr<const DocumentState> previous = std::exchange(m_shownState, state);
     // The plot keeps its highlighted layer across new data: no second replot for it.
     m_timeline->setData(state, *state->graph, state->evaluation.program, state->evaluation.timeline,
-                        state->device);
+                        state->device, state->series);
     m_summary->setEvaluation(state->evaluation, state->device, *state->graph);
     m_lastUpdateMs = state->evaluateMs + double(timer.nsecsElapsed()) / 1e6;
     m_lastUpdateCpuMs = state->evaluateCpuMs + threadCpuMs() - startCpu;
