@@ -273,7 +273,7 @@ void longestGap(benchmark::State& state, const char* preset, bool changeStrategy
 enum class LongWork {
     Accumulation2400,  // GPT-2 small, strategy full, accumulation steps 1 -> 2400 (4.7 M instr.)
     Open2000,          // opening GPT-2 small with 1,996 blocks: 2,000 layer instances
-    Revolve2000,       // the same with revolve:4 (about 2 M instructions)
+    Revolve2000,       // the same with revolve:4 (1.63 M instructions)
     OptimalGpt3,       // GPT-3 175B at micro-batch 16: optimal at mid-range
     Optimal2000,       // the 2,000-instance model: optimal at mid-range
     SlideGpt3,         // six budget slider positions 20 ms apart on GPT-3 175B (micro-batch 16)
