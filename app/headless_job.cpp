@@ -41,6 +41,7 @@ int runHeadlessJob(const HeadlessJob& job) {
 
     ui::Document document;
     auto st = document.open(job.model);
+    if (st && document.isBusy()) st = document.waitUntilIdle();  // a large model
     if (!st) {
         std::cerr << "remat-studio: " << st.error().message << "\n";
         return 2;

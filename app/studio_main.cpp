@@ -175,7 +175,8 @@ int main(int argc, char** argv) {
         options.restoreSettings = false;
     }
     remat::ui::MainWindow window(options);
-    if (!window.openModel(model)) {
+    if (!window.openModel(model) ||
+        (window.document()->isBusy() && !window.document()->waitUntilIdle())) {
         std::cerr << "remat-studio: "
                   << remat::ui::printableText(window.lastError().simplified(),
                                               remat::ui::kShownMessageChars)
@@ -185,6 +186,7 @@ int main(int argc, char** argv) {
     }
     if (parser.isSet(strategyOption)) {
         auto st = window.document()->setStrategy(parser.value(strategyOption));
+        if (st && window.document()->isBusy()) st = window.document()->waitUntilIdle();
         if (!st) {
             std::cerr << "remat-studio: " << st.error().message << "\n";
             if (parser.isSet(screenshotOption)) return 2;

@@ -31,19 +31,27 @@ CompileOptions compileOptionsFor(const DeviceSpec& d) {
     return o;
 }
 
-Result<Baseline> evaluateBaseline(const Graph& g, const TrainingConfig& cfg, const DeviceSpec& d) {
+Result<Baseline> evaluateBaseline(const Graph& g, const TrainingConfig& cfg, const DeviceSpec& d,
+                                  const CancelFlag* cancel) {
     Plan none;
     none.strategy = "none";
-    auto p = compile(g, none, cfg, compileOptionsFor(d));
+    CompileOptions options = compileOptionsFor(d);
+    options.cancel = cancel;
+    auto p = compile(g, none, cfg, options);
     if (!p) return p.error();
-    Timeline t = simulate(g, *p, d);
+    Timeline t = simulate(g, *p, d, cancel);
+    if (cancelRequested(cancel)) return makeError(kCancelledMessage);
     return Baseline{t.peakBytes, t.timeS.total(), t.savedActivationBytes};
 }
 
 Result<Evaluation> evaluate(const Graph& g, const Strategy& s,
                             const std::vector<RegionSpec>& manual, const TrainingConfig& cfg,
-                            const DeviceSpec& d, const Baseline* baseline) {
-    auto plan = makePlan(g, s, PlanContext{manual, &cfg, &d});
+                            const DeviceSpec& d, const Baseline* baseline,
+                            const CancelFlag* cancel) {
+    PlanContext context{manual, &cfg, &d};
+    context.cancel = cancel;
+    auto plan = makePlan(g, s, context);
+    if (cancelRequested(cancel)) return makeError(kCancelledMessage);
     if (!plan) {
         // The planners' own message on an unmet budget rounds both figures alike; say it in
         // the user's unit with the smallest budget that works.
@@ -51,11 +59,14 @@ Result<Evaluation> evaluate(const Graph& g, const Strategy& s,
         if (!why.empty()) return makeError(why);
         return plan.error();
     }
-    auto program = compile(g, *plan, cfg, compileOptionsFor(d));
+    CompileOptions options = compileOptionsFor(d);
+    options.cancel = cancel;
+    auto program = compile(g, *plan, cfg, options);
     if (!program) return program.error();
     Evaluation e;
     e.strategy = s;
-    e.timeline = simulate(g, *program, d);
+    e.timeline = simulate(g, *program, d, cancel);
+    if (cancelRequested(cancel)) return makeError(kCancelledMessage);
     e.program = std::move(*program);
     if (baseline) {
         e.baselinePeakBytes = baseline->peakBytes;
@@ -66,7 +77,7 @@ Result<Evaluation> evaluate(const Graph& g, const Strategy& s,
         e.baselineTimeS = e.timeline.timeS.total();
         e.baselineSavedActivationBytes = e.timeline.savedActivationBytes;
     } else {
-        auto b = evaluateBaseline(g, cfg, d);
+        auto b = evaluateBaseline(g, cfg, d, cancel);
         if (!b) return b.error();
         e.baselinePeakBytes = b->peakBytes;
         e.baselineTimeS = b->timeS;

@@ -42,12 +42,16 @@ struct Baseline {
 
 CompileOptions compileOptionsFor(const DeviceSpec& d);
 
-Result<Baseline> evaluateBaseline(const Graph& g, const TrainingConfig& cfg, const DeviceSpec& d);
+// `cancel`, when set from another thread, stops the work early with kCancelledMessage.
+Result<Baseline> evaluateBaseline(const Graph& g, const TrainingConfig& cfg, const DeviceSpec& d,
+                                  const CancelFlag* cancel = nullptr);
 
-// `baseline` may be given to skip re-simulating plan `none`.
+// `baseline` may be given to skip re-simulating plan `none`. `cancel` stops planning,
+// compiling and simulating early (the result is then the error kCancelledMessage).
 Result<Evaluation> evaluate(const Graph& g, const Strategy& s,
                             const std::vector<RegionSpec>& manual, const TrainingConfig& cfg,
-                            const DeviceSpec& d, const Baseline* baseline = nullptr);
+                            const DeviceSpec& d, const Baseline* baseline = nullptr,
+                            const CancelFlag* cancel = nullptr);
 
 // The most bytes parameters, gradients and optimizer state hold together at any instruction:
 // what no checkpointing plan can remove.

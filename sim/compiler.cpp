@@ -47,10 +47,15 @@ public:
         const std::size_t steps =
             std::size_t(m_cfg.accumulationSteps) * 3 * m_g.ops.size() + m_g.tensors.size();
         m_steps.reserve(std::min<std::size_t>(steps, std::size_t{1} << 22));
-        for (std::uint32_t m = 0; m < std::uint32_t(m_cfg.accumulationSteps); ++m) microStep(m);
+        for (std::uint32_t m = 0; m < std::uint32_t(m_cfg.accumulationSteps); ++m) {
+            if (cancelRequested(m_opt.cancel)) return makeError(kCancelledMessage);
+            microStep(m);
+        }
         optimizerSteps();
+        if (cancelRequested(m_opt.cancel)) return makeError(kCancelledMessage);
         if (auto st = checkSizes(); !st) return st.error();
         assemble();
+        if (cancelRequested(m_opt.cancel)) return makeError(kCancelledMessage);
         if (auto st = validateProgram(m_g, m_p); !st) return st.error();
         return std::move(m_p);
     }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "cancel.h"
 #include "graph.h"
 #include "network.h"
 #include "plan.h"
@@ -23,6 +24,9 @@ inline constexpr std::int64_t kMaxProgramInstructions = 4000000;
 struct CompileOptions {
     // The GEMM library's workspace (cuBLAS), resident for the whole step; 0 for none.
     std::int64_t gemmWorkspaceBytes = 0;
+    // Set from another thread to stop compiling (checked once per micro-step): compile() then
+    // returns kCancelledMessage.
+    const CancelFlag* cancel = nullptr;
 };
 
 Result<Program> compile(const Graph& g, const Plan& plan, const TrainingConfig& config,

@@ -320,6 +320,7 @@ std::optional<OptimalPlan> OptimalPlanner::solveWithin(std::int64_t budgetBytes,
     std::vector<Transition> ts;
     std::vector<std::pair<double, std::size_t>> scores;
     for (int b = 0; b < n; ++b) {
+        if (cancelRequested(m_cancel)) return std::nullopt;
         auto& without = sets[2 * std::size_t(b)];
         auto& with = sets[2 * std::size_t(b) + 1];
         if (b > 0) {
@@ -415,13 +416,18 @@ std::optional<OptimalPlan> OptimalPlanner::solveWithin(std::int64_t budgetBytes,
 
 Result<VerifiedPlan> verifyPlan(const Graph& g, const Plan& plan, const TrainingConfig& cfg,
                                 const DeviceSpec& device, std::int64_t budgetBytes,
-                                std::int64_t predictedPeakBytes, const std::string& planner) {
-    auto program = compile(g, plan, cfg, compileOptionsFor(device));
+                                std::int64_t predictedPeakBytes, const std::string& planner,
+                                const CancelFlag* cancel) {
+    CompileOptions options = compileOptionsFor(device);
+    options.cancel = cancel;
+    auto program = compile(g, plan, cfg, options);
+    if (cancelRequested(cancel)) return makeError(kCancelledMessage);
     if (!program)
         return makeError(planner +
                          ": internal error: the plan does not compile: " + program.error().message);
     VerifiedPlan v;
-    v.timeline = simulate(g, *program, device);
+    v.timeline = simulate(g, *program, device, cancel);
+    if (cancelRequested(cancel)) return makeError(kCancelledMessage);
     v.predictedPeakBytes = predictedPeakBytes;
     if (v.timeline.peakBytes > budgetBytes)
         return makeError(planner + ": internal error: the plan's simulated peak " +
@@ -455,18 +461,23 @@ std::string explainInfeasible(const Graph& g, const Plan& plan, const TrainingCo
 }
 
 Result<VerifiedPlan> planOptimal(const Graph& g, const TrainingConfig& cfg,
-                                 const DeviceSpec& device, std::int64_t budgetBytes) {
+                                 const DeviceSpec& device, std::int64_t budgetBytes,
+                                 const CancelFlag* cancel) {
     const std::string spelling = "optimal:" + byteSizeSpelling(budgetBytes);
     auto model = ChainModel::build(g, cfg, device);
     if (!model) return model.error();
+    if (cancelRequested(cancel)) return makeError(kCancelledMessage);
     OptimalPlanner planner(*model);
+    if (cancelRequested(cancel)) return makeError(kCancelledMessage);
+    planner.setCancel(cancel);
     auto sol = planner.solve(budgetBytes);
+    if (cancelRequested(cancel)) return makeError(kCancelledMessage);
     if (!sol) {
         const Plan best = model->toPlan(planner.minimumPeak().segments, spelling);
         return makeError(explainInfeasible(g, best, cfg, device, budgetBytes, false));
     }
     return verifyPlan(g, model->toPlan(sol->segments, spelling), cfg, device, budgetBytes,
-                      sol->predictedPeakBytes, "optimal");
+                      sol->predictedPeakBytes, "optimal", cancel);
 }
 
 }  // namespace remat

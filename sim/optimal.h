@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "cancel.h"
 #include "device.h"
 #include "graph.h"
 #include "network.h"
@@ -58,6 +59,9 @@ public:
     // States kept by the last solve() (for the benchmark's report of the Pareto sets' size).
     std::size_t lastStateCount() const { return m_lastStates; }
     std::size_t lastCandidateCount() const { return m_lastCandidates; }
+    // Set from another thread to stop solve() early (checked at every chain boundary): it then
+    // returns nothing, as for an infeasible budget; the caller tells the two apart by the flag.
+    void setCancel(const CancelFlag* cancel) { m_cancel = cancel; }
 
 private:
     // A lower bound on the recompute time the units from a boundary on still need, given the
@@ -105,6 +109,7 @@ private:
     mutable std::unique_ptr<TimeBound> m_timeBound;
     mutable std::size_t m_lastStates = 0;
     mutable std::size_t m_lastCandidates = 0;
+    const CancelFlag* m_cancel = nullptr;
 };
 
 struct VerifiedPlan {
@@ -119,7 +124,8 @@ struct VerifiedPlan {
 // to the predicted byte). An error names the broken promise.
 Result<VerifiedPlan> verifyPlan(const Graph& g, const Plan& plan, const TrainingConfig& cfg,
                                 const DeviceSpec& device, std::int64_t budgetBytes,
-                                std::int64_t predictedPeakBytes, const std::string& planner);
+                                std::int64_t predictedPeakBytes, const std::string& planner,
+                                const CancelFlag* cancel = nullptr);
 
 // "optimal: the budget of 40GiB cannot be met: the smallest peak any single-level plan reaches
 // ... is 52.00 GiB (...), so optimal:52.01GiB is the smallest budget in GiB that works; at that
@@ -128,8 +134,10 @@ Result<VerifiedPlan> verifyPlan(const Graph& g, const Plan& plan, const Training
 std::string explainInfeasible(const Graph& g, const Plan& plan, const TrainingConfig& cfg,
                               const DeviceSpec& device, std::int64_t budgetBytes, bool nested);
 
-// Builds the model, solves, verifies. The plan's strategy is `optimal:<budget>`.
+// Builds the model, solves, verifies. The plan's strategy is `optimal:<budget>`. `cancel`, when
+// set from another thread, stops the work early with kCancelledMessage.
 Result<VerifiedPlan> planOptimal(const Graph& g, const TrainingConfig& cfg,
-                                 const DeviceSpec& device, std::int64_t budgetBytes);
+                                 const DeviceSpec& device, std::int64_t budgetBytes,
+                                 const CancelFlag* cancel = nullptr);
 
 }  // namespace remat

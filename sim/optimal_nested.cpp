@@ -489,7 +489,7 @@ std::optional<NestedPlan> solveNested(const ChainModel& model, std::int64_t budg
 
 Result<VerifiedPlan> planOptimalNested(const Graph& g, const TrainingConfig& cfg,
                                        const DeviceSpec& device, std::int64_t budgetBytes,
-                                       int slots) {
+                                       int slots, const CancelFlag* cancel) {
     if (slots < 1 || slots > 100000)
         return makeError("optimal-nested: memory slots must be between 1 and 100000");
     const std::string spelling = "optimal-nested:" + byteSizeSpelling(budgetBytes);
@@ -503,18 +503,22 @@ Result<VerifiedPlan> planOptimalNested(const Graph& g, const TrainingConfig& cfg
         return makeError("optimal-nested: " + std::to_string(model->unitCount()) +
                          " chain units at " + std::to_string(slots) +
                          " memory slots need more than 4 GiB of tables; use fewer slots");
+    if (cancelRequested(cancel)) return makeError(kCancelledMessage);
     OptimalPlanner single(*model);
+    single.setCancel(cancel);
     auto flat = single.solve(budgetBytes);
+    if (cancelRequested(cancel)) return makeError(kCancelledMessage);
     auto nested = solveNested(*model, budgetBytes, slots);
+    if (cancelRequested(cancel)) return makeError(kCancelledMessage);
     if (!flat && !nested) {
         const Plan best = model->toPlan(single.minimumPeak().segments, spelling);
         return makeError(explainInfeasible(g, best, cfg, device, budgetBytes, true));
     }
     if (nested && (!flat || nested->recomputeTimeS < flat->recomputeTimeS))
         return verifyPlan(g, nestedToPlan(*model, nested->regions, spelling), cfg, device,
-                          budgetBytes, nested->predictedPeakBytes, "optimal-nested");
+                          budgetBytes, nested->predictedPeakBytes, "optimal-nested", cancel);
     return verifyPlan(g, model->toPlan(flat->segments, spelling), cfg, device, budgetBytes,
-                      flat->predictedPeakBytes, "optimal-nested");
+                      flat->predictedPeakBytes, "optimal-nested", cancel);
 }
 
 }  // namespace remat

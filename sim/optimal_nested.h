@@ -55,9 +55,11 @@ std::optional<NestedPlan> solveNested(const ChainModel& model, std::int64_t budg
                                       int slots = kDefaultNestedSlots);
 
 // Builds the model, solves, keeps the cheaper of the nested and single-level optima, verifies by
-// simulation. The plan's strategy is `optimal-nested:<budget>`.
+// simulation. The plan's strategy is `optimal-nested:<budget>`. `cancel`, when set from another
+// thread, stops the work between its stages with kCancelledMessage.
 Result<VerifiedPlan> planOptimalNested(const Graph& g, const TrainingConfig& cfg,
                                        const DeviceSpec& device, std::int64_t budgetBytes,
-                                       int slots = kDefaultNestedSlots);
+                                       int slots = kDefaultNestedSlots,
+                                       const CancelFlag* cancel = nullptr);
 
 }  // namespace remat

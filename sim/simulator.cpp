@@ -54,7 +54,8 @@ double instructionTime(const Graph& g, const Program& p, const Instruction& ins,
     return roofline(ins.kind == InstrKind::Backward ? op.backward : op.forward, b, act, d);
 }
 
-Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d) {
+Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
+                  const CancelFlag* cancel) {
     Timeline t;
     const std::size_t n = p.instructions.size();
     t.live.resize(n);
@@ -81,6 +82,7 @@ Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d) {
     std::int64_t maxB = kMaxMicroBatch;
     double clock = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
+        if ((i & 0x3fff) == 0 && cancelRequested(cancel)) return t;
         const Instruction& ins = p.instructions[i];
         if (i == firstBackward) t.savedActivationBytes = liveActivationBytes;
         double dt = 0.0;

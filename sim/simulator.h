@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cancel.h"
 #include "device.h"
 #include "graph.h"
 #include "program.h"
@@ -42,7 +43,10 @@ struct Timeline {
 
 inline constexpr std::int64_t kMaxMicroBatch = std::int64_t{1} << 24;
 
-Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& device);
+// `cancel`, when set from another thread, stops the simulation within a few thousand
+// instructions: the timeline returned is then incomplete and must be discarded.
+Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& device,
+                  const CancelFlag* cancel = nullptr);
 
 // Predicted seconds of one compute instruction (0 for alloc/free).
 double instructionTime(const Graph& g, const Program& p, const Instruction& ins,

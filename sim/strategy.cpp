@@ -210,8 +210,10 @@ Result<Plan> makePlan(const Graph& g, const Strategy& s, const PlanContext& cont
                 return makeError("strategy '" + s.spelling() +
                                  "' needs the training settings and the device");
             auto v = s.kind == StrategyKind::Optimal
-                         ? planOptimal(g, *context.training, *context.device, s.budgetBytes)
-                         : planOptimalNested(g, *context.training, *context.device, s.budgetBytes);
+                         ? planOptimal(g, *context.training, *context.device, s.budgetBytes,
+                                       context.cancel)
+                         : planOptimalNested(g, *context.training, *context.device, s.budgetBytes,
+                                             kDefaultNestedSlots, context.cancel);
             if (!v) return v.error();
             return std::move(v->plan);
         }

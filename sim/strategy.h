@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cancel.h"
 #include "device.h"
 #include "graph.h"
 #include "network.h"
@@ -69,6 +70,8 @@ struct PlanContext {
     std::vector<RegionSpec> manualRegions;
     const TrainingConfig* training = nullptr;
     const DeviceSpec* device = nullptr;
+    // Set from another thread to stop the optimal planners early (kCancelledMessage).
+    const CancelFlag* cancel = nullptr;
 };
 
 // Builds the plan. `manualRegions` serves StrategyKind::Manual.

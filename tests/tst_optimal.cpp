@@ -9,7 +9,9 @@
 #include <QtTest/QtTest>
 #include <map>
 
+#include "analysis.h"
 #include "model_file.h"
+#include "optimal_nested.h"
 #include "optimal.h"
 #include "optimal_budget.h"
 #include "optimal_test_support.h"
@@ -212,6 +214,46 @@ private slots:
             QCOMPARE(previous, 0.0);  // at the no-checkpointing peak nothing is recomputed
             QVERIFY(!planOptimal(g, cfg, d, lo - 1).ok());
         }
+    }
+
+    // A cancel flag set from another thread stops the planners, the compiler, the simulator and
+    // the whole evaluation with "cancelled", never with a plan or an "infeasible" message; a
+    // flag left clear changes nothing.
+    void cancelFlagStopsTheWork() {
+        auto model = loadModel("gpt2-small");
+        QVERIFY(model.ok());
+        const DeviceSpec d = *findDevice("a100-80gb");
+        const TrainingConfig cfg = model->training;
+        Graph g = lowerOrDie(model->network, cfg.precision);
+        auto m = ChainModel::build(g, cfg, d);
+        QVERIFY(m.ok());
+        const std::int64_t mid = OptimalPlanner(*m).minimumPeak().predictedPeakBytes * 3 / 2;
+        CancelFlag clear{false}, set{true};
+        auto planned = planOptimal(g, cfg, d, mid, &clear);
+        QVERIFY2(planned.ok(), planned.ok() ? "" : planned.error().message.c_str());
+        QCOMPARE(planned->timeline.peakBytes, planOptimal(g, cfg, d, mid)->timeline.peakBytes);
+        for (auto r : {planOptimal(g, cfg, d, mid, &set),
+                       planOptimalNested(g, cfg, d, mid, kDefaultNestedSlots, &set),
+                       planOptimal(g, cfg, d, 1, &set)}) {
+            QVERIFY(!r.ok());
+            QCOMPARE(r.error().message, std::string(kCancelledMessage));
+        }
+        CompileOptions options = compileOptionsFor(d);
+        options.cancel = &set;
+        auto program = compile(g, planned->plan, cfg, options);
+        QVERIFY(!program.ok());
+        QCOMPARE(program.error().message, std::string(kCancelledMessage));
+        for (const char* spelling : {"none", "full", "sqrt", "revolve:2"}) {
+            auto e = evaluate(g, *parseStrategy(spelling), {}, cfg, d, nullptr, &set);
+            QVERIFY(!e.ok());
+            QCOMPARE(e.error().message, std::string(kCancelledMessage));
+            QVERIFY(evaluate(g, *parseStrategy(spelling), {}, cfg, d, nullptr, &clear).ok());
+        }
+        // The simulator stops early: its timeline is incomplete (callers discard it).
+        const Timeline whole = simulate(g, planned->program, d);
+        const Timeline stopped = simulate(g, planned->program, d, &set);
+        QVERIFY(stopped.timeS.total() < whole.timeS.total());
+        QCOMPARE(simulate(g, planned->program, d, &clear).peakBytes, whole.peakBytes);
     }
 
     // A budget no plan meets: the smallest peak and what dominates it.

@@ -1,12 +1,16 @@
 #include "budget_slider.h"
 
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalBlocker>
 #include <QSlider>
+#include <QThreadPool>
+#include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
 
+#include "background_priority.h"
 #include "document.h"
 #include "optimal.h"
 #include "optimal_budget.h"
@@ -46,6 +50,10 @@ BudgetSlider::BudgetSlider(Document* document, QWidget* parent)
     });
     connect(m_field, &QLineEdit::editingFinished, this, &BudgetSlider::fieldEdited);
     connect(m_document, &Document::changed, this, &BudgetSlider::sync);
+    // A budget whose plan was refused or cancelled in the background: show the document's.
+    connect(m_document, &Document::busyChanged, this, [this](bool busy) {
+        if (!busy && !m_document->isBusy()) sync();
+    });
     sync();
 }
 
@@ -91,6 +99,37 @@ void BudgetSlider::fieldEdited() {
     applyBudget(*bytes);
 }
 
+namespace {
+
+// Ranges of long chains are computed one at a time, at background priority; a newer request
+// makes the result of an older one ignored.
+QThreadPool* rangePool() {
+    static QThreadPool* pool = [] {
+        auto* p = new QThreadPool;  // lives as long as the process: jobs may outlive the slider
+        p->setMaxThreadCount(1);
+        return p;
+    }();
+    return pool;
+}
+
+}  // namespace
+
+BudgetRange computeBudgetRange(const Graph& graph, const TrainingConfig& training,
+                               const DeviceSpec& device) {
+    BudgetRange range;
+    auto model = ChainModel::build(graph, training, device);
+    if (!model) {
+        range.error = model.error().message;
+        return range;
+    }
+    const OptimalPlanner planner(*model);
+    range.lo = planner.minimumPeak().predictedPeakBytes;
+    std::vector<UnitSegment> kept;
+    for (int u = 0; u < model->unitCount(); ++u) kept.push_back(UnitSegment{u, u, false});
+    range.hi = model->predict(kept)->peakBytes;
+    return range;
+}
+
 // The planner's smallest reachable peak and the no-checkpoint peak for the current network,
 // settings and device; recomputed when the network or the key (the settings) differ from what
 // the range was computed for.
@@ -108,18 +147,35 @@ void BudgetSlider::refreshRange() {
     m_rangeValid = true;
     m_lo = m_hi = 0;
     m_plannerError.clear();
-    auto model = ChainModel::build(m_document->graph(), m.training, m_document->device());
-    if (!model) {
-        m_slider->setEnabled(false);
-        m_plannerError = toQString(model.error().message);
+    m_rangePending = false;
+    const quint64 request = ++m_rangeRequest;
+    const std::shared_ptr<const DocumentState> state = m_document->stateHandle();
+    if (expandedLayerCount(m.network) <= kCheapPlannerUnits || !m_document->backgroundEvaluation()) {
+        setRange(computeBudgetRange(*state->graph, m.training, state->device));
         return;
     }
-    const OptimalPlanner planner(*model);
-    m_lo = planner.minimumPeak().predictedPeakBytes;
-    std::vector<UnitSegment> kept;
-    for (int u = 0; u < model->unitCount(); ++u) kept.push_back(UnitSegment{u, u, false});
-    m_hi = model->predict(kept)->peakBytes;
-    m_slider->setEnabled(m_hi > m_lo);
+    // A long chain: the planner's tables take seconds. The slider waits, the window does not.
+    m_rangePending = true;
+    m_slider->setEnabled(false);
+    auto* watcher = new QFutureWatcher<BudgetRange>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, request] {
+        watcher->deleteLater();
+        if (request != m_rangeRequest) return;  // computed for a model no longer shown
+        m_rangePending = false;
+        setRange(watcher->result());
+        sync();
+    });
+    watcher->setFuture(QtConcurrent::run(rangePool(), [state] {
+        lowerThreadPriority();
+        return computeBudgetRange(*state->graph, state->model.training, state->device);
+    }));
+}
+
+void BudgetSlider::setRange(const BudgetRange& range) {
+    m_lo = range.lo;
+    m_hi = range.hi;
+    m_plannerError = toQString(range.error);
+    m_slider->setEnabled(range.error.empty() && m_hi > m_lo);
 }
 
 void BudgetSlider::sync() {
@@ -135,7 +191,9 @@ void BudgetSlider::sync() {
     if (!m_field->hasFocus()) m_field->setText(bytesText(shown, m_units));
     // Always from the range just computed: a label left as it was would show the previous
     // model's range.
-    if (!m_plannerError.isEmpty())
+    if (m_rangePending)
+        m_range->setText(tr("(computing the budget range…)"));
+    else if (!m_plannerError.isEmpty())
         m_range->setText(tr("(no budget planner: %1)").arg(m_plannerError));
     else if (m_hi > m_lo)
         m_range->setText(tr("%1 … %2").arg(bytesText(m_lo, m_units), bytesText(m_hi, m_units)));

@@ -5,12 +5,18 @@
 // peak any single-level plan reaches to the peak without checkpointing, for the current
 // network, settings and device (recomputed when those change, from the planner's own tables);
 // the text beside it always states the range of the model that is open, or why it has none.
+// On a long chain the range is computed, and each budget planned, in the background: dragging
+// then never blocks the window, and only the latest position is planned (Document supersedes
+// the plan in flight).
 #pragma once
 
 #include <QWidget>
 #include <cstdint>
 #include <memory>
+#include <string>
 
+#include "device.h"
+#include "graph.h"
 #include "network.h"
 #include "report.h"
 
@@ -21,6 +27,17 @@ class QSlider;
 namespace remat::ui {
 
 class Document;
+
+// The slider's span for a lowered network: the smallest peak a single-level plan reaches and
+// the peak without checkpointing (lo == hi when no plan lowers it), or why the planner does not
+// model this chain. Seconds for chains of thousands of elements: long chains get it computed
+// in the background (the slider is disabled meanwhile and says so).
+struct BudgetRange {
+    std::int64_t lo = 0, hi = 0;
+    std::string error;
+};
+BudgetRange computeBudgetRange(const Graph& graph, const TrainingConfig& training,
+                               const DeviceSpec& device);
 
 class BudgetSlider : public QWidget {
     Q_OBJECT
@@ -45,6 +62,7 @@ public:
 private:
     void sync();
     void refreshRange();
+    void setRange(const BudgetRange& range);
     std::int64_t bytesAt(int position) const;
     int positionOf(std::int64_t bytes) const;
     void fieldEdited();
@@ -64,6 +82,8 @@ private:
     Network m_rangeNetwork;
     QString m_rangeKey;
     bool m_rangeValid = false;
+    bool m_rangePending = false;  // being computed in the background
+    quint64 m_rangeRequest = 0;   // the latest range asked for
     bool m_syncing = false;
 };
 

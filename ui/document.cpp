@@ -1,10 +1,12 @@
 #include "document.h"
 
+#include <QEventLoop>
 #include <QFileInfo>
+#include <QFutureWatcher>
+#include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
-#include <chrono>
-#include <ctime>
 
+#include "background_priority.h"
 #include "lower.h"
 #include "model_command.h"
 #include "plan_edit.h"
@@ -52,13 +54,28 @@ QString layerText(const Network& net, std::size_t entry) {
     return printableText(layerLabel(net, entry));
 }
 
-}  // namespace
-
-double threadCpuMs() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
+// Expensive evaluations run one at a time on a thread of their own: a superseded one finishes
+// the step it is on while the next waits, so a burst of edits (a slider dragged) plans only the
+// latest. The baseline beside it gets a second thread. Both give way to the GUI thread.
+QThreadPool* evaluationPool() {
+    static QThreadPool* pool = [] {
+        auto* p = new QThreadPool;  // lives as long as the process: jobs may outlive the document
+        p->setMaxThreadCount(1);
+        return p;
+    }();
+    return pool;
 }
+
+QThreadPool* evaluationHelperPool() {
+    static QThreadPool* pool = [] {
+        auto* p = new QThreadPool;  // lives as long as the process
+        p->setMaxThreadCount(1);
+        return p;
+    }();
+    return pool;
+}
+
+}  // namespace
 
 Document::Document(QObject* parent) : QObject(parent) {
     connect(&m_undo, &QUndoStack::indexChanged, this, &Document::historyChanged);
@@ -83,6 +100,8 @@ Document::Document(QObject* parent) : QObject(parent) {
 }
 
 Document::~Document() {
+    // A job still running finishes on its own thread; its result has nowhere to go.
+    if (m_job) m_job->cancel->store(true);
     // Commands refer back to this document; drop them before members go away. Silently: the
     // views connected to the stack may be half destroyed already (the document is usually
     // deleted as a child of the main window).
@@ -114,78 +133,135 @@ Result<DeviceSpec> Document::resolveDevice(const ModelFile& model) const {
 }
 
 Result<std::shared_ptr<const DocumentState>> Document::evaluateModel(const ModelFile& model) {
-    const auto start = std::chrono::steady_clock::now();
-    const double startCpu = threadCpuMs();
     auto device = resolveDevice(model);
     if (!device) return device.error();
+    auto outcome = evaluateDocumentModel(model, *device, m_cache);
+    if (!outcome) return outcome.error();
+    m_cache = std::move(outcome->cache);
+    return std::move(outcome->state);
+}
 
-    std::shared_ptr<const Graph> graph;
-    if (m_graphCache && sameStructure(m_graphNetwork, model.network) &&
-        m_graphPrecision == model.training.precision) {
-        graph = m_graphCache;
-    } else {
-        auto lowered = lower(model.network, model.training.precision);
-        if (!lowered) return lowered.error();
-        graph = std::make_shared<const Graph>(std::move(*lowered));
-        m_graphCache = graph;
-        m_graphNetwork = model.network;
-        m_graphPrecision = model.training.precision;
-        m_baselineCache.reset();
-    }
-    auto shapes = inferShapes(model.network);
-    if (!shapes) return shapes.error();
-    auto strategy = parseStrategy(defaultStrategy(model));
-    if (!strategy) return strategy.error();
-    const std::vector<RegionSpec> manual = manualRegions(model);
+EvaluationEstimate Document::estimate(const ModelFile& model) const {
+    const std::string id = model.device.empty() ? toStdString(m_fallbackDeviceId) : model.device;
+    EvaluationEstimate e = estimateEvaluation(model, id, m_cache);
+    if (!m_background) e.work = EvaluationWork::Cheap;
+    return e;
+}
 
-    const bool baselineCached = m_baselineCache && m_baselineGraph == graph &&
-                                m_baselineTraining == model.training &&
-                                m_baselineDevice == device->id;
-    Result<Evaluation> evaluation = makeError("not evaluated");
-    if (baselineCached || strategy->kind == StrategyKind::None) {
-        evaluation = evaluate(*graph, *strategy, manual, model.training, *device,
-                              baselineCached ? &*m_baselineCache : nullptr);
-    } else {
-        // The baseline (plan `none`) costs as much as the plan itself: run both at once.
-        const Graph* g = graph.get();
-        const TrainingConfig training = model.training;
-        const DeviceSpec d = *device;
-        QFuture<Result<Baseline>> baseline =
-            QtConcurrent::run([g, training, d] { return evaluateBaseline(*g, training, d); });
-        const Baseline placeholder;
-        evaluation = evaluate(*graph, *strategy, manual, model.training, *device, &placeholder);
-        Result<Baseline> b = baseline.result();
-        if (!b) return b.error();
-        if (evaluation) {
-            evaluation->baselinePeakBytes = b->peakBytes;
-            evaluation->baselineTimeS = b->timeS;
-            evaluation->baselineSavedActivationBytes = b->savedActivationBytes;
+QString Document::busyText() const {
+    if (!m_job) return {};
+    return m_jobWork == EvaluationWork::Planning ? tr("Planning…") : tr("Simulating…");
+}
+
+qint64 Document::busyMs() const {
+    return m_job ? m_jobClock.elapsed() : 0;
+}
+
+void Document::startJob(Job job, EvaluationWork work) {
+    // An undo or redo superseded by another keeps the index of the state last accepted.
+    if (job.kind == Job::Kind::Restore && m_job && m_job->kind == Job::Kind::Restore)
+        job.undoIndex = m_job->undoIndex;
+    const bool wasBusy = m_job != nullptr;
+    if (m_job) m_job->cancel->store(true);
+    job.id = m_nextJobId++;
+    job.cancel = std::make_shared<CancelFlag>(false);
+    m_job = std::make_unique<Job>(std::move(job));
+    m_jobWork = work;
+    m_jobClock.start();
+
+    auto device = resolveDevice(m_job->model);
+    auto* watcher = new QFutureWatcher<Result<EvaluationOutcome>>(this);
+    const quint64 id = m_job->id;
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id] {
+        watcher->deleteLater();
+        finishJob(id, watcher->result());
+    });
+    watcher->setFuture(QtConcurrent::run(
+        evaluationPool(),
+        [model = m_job->model, device, cache = m_cache,
+         cancel = m_job->cancel]() -> Result<EvaluationOutcome> {
+            lowerThreadPriority();
+            if (cancelRequested(cancel.get())) return makeError(kCancelledMessage);
+            if (!device) return device.error();
+            return evaluateDocumentModel(model, *device, cache, cancel.get(),
+                                         evaluationHelperPool());
+        }));
+    if (!wasBusy) emit busyChanged(true);
+}
+
+void Document::finishJob(quint64 id, Result<EvaluationOutcome> outcome) {
+    if (!m_job || m_job->id != id) return;  // superseded or cancelled: dropped
+    const Job job = std::move(*m_job);
+    m_job.reset();
+    m_jobWork = EvaluationWork::Cheap;
+    if (!outcome) {
+        m_lastJobError = outcome.error();
+        const QString message = toQString(outcome.error().message);
+        switch (job.kind) {
+            case Job::Kind::Edit: emit editRejected(message); break;
+            case Job::Kind::Open: {
+                const QString where =
+                    job.filePath.isEmpty() ? QString() : job.filePath + QStringLiteral(": ");
+                emit openFailed(where + message);
+                break;
+            }
+            case Job::Kind::Restore: {
+                // As in restore(): a state that evaluated once evaluates again unless a device
+                // profile vanished. The undo step is taken back.
+                m_settingUndoIndex = true;
+                m_undo.setIndex(job.undoIndex);
+                m_settingUndoIndex = false;
+                emit editRejected(message);
+                break;
+            }
         }
-        m_baselineCache = *b;
-        m_baselineGraph = graph;
-        m_baselineTraining = model.training;
-        m_baselineDevice = device->id;
+        emit busyChanged(false);
+        return;
     }
-    if (!evaluation) return evaluation.error();
-    if (!baselineCached && strategy->kind == StrategyKind::None) {
-        m_baselineCache = Baseline{evaluation->baselinePeakBytes, evaluation->baselineTimeS,
-                                   evaluation->baselineSavedActivationBytes};
-        m_baselineGraph = graph;
-        m_baselineTraining = model.training;
-        m_baselineDevice = device->id;
+    m_cache = std::move(outcome->cache);
+    switch (job.kind) {
+        case Job::Kind::Edit:
+            m_pending = outcome->state;
+            acceptEdit(job.text, job.model, job.mergeId);
+            break;
+        case Job::Kind::Open: acceptOpen(outcome->state, job.filePath, job.recovered); break;
+        case Job::Kind::Restore:
+            m_pending.reset();
+            install(outcome->state);
+            break;
     }
+    emit busyChanged(false);
+}
 
-    auto state = std::make_shared<DocumentState>();
-    state->model = model;
-    state->device = std::move(*device);
-    state->graph = graph;
-    state->shapes = std::move(*shapes);
-    state->kept = KeptActivations(*graph, evaluation->program);
-    state->evaluation = std::move(*evaluation);
-    state->evaluateMs =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    state->evaluateCpuMs = threadCpuMs() - startCpu;
-    return std::shared_ptr<const DocumentState>(std::move(state));
+void Document::dropJob(bool takeBackUndo, bool notify) {
+    if (!m_job) return;
+    m_job->cancel->store(true);
+    const Job job = std::move(*m_job);
+    m_job.reset();
+    m_jobWork = EvaluationWork::Cheap;
+    m_lastJobError = makeError(kCancelledMessage);
+    if (takeBackUndo && job.kind == Job::Kind::Restore) {
+        m_settingUndoIndex = true;
+        m_undo.setIndex(job.undoIndex);
+        m_settingUndoIndex = false;
+    }
+    if (notify) emit busyChanged(false);
+}
+
+void Document::cancelEvaluation() {
+    dropJob(true, true);
+}
+
+Status Document::waitUntilIdle() {
+    if (!m_job) return Ok{};
+    m_lastJobError.reset();
+    QEventLoop loop;
+    connect(this, &Document::busyChanged, &loop, [this, &loop] {
+        if (!m_job) loop.quit();
+    });
+    loop.exec();
+    if (m_lastJobError) return *m_lastJobError;
+    return Ok{};
 }
 
 void Document::install(std::shared_ptr<const DocumentState> state) {
@@ -205,20 +281,42 @@ Status Document::check(const ModelFile& candidate) {
 }
 
 Status Document::openModel(const ModelFile& model, const QString& filePath) {
+    return openOrRecover(model, filePath, false);
+}
+
+Status Document::openOrRecover(const ModelFile& model, const QString& filePath, bool recovered) {
     ModelFile m = model;
     normalizePlanForm(m);
+    const EvaluationEstimate cost = estimate(m);
+    if (cost.work != EvaluationWork::Cheap) {
+        Job job;
+        job.kind = Job::Kind::Open;
+        job.model = std::move(m);
+        job.filePath = filePath;
+        job.recovered = recovered;
+        dropJob(true, false);
+        startJob(std::move(job), cost.work);
+        return Ok{};
+    }
     auto s = evaluateModel(m);
     if (!s) {
         const std::string where = filePath.isEmpty() ? std::string() : toStdString(filePath) + ": ";
         return makeError(where + s.error().message);
     }
+    dropJob(true, true);
+    acceptOpen(*s, filePath, recovered);
+    return Ok{};
+}
+
+void Document::acceptOpen(std::shared_ptr<const DocumentState> state, const QString& filePath,
+                          bool recovered) {
     m_undo.clear();
-    m_recovered = false;
+    m_recovered = recovered;
     m_filePath = filePath;
-    install(*s);
+    install(std::move(state));
     m_undo.setClean();
     emit filePathChanged(m_filePath);
-    return Ok{};
+    if (!recovered) emit opened();
 }
 
 Status Document::open(const QString& pathOrPreset) {
@@ -229,10 +327,9 @@ Status Document::open(const QString& pathOrPreset) {
 }
 
 Status Document::recover(const ModelFile& model, const QString& filePath) {
-    auto st = openModel(model, filePath);
+    auto st = openOrRecover(model, filePath, true);
     if (!st) return st;
-    m_recovered = true;
-    emit changed();
+    if (!isBusy()) emit changed();  // isModified() is true now
     return Ok{};
 }
 
@@ -248,10 +345,24 @@ Status Document::save(const QString& path) {
 }
 
 void Document::restore(const ModelFile& model) {
+    if (m_settingUndoIndex) return;  // an undo step taken back: the state never changed
     std::shared_ptr<const DocumentState> next;
     if (m_pending && m_pending->model == model) {
         next = std::move(m_pending);
     } else {
+        if (const EvaluationEstimate cost = estimate(model); cost.work != EvaluationWork::Cheap) {
+            // An undo or redo of an expensive state: the stack moves now, the state follows.
+            // Any edit in flight was made from the state this step leaves: dropped.
+            Job job;
+            job.kind = Job::Kind::Restore;
+            job.model = model;
+            job.undoIndex = m_undo.index();
+            if (m_job && m_job->kind != Job::Kind::Restore) dropJob(false, false);
+            startJob(std::move(job), cost.work);
+            return;
+        }
+        // This step settles the undo stack: whatever was in flight is dropped as it stands.
+        dropJob(false, true);
         auto s = evaluateModel(model);
         if (!s) {
             // A state that evaluated once evaluates again; reaching here means a device
@@ -272,13 +383,32 @@ Status Document::reject(const Error& e) {
 
 Status Document::pushEdit(const QString& text, ModelFile after, int mergeId) {
     normalizePlanForm(after);
-    if (after == m_state->model) return Ok{};
+    if (after == m_state->model) {
+        // Back to the accepted state (a field typed back while its edit was evaluated).
+        if (m_job && m_job->kind == Job::Kind::Edit) dropJob(false, true);
+        return Ok{};
+    }
+    if (const EvaluationEstimate cost = estimate(after); cost.work != EvaluationWork::Cheap) {
+        Job job;
+        job.kind = Job::Kind::Edit;
+        job.model = std::move(after);
+        job.text = text;
+        job.mergeId = mergeId;
+        dropJob(true, false);
+        startJob(std::move(job), cost.work);
+        return Ok{};
+    }
     auto s = evaluateModel(after);
     if (!s) return reject(s.error());
+    dropJob(true, true);
     m_pending = *s;
-    m_undo.push(new ModelCommand(this, text, m_state->model, std::move(after),
-                                 static_cast<EditMergeId>(mergeId)));
+    acceptEdit(text, after, mergeId);
     return Ok{};
+}
+
+void Document::acceptEdit(const QString& text, const ModelFile& after, int mergeId) {
+    m_undo.push(new ModelCommand(this, text, m_state->model, after,
+                                 static_cast<EditMergeId>(mergeId)));
 }
 
 Status Document::setStrategy(const QString& spelling) {

@@ -1,12 +1,23 @@
 // The model being edited in Remat Studio: a ModelFile (network, plan, training settings,
 // device profile name) with its file path, an undo stack on which every edit is one command,
-// and the evaluation of the current state (lowered graph, plan, program, timeline, baseline),
-// recomputed synchronously after each edit so that views redraw within the same frame.
+// and the evaluation of the current state (lowered graph, plan, program, timeline, baseline).
 // An edit is evaluated before it is accepted: one that the simulator rejects (a shape that
 // does not fit, a plan with partially overlapping regions) is refused with a message and the
-// current model stays as it was. Opening a file works the same way.
+// current model stays as it was. Opening a file, undo and redo work the same way.
+//
+// Cheap evaluations — every preset's edits — run synchronously, so that the views redraw
+// within the frame of the edit. An expensive one (estimateEvaluation: a program of hundreds of
+// thousands of instructions, a large network to lower, the optimal planner on a long chain)
+// runs on a worker thread instead: the edit call returns at once, isBusy() is true and the
+// window stays responsive; when the evaluation succeeds the edit is accepted exactly as a cheap
+// one (pushed on the undo stack, changed() emitted), when it fails it is refused with its
+// message (editRejected, or openFailed for a file). Only accepted edits reach the undo stack.
+// Edits made meanwhile start from the accepted state and supersede the one in flight, whose
+// result is dropped; cancelEvaluation() drops it too. Either way the document stays in (or, for
+// an undo or redo in flight, returns to) the last accepted state, undo stack included.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
@@ -17,6 +28,7 @@
 
 #include "analysis.h"
 #include "device.h"
+#include "document_evaluation.h"
 #include "graph.h"
 #include "kept_activations.h"
 #include "model_file.h"
@@ -26,22 +38,6 @@
 
 namespace remat::ui {
 
-// CPU time the calling thread has used, in milliseconds: edit costs measured with it do not
-// depend on what else the machine runs.
-double threadCpuMs();
-
-// Everything the views read about the current state. Immutable once built.
-struct DocumentState {
-    ModelFile model;
-    DeviceSpec device;
-    std::shared_ptr<const Graph> graph;
-    std::vector<Shape> shapes;  // per expanded instance, input first
-    Evaluation evaluation;
-    KeptActivations kept;
-    double evaluateMs = 0.0;     // wall time of the evaluation that built this state
-    double evaluateCpuMs = 0.0;  // CPU time the GUI thread spent on it (load-independent)
-};
-
 class Document : public QObject {
     Q_OBJECT
 public:
@@ -50,6 +46,8 @@ public:
 
     // --- whole-model operations (not undoable: they start a new history) ---
     // A built-in preset ("gpt2-small") or a file path. On error the current model is kept.
+    // A model too large to evaluate within a frame opens in the background: Ok then means it
+    // is being evaluated (isBusy()), and a failure comes later as openFailed().
     Status open(const QString& pathOrPreset);
     Status openModel(const ModelFile& model, const QString& filePath);
     Status save(const QString& path);
@@ -77,6 +75,30 @@ public:
     QUndoStack* undoStack() { return &m_undo; }
     // Milliseconds the last evaluation took (lowering when needed, plan, compile, simulate).
     double lastEvaluateMs() const { return m_state->evaluateMs; }
+
+    // --- evaluation in the background ---
+    // An evaluation is running on a worker thread: the edit, file or undo step it belongs to is
+    // not accepted yet.
+    bool isBusy() const { return m_job != nullptr; }
+    // What the running evaluation mostly does (Cheap when none runs).
+    EvaluationWork busyWork() const { return m_jobWork; }
+    // "Simulating…", "Planning…"; empty when idle.
+    QString busyText() const;
+    // Milliseconds since the running evaluation started (0 when idle).
+    qint64 busyMs() const;
+    // Drops the running evaluation: the document stays in its last accepted state (an undo or
+    // redo in flight is taken back on the undo stack). Does nothing when idle.
+    void cancelEvaluation();
+    // Runs the event loop until no evaluation is in flight (headless jobs and the screenshot
+    // mode need the result before going on). The error is that of the evaluation that ended,
+    // when it was refused or cancelled.
+    Status waitUntilIdle();
+    // Off: every evaluation runs on the GUI thread whatever it costs, as before evaluations
+    // could run in the background (the benchmark's "before" figures). On by default.
+    void setBackgroundEvaluation(bool enabled) { m_background = enabled; }
+    bool backgroundEvaluation() const { return m_background; }
+    // The estimate an edit to `model` would be judged by.
+    EvaluationEstimate estimate(const ModelFile& model) const;
 
     // Checks a candidate model without changing anything: the message says what is wrong.
     Status check(const ModelFile& candidate);
@@ -122,8 +144,30 @@ signals:
     // Comes after changed(), since QUndoStack updates its index after running the command.
     void historyChanged();
     void filePathChanged(const QString& path);
+    // An evaluation started on, or left, the worker thread (its result applied, refused, dropped
+    // or cancelled). Views that show a value the user has just typed re-read the document when
+    // it ends without being applied.
+    void busyChanged(bool busy);
+    // A file whose evaluation ran in the background could not be opened: the message names the
+    // file and what is wrong. The current model is unchanged.
+    void openFailed(const QString& message);
+    // A file or preset was opened (not emitted for autosave recovery).
+    void opened();
 
 private:
+    // What an evaluation in the background will do with its state once it succeeds.
+    struct Job {
+        enum class Kind { Edit, Open, Restore } kind = Kind::Edit;
+        quint64 id = 0;
+        ModelFile model;
+        QString text;            // Edit: the undo text
+        int mergeId = -1;        // Edit
+        QString filePath;        // Open
+        bool recovered = false;  // Open: autosave recovery
+        int undoIndex = 0;       // Restore: the undo index of the last accepted state
+        std::shared_ptr<CancelFlag> cancel;
+    };
+
     Result<std::shared_ptr<const DocumentState>> evaluateModel(const ModelFile& model);
     Status pushEdit(const QString& text, ModelFile after, int mergeId = -1);
     Status reject(const Error& e);
@@ -132,6 +176,17 @@ private:
     Status planEdit(const QString& text, const Result<std::vector<RegionSpec>>& regions);
     Result<DeviceSpec> resolveDevice(const ModelFile& model) const;
     void install(std::shared_ptr<const DocumentState> state);
+    Status openOrRecover(const ModelFile& model, const QString& filePath, bool recovered);
+    void acceptEdit(const QString& text, const ModelFile& after, int mergeId);
+    void acceptOpen(std::shared_ptr<const DocumentState> state, const QString& filePath,
+                    bool recovered);
+    // Starts `job` on the worker thread, superseding the one in flight.
+    void startJob(Job job, EvaluationWork work);
+    void finishJob(quint64 id, Result<EvaluationOutcome> outcome);
+    // Drops the evaluation in flight (its result will be ignored); with `takeBackUndo`, an undo
+    // or redo it was evaluating is taken back on the undo stack. Emits busyChanged(false) when
+    // `notify`.
+    void dropJob(bool takeBackUndo, bool notify);
 
     std::shared_ptr<const DocumentState> m_state;
     // The state an edit computed while being checked, so that pushing it does not evaluate twice.
@@ -140,15 +195,14 @@ private:
     QString m_filePath;
     bool m_recovered = false;  // recovered autosave: unsaved although the history is empty
     QString m_fallbackDeviceId = QStringLiteral("a100-80gb");
-    // Caches: lowering depends only on (network, precision); the no-checkpoint baseline also on
-    // training and device. Plan edits reuse both.
-    std::shared_ptr<const Graph> m_graphCache;
-    Network m_graphNetwork;
-    Precision m_graphPrecision = Precision::Fp32;
-    std::optional<Baseline> m_baselineCache;
-    TrainingConfig m_baselineTraining;
-    std::string m_baselineDevice;
-    std::shared_ptr<const Graph> m_baselineGraph;
+    EvaluationCache m_cache;
+    std::unique_ptr<Job> m_job;  // the evaluation in flight
+    EvaluationWork m_jobWork = EvaluationWork::Cheap;
+    QElapsedTimer m_jobClock;
+    quint64 m_nextJobId = 1;
+    bool m_settingUndoIndex = false;  // taking an undo step back: restore() does nothing
+    std::optional<Error> m_lastJobError;
+    bool m_background = true;  // why the last background evaluation was not applied
 };
 
 }  // namespace remat::ui

@@ -266,6 +266,9 @@ void Inspector::apply() {
         m_status->setText(printableText(st.error().message, kShownMessageChars));
         return;
     }
+    // Evaluated in the background: the edited values stay until the document accepts them
+    // (changed() rebuilds then) or the evaluation is cancelled (Revert drops them).
+    if (m_document->isBusy()) return;
     rebuild();
 }
 

@@ -24,6 +24,7 @@
 #include "comparison_panel.h"
 #include "device_bar.h"
 #include "document.h"
+#include "evaluation_progress.h"
 #include "inspector.h"
 #include "layer_insert.h"
 #include "layer_stack_view.h"
@@ -120,6 +121,8 @@ void MainWindow::buildViews() {
     addToolBarBreak(Qt::TopToolBarArea);
     addToolBar(Qt::TopToolBarArea, budget);
 
+    m_evaluationProgress = new EvaluationProgress(m_document, this);
+    statusBar()->addPermanentWidget(m_evaluationProgress);
     m_timingLabel = new QLabel(this);
     m_timingLabel->setToolTip(tr("Time the last edit took to simulate and redraw"));
     statusBar()->addPermanentWidget(m_timingLabel);
@@ -203,6 +206,13 @@ void MainWindow::connectDocument() {
         showMessage(tr("Edit refused: %1").arg(message));
     });
     connect(m_document, &Document::filePathChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &Document::opened, this, &MainWindow::onOpened);
+    connect(m_document, &Document::openFailed, this, [this](const QString& message) {
+        showError(tr("Cannot open model"),
+                  tr("The model was not opened; the current one is unchanged.\n\n%1")
+                      .arg(printableText(message, kShownMessageChars)));
+    });
+
     connect(m_document->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
 
     // Selecting a layer highlights its instructions; clicking the plot selects the layer.
@@ -244,7 +254,7 @@ void MainWindow::onDocumentChanged() {
     std::shared_ptr<const DocumentState> previous = std::exchange(m_shownState, state);
     // The plot keeps its highlighted layer across new data: no second replot for it.
     m_timeline->setData(state, *state->graph, state->evaluation.program, state->evaluation.timeline,
-                        state->device);
+                        state->device, state->series);
     m_summary->setEvaluation(state->evaluation, state->device, *state->graph);
     m_lastUpdateMs = state->evaluateMs + double(timer.nsecsElapsed()) / 1e6;
     m_lastUpdateCpuMs = state->evaluateCpuMs + threadCpuMs() - startCpu;

@@ -1,7 +1,8 @@
 // Remat Studio's one screen: the layer stack (with palette and inspector) on the left, the
 // memory timeline in the centre, the summary, comparison and run panels around it, and the
 // strategy bar on top. It wires the document to every view (each edit redraws the timeline and
-// summary synchronously; the comparison recomputes in the background), owns the menus and
+// summary; the comparison recomputes in the background, and so does an expensive edit, with
+// its progress and a Cancel button in the status bar), owns the menus and
 // shortcuts, and handles files: open, save, recent files, presets, drag-and-drop, exports,
 // autosave and crash recovery, and the settings kept between sessions.
 #pragma once
@@ -26,6 +27,7 @@ class Autosaver;
 struct OrphanedAutosave;
 class ComparisonPanel;
 class Document;
+class EvaluationProgress;
 struct DocumentState;
 class Inspector;
 class LayerStackView;
@@ -67,7 +69,8 @@ public:
     Autosaver* autosaver() const { return m_autosaver.get(); }
 
     // A file path or a preset name. On failure the current model stays and the error (naming
-    // the file and the JSON path) is shown; returns whether it opened.
+    // the file and the JSON path) is shown; returns whether it opened, or (a large model, see
+    // Document::open) is being opened in the background.
     bool openModel(const QString& pathOrPreset);
     bool saveTo(const QString& path);
     QString lastError() const { return m_lastError; }
@@ -115,6 +118,7 @@ private:
     void buildMenus();
     void connectDocument();
     void onDocumentChanged();
+    void onOpened();
     void updateTitle();
     void updateEditActions();
     void showError(const QString& title, const QString& message);
@@ -156,6 +160,7 @@ private:
     QDockWidget* m_runDock = nullptr;
     QDockWidget* m_sweepDock = nullptr;
     QLabel* m_timingLabel = nullptr;
+    EvaluationProgress* m_evaluationProgress = nullptr;
 
     QMenu* m_recentMenu = nullptr;
     QAction* m_saveAction = nullptr;

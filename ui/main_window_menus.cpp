@@ -208,6 +208,13 @@ bool MainWindow::openModel(const QString& pathOrPreset) {
                       .arg(printableText(st.error().message, kShownMessageChars)));
         return false;
     }
+    // Opened now (Document::opened has run), or being evaluated in the background.
+    if (m_document->isBusy())
+        showMessage(tr("Opening %1… %2").arg(printableText(pathOrPreset), m_document->busyText()));
+    return true;
+}
+
+void MainWindow::onOpened() {
     if (!m_document->filePath().isEmpty()) {
         AppSettings().addRecentFile(m_document->filePath());
         rebuildRecentMenu();
@@ -216,7 +223,6 @@ bool MainWindow::openModel(const QString& pathOrPreset) {
     const QString about = firstSentence(printableText(m_document->model().description, 400));
     showMessage(about.isEmpty() ? tr("Opened %1").arg(m_document->displayName())
                                 : tr("Opened %1: %2").arg(m_document->displayName(), about));
-    return true;
 }
 
 bool MainWindow::saveTo(const QString& path) {

@@ -102,6 +102,7 @@ StrategyBar::StrategyBar(Document* document, QWidget* parent)
     m_microBatch->setObjectName(QStringLiteral("microBatch"));
     m_microBatch->setToolTip(tr("Samples per micro-batch"));
     m_accumulation->setRange(1, 1000000);
+    m_accumulation->setObjectName(QStringLiteral("accumulationSteps"));
     m_accumulation->setToolTip(
         tr("Gradient-accumulation steps (micro-batches per optimizer step)"));
     for (Precision p : {Precision::Fp32, Precision::MixedBf16, Precision::MixedFp16})
@@ -144,6 +145,10 @@ StrategyBar::StrategyBar(Document* document, QWidget* parent)
             sync();
     });
     connect(m_document, &Document::changed, this, &StrategyBar::sync);
+    // An edit refused or cancelled in the background: show the document's values again.
+    connect(m_document, &Document::busyChanged, this, [this](bool busy) {
+        if (!busy && !m_document->isBusy()) sync();
+    });
     sync();
 }
 

@@ -125,11 +125,9 @@ void TimelinePlot::clear() {
     m_program = nullptr;
     m_timeline = nullptr;
     m_count = 0;
-    m_totals.clear();
+    m_series = std::make_shared<const TimelineSeriesInputs>();
     m_displayed.clear();
     m_measured.clear();
-    m_phaseRuns.clear();
-    m_layers.clear();
     m_plot->clearAll();
     m_plot->setAxis(PlotAxis::X, tr("instruction"));
     m_plot->setAxis(PlotAxis::Y, tr("live memory"));
@@ -151,7 +149,8 @@ void TimelinePlot::setData(const Graph& g, const Program& p, const Timeline& t,
 }
 
 void TimelinePlot::setData(std::shared_ptr<const void> owner, const Graph& g, const Program& p,
-                           const Timeline& t, const DeviceSpec& device) {
+                           const Timeline& t, const DeviceSpec& device,
+                           std::shared_ptr<const TimelineSeriesInputs> series) {
     QElapsedTimer timer;
     timer.start();
     m_owner = std::move(owner);
@@ -159,10 +158,9 @@ void TimelinePlot::setData(std::shared_ptr<const void> owner, const Graph& g, co
     m_program = &p;
     m_timeline = &t;
     m_count = std::min({p.instructions.size(), t.live.size(), t.endS.size(), t.durationS.size()});
-    m_totals.resize(m_count);
-    for (std::size_t i = 0; i < m_count; ++i) m_totals[i] = totalBytes(t.live[i]);
-    m_layers = instructionLayers(g, p);
-    m_phaseRuns = phaseRuns(p);
+    m_series = series ? std::move(series)
+                      : std::make_shared<const TimelineSeriesInputs>(timelineSeriesInputs(g, p, t));
+    m_count = std::min(m_count, m_series->totals.size());
     m_peakInstruction = std::min(t.peakInstruction, m_count ? m_count - 1 : 0);
     m_peakBytes = t.peakBytes;
     m_usableBytes = device.usableBytes();
@@ -255,7 +253,8 @@ void TimelinePlot::rebuild() {
 void TimelinePlot::redrawSeries() {
     const QPointF xr = m_plot->range(PlotAxis::X);
     m_drawnBuckets = bucketCount();
-    m_displayed = decimate(m_extents, m_totals, xr.x(), xr.y(), m_drawnBuckets, m_peakInstruction);
+    m_displayed =
+        decimate(m_extents, m_series->totals, xr.x(), xr.y(), m_drawnBuckets, m_peakInstruction);
     const int count = int(m_displayed.size());
     QVector<double> x(count + 1);
     std::vector<QVector<double>> tops(kCategoryCount, QVector<double>(count + 1));
@@ -310,7 +309,7 @@ void TimelinePlot::drawMeasured() {
 
 void TimelinePlot::drawPhases() {
     m_plot->clearGroup(kGroupPhases);
-    for (const PhaseRun& r : m_phaseRuns) {
+    for (const PhaseRun& r : m_series->phaseRuns) {
         QColor c = phaseColor(r.phase);
         if (!c.isValid()) continue;
         const double x0 = m_extents.start[r.span.first];
@@ -377,7 +376,7 @@ void TimelinePlot::highlightLayer(int layerIndex) {
 }
 
 std::vector<InstructionSpan> TimelinePlot::highlightedSpans() const {
-    return layerSpans(m_layers, m_highlightLayer);
+    return layerSpans(m_series->layers, m_highlightLayer);
 }
 
 bool TimelinePlot::setMeasured(std::vector<std::int64_t> liveBytes, const QString& label) {
@@ -395,7 +394,7 @@ void TimelinePlot::clearMeasured() {
 }
 
 int TimelinePlot::layerOfInstruction(std::size_t index) const {
-    return index < m_layers.size() ? m_layers[index] : -1;
+    return index < m_series->layers.size() ? m_series->layers[index] : -1;
 }
 
 QString TimelinePlot::captionOf(std::size_t index) const {
@@ -428,7 +427,7 @@ QString TimelinePlot::tooltipFor(std::size_t i) const {
                 .arg(phaseDisplayName(ins.phase))
                 .arg(ins.microStep + 1)
                 .arg(std::max<std::int64_t>(1, m_program->accumulationSteps));
-    const int layer = m_layers[i];
+    const int layer = m_series->layers[i];
     if (layer >= 0 && std::size_t(layer) < m_graph->layerModules.size()) {
         const Module& m = m_graph->module(m_graph->layerModules[std::size_t(layer)]);
         html += QStringLiteral("<br>") +
@@ -452,7 +451,7 @@ QString TimelinePlot::tooltipFor(std::size_t i) const {
                          bytesText(v, m_units));
     }
     html += QStringLiteral("<tr><td><b>%1</b></td><td align=right>&nbsp;<b>%2</b></td></tr>")
-                .arg(tr("live in total"), bytesText(m_totals[i], m_units));
+                .arg(tr("live in total"), bytesText(m_series->totals[i], m_units));
     if (!m_measured.empty())
         html += QStringLiteral("<tr><td>%1</td><td align=right>&nbsp;%2</td></tr>")
                     .arg(m_measuredLabel.toHtmlEscaped(), bytesText(m_measured[i], m_units));
@@ -475,8 +474,8 @@ void TimelinePlot::onHover(QPointF data, QPoint globalPos) {
 
 void TimelinePlot::onClick(QPointF data) {
     const std::size_t i = instructionAtX(data.x());
-    if (i >= m_layers.size()) return;
-    if (m_layers[i] >= 0) emit layerClicked(m_layers[i]);
+    if (i >= m_series->layers.size()) return;
+    if (m_series->layers[i] >= 0) emit layerClicked(m_series->layers[i]);
 }
 
 bool TimelinePlot::exportTo(const QString& path, QString* error) {
@@ -508,12 +507,12 @@ bool TimelinePlot::exportCsv(const QString& path, QString* error) const {
         const Instruction& ins = m_program->instructions[i];
         const double endS = m_timeline->endS[i], durationS = m_timeline->durationS[i];
         out << i << ',' << (ins.microStep + 1) << ',' << toQString(phaseName(ins.phase)) << ','
-            << toQString(instrKindName(ins.kind)) << ',' << m_layers[i] << ','
+            << toQString(instrKindName(ins.kind)) << ',' << m_series->layers[i] << ','
             << csvField(describeInstruction(*m_graph, *m_program, i)) << ',' << (endS - durationS)
             << ',' << durationS << ',' << endS;
         for (std::size_t c = 0; c < kCategoryCount; ++c)
             out << ',' << qint64(m_timeline->live[i][c]);
-        out << ',' << qint64(m_totals[i]);
+        out << ',' << qint64(m_series->totals[i]);
         if (!m_measured.empty()) out << ',' << qint64(m_measured[i]);
         out << '\n';
     }

@@ -38,9 +38,11 @@ public:
     // Plots `t`. The plot copies `g`, `p` and `t`, so the caller's may go away afterwards.
     void setData(const Graph& g, const Program& p, const Timeline& t, const DeviceSpec& device);
     // The same without copying: `owner` keeps `g`, `p` and `t` alive and unchanged for as long
-    // as the plot shows them (e.g. the document's immutable state).
+    // as the plot shows them (e.g. the document's immutable state). `series`, when given, is
+    // timelineSeriesInputs(g, p, t) computed beforehand (off the GUI thread for a large program).
     void setData(std::shared_ptr<const void> owner, const Graph& g, const Program& p,
-                 const Timeline& t, const DeviceSpec& device);
+                 const Timeline& t, const DeviceSpec& device,
+                 std::shared_ptr<const TimelineSeriesInputs> series = nullptr);
     void clear();
     bool hasData() const { return m_count > 0; }
 
@@ -108,9 +110,9 @@ private:
     const Program* m_program = nullptr;
     const Timeline* m_timeline = nullptr;
     std::size_t m_count = 0;  // instructions shown
-    std::vector<std::int64_t> m_totals;
-    std::vector<int> m_layers;
-    std::vector<PhaseRun> m_phaseRuns;
+    // Totals, layers and phase runs of the program shown (shared with the document's state).
+    std::shared_ptr<const TimelineSeriesInputs> m_series =
+        std::make_shared<const TimelineSeriesInputs>();
     std::size_t m_peakInstruction = 0;
     std::int64_t m_peakBytes = 0;
     std::int64_t m_usableBytes = 0;

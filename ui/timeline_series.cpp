@@ -157,4 +157,15 @@ std::vector<std::size_t> decimate(const XExtents& x, const std::vector<std::int6
     return out;
 }
 
+TimelineSeriesInputs timelineSeriesInputs(const Graph& g, const Program& p, const Timeline& t) {
+    const std::size_t count =
+        std::min({p.instructions.size(), t.live.size(), t.endS.size(), t.durationS.size()});
+    TimelineSeriesInputs in;
+    in.totals.resize(count);
+    for (std::size_t i = 0; i < count; ++i) in.totals[i] = totalBytes(t.live[i]);
+    in.layers = instructionLayers(g, p);
+    in.phaseRuns = phaseRuns(p);
+    return in;
+}
+
 }  // namespace remat::ui

@@ -42,6 +42,18 @@ std::vector<int> instructionLayers(const Graph& g, const Program& p);
 // Maximal runs of consecutive instructions in one phase of one micro-batch.
 std::vector<PhaseRun> phaseRuns(const Program& p);
 
+// What the timeline derives from a program before it draws anything, each a pass over every
+// instruction: the total live bytes after each instruction, each instruction's layer and the
+// phase runs (up to the shorter of the program and the timeline). Built where the program is
+// built — the document's worker thread, for a program of millions of instructions — so that
+// showing it on the GUI thread only draws.
+struct TimelineSeriesInputs {
+    std::vector<std::int64_t> totals;
+    std::vector<int> layers;
+    std::vector<PhaseRun> phaseRuns;
+};
+TimelineSeriesInputs timelineSeriesInputs(const Graph& g, const Program& p, const Timeline& t);
+
 // Maximal runs of consecutive instructions whose layer is `layer`.
 std::vector<InstructionSpan> layerSpans(const std::vector<int>& layers, int layer);
 

@@ -11,12 +11,16 @@
 // under every edit) and, for the two largest presets, 150 ms apart as a user clicks. Also timed
 // here, for the figures the widget tests used to print: the document's share of an edit alone,
 // TimelinePlot::setData alone, and the longest wait of the event loop after opening GPT-3 175B
-// or changing its strategy (the comparison then runs in the background).
+// or changing its strategy (the comparison then runs in the background). Last, the GUI
+// thread's longest block around work near the documented limits (longWork), with evaluations
+// in the background and, for comparison, all on the GUI thread as before.
 #include <benchmark/benchmark.h>
 
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QSlider>
+#include <QThread>
+#include <QTimer>
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -25,6 +29,7 @@
 #include "budget_slider.h"
 #include "document.h"
 #include "main_window.h"
+#include "model_file.h"
 #include "timeline_plot.h"
 
 using namespace remat;
@@ -259,7 +264,179 @@ void longestGap(benchmark::State& state, const char* preset, bool changeStrategy
     state.counters["longest_gap_ms"] = longest;         // the event loop's longest wait after it
 }
 
+// Work near the documented limits (docs/model-format.md), timed for the GUI thread's longest
+// block: from the action to the moment its result is on screen, a 1 ms timer measures the gaps
+// between its ticks, and the action call itself counts as one gap. "block_ms" is the longest
+// of them — what the window is frozen for — and "done_ms" the time until the result is
+// applied (the document idle again). `background` false evaluates everything on the GUI thread
+// as before evaluations could run in the background (the "before" figures).
+enum class LongWork {
+    Accumulation2400,  // GPT-2 small, strategy full, accumulation steps 1 -> 2400 (4.7 M instr.)
+    Open2000,          // opening GPT-2 small with 1,996 blocks: 2,000 layer instances
+    Revolve2000,       // the same with revolve:4 (1.63 M instructions)
+    OptimalGpt3,       // GPT-3 175B at micro-batch 16: optimal at mid-range
+    Optimal2000,       // the 2,000-instance model: optimal at mid-range
+    SlideGpt3,         // six budget slider positions 20 ms apart on GPT-3 175B (micro-batch 16)
+    Slide2000,         // the same on the 2,000-instance model
+};
+
+ModelFile gpt2Blocks(std::int64_t instances) {
+    ModelFile m = *loadModel("gpt2-small");
+    std::int64_t others = 0;
+    Layer* blocks = nullptr;
+    for (Layer& l : m.network.layers) {
+        if (l.repeat > 1 && !blocks)
+            blocks = &l;
+        else
+            others += l.repeat;
+    }
+    if (blocks) blocks->repeat = instances - others;
+    m.network.name = "gpt2-" + std::to_string(instances);
+    return m;
+}
+
+constexpr qint64 kLongWorkLimitMs = 60000;
+
+void longWork(benchmark::State& state, LongWork work, bool background) {
+    MainWindow::Options o;
+    o.interactive = false;
+    o.autosave = false;
+    o.restoreSettings = false;
+    double block = 0.0, done = 0.0, call = 0.0, apply = 0.0, applyCpu = 0.0;
+    bool cancelled = false;
+    std::int64_t n = 0;
+    for (auto _ : state) {
+        state.PauseTiming();
+        auto w = std::make_unique<MainWindow>(o);
+        Document* doc = w->document();
+        doc->setBackgroundEvaluation(background);
+        const bool big = work == LongWork::Revolve2000 || work == LongWork::Optimal2000 ||
+                         work == LongWork::Slide2000;
+        const bool gpt3 = work == LongWork::OptimalGpt3 || work == LongWork::SlideGpt3;
+        bool ok = true;
+        if (big) ok = doc->openModel(gpt2Blocks(2000), QString()).ok() && doc->waitUntilIdle().ok();
+        if (gpt3) ok = w->openModel(QStringLiteral("gpt3-175b")) && doc->setMicroBatch(16).ok();
+        if (work == LongWork::Accumulation2400) ok = doc->setStrategy(QStringLiteral("full")).ok();
+        w->resize(1600, 1000);
+        w->show();
+        while (doc->isBusy() || !ok) {
+            if (!ok) {
+                state.SkipWithError("the model was refused");
+                return;
+            }
+            QApplication::processEvents(QEventLoop::AllEvents, 5);
+        }
+        auto* budget = w->findChild<BudgetSlider*>();
+        QElapsedTimer wait;
+        wait.start();
+        while (budget && !budget->slider()->isEnabled() && wait.elapsed() < 120000)
+            QApplication::processEvents(QEventLoop::AllEvents, 5);
+        QApplication::processEvents();
+        const QString mid = QString::number(
+            budget ? (budget->minimumBytes() + budget->maximumBytes()) / 2 : 0);
+        state.ResumeTiming();
+
+        QElapsedTimer total, tick;
+        total.start();
+        tick.start();
+        double longest = 0.0;
+        auto gap = [&] {
+            longest = std::max(longest, double(tick.nsecsElapsed()) / 1e6);
+            tick.restart();
+        };
+        Status st = Ok{};
+        switch (work) {
+            case LongWork::Accumulation2400: st = doc->setAccumulationSteps(2400); break;
+            case LongWork::Open2000: st = doc->openModel(gpt2Blocks(2000), QString()); break;
+            case LongWork::Revolve2000: st = doc->setStrategy(QStringLiteral("revolve:4")); break;
+            case LongWork::OptimalGpt3:
+            case LongWork::Optimal2000:
+                st = doc->setStrategy(QStringLiteral("optimal:") + mid);
+                break;
+            case LongWork::SlideGpt3:
+            case LongWork::Slide2000: {
+                QSlider* slider = budget->slider();
+                for (int k = 0; k < 6; ++k) {
+                    slider->setValue(slider->minimum() + (slider->maximum() - slider->minimum()) *
+                                                             (2 + k) / 10);
+                    gap();
+                    QElapsedTimer pace;
+                    pace.start();
+                    while (pace.elapsed() < 20) {
+                        QApplication::processEvents(QEventLoop::AllEvents, 1);
+                        gap();
+                        QThread::msleep(1);
+                    }
+                }
+                break;
+            }
+        }
+        call += double(tick.nsecsElapsed()) / 1e6;
+        gap();
+        if (!st.ok()) {
+            state.SkipWithError(st.error().message.c_str());
+            return;
+        }
+        {
+            // Wait as the window does: asleep until an event comes (the ticks, the result).
+            QTimer ticks;
+            ticks.setInterval(1);
+            QObject::connect(&ticks, &QTimer::timeout, gap);
+            ticks.start();
+            // Work that takes longer than a minute is cancelled: how long the window is
+            // blocked is the figure here, and Cancel must not block it either.
+            QElapsedTimer limit;
+            limit.start();
+            while (doc->isBusy() && limit.elapsed() < kLongWorkLimitMs)
+                QApplication::processEvents(QEventLoop::WaitForMoreEvents);
+            if (doc->isBusy()) {
+                doc->cancelEvaluation();
+                gap();
+                cancelled = true;
+            }
+        }
+        // The frame that shows the result.
+        QApplication::processEvents();
+        gap();
+        done += double(total.nsecsElapsed()) / 1e6;
+        // The GUI thread's share of applying the result: the views' update after the evaluation.
+        apply = std::max(apply, w->lastUpdateMs() - doc->state().evaluateMs);
+        applyCpu = std::max(applyCpu, w->lastUpdateCpuMs() - doc->state().evaluateCpuMs);
+        block = std::max(block, longest);
+        ++n;
+        state.PauseTiming();
+        w.reset();
+        state.ResumeTiming();
+    }
+    const double count = double(std::max<std::int64_t>(1, n));
+    state.counters["block_ms"] = block;        // the GUI thread's longest block (wall)
+    state.counters["call_ms"] = call / count;  // the action call (and drags) alone
+    state.counters["done_ms"] = done / count;  // until the result is applied and shown
+    state.counters["apply_ms"] = apply;        // the views' update with the result (wall)
+    state.counters["apply_cpu_ms"] = applyCpu;  // the same in the GUI thread's CPU time
+    state.counters["cancelled"] = cancelled ? 1 : 0;  // not done within a minute: cancelled
+}
+
 }  // namespace
+
+#define REMAT_LONG_WORK(name, work, background)                         \
+    BENCHMARK_CAPTURE(longWork, name, work, background)                  \
+        ->Iterations(1)                                                  \
+        ->Unit(benchmark::kMillisecond)
+REMAT_LONG_WORK(accumulation_2400_before, LongWork::Accumulation2400, false);
+REMAT_LONG_WORK(accumulation_2400_background, LongWork::Accumulation2400, true);
+REMAT_LONG_WORK(open_2000_instances_before, LongWork::Open2000, false);
+REMAT_LONG_WORK(open_2000_instances_background, LongWork::Open2000, true);
+REMAT_LONG_WORK(revolve_2000_instances_before, LongWork::Revolve2000, false);
+REMAT_LONG_WORK(revolve_2000_instances_background, LongWork::Revolve2000, true);
+REMAT_LONG_WORK(optimal_gpt3_175b_before, LongWork::OptimalGpt3, false);
+REMAT_LONG_WORK(optimal_gpt3_175b_background, LongWork::OptimalGpt3, true);
+REMAT_LONG_WORK(slider_gpt3_175b_before, LongWork::SlideGpt3, false);
+REMAT_LONG_WORK(slider_gpt3_175b_background, LongWork::SlideGpt3, true);
+// On the GUI thread these take minutes on a loaded 2-core machine (`remat simulate` with the
+// same model and budget: 18 s of CPU); only the background runs are timed.
+REMAT_LONG_WORK(optimal_2000_instances_background, LongWork::Optimal2000, true);
+REMAT_LONG_WORK(slider_2000_instances_background, LongWork::Slide2000, true);
 
 BENCHMARK_CAPTURE(slidePreset, gpt2_small, "gpt2-small", 0)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(slidePreset, gpt3_175b_b16, "gpt3-175b", 16)->Unit(benchmark::kMillisecond);
