@@ -14,5 +14,6 @@ void addSelftest(CLI::App& app, int& exitCode);
 void addCalibrate(CLI::App& app, int& exitCode);
 void addPareto(CLI::App& app, int& exitCode);
 void addMaxBatch(CLI::App& app, int& exitCode);
+void addImportHf(CLI::App& app, int& exitCode);
 
 }  // namespace remat::cli
