@@ -65,6 +65,9 @@ public:
     // A file path or a preset name. On failure the current model stays and the error (naming
     // the file and the JSON path) is shown; returns whether it opened.
     bool openModel(const QString& pathOrPreset);
+    // A Hugging Face config.json (or a checkpoint folder holding one) imported as a new unsaved
+    // document (docs/import.md). On failure the current model stays and the error is shown.
+    bool importHfConfig(const QString& path);
     bool saveTo(const QString& path);
     QString lastError() const { return m_lastError; }
     // Milliseconds the last edit took end to end: evaluation plus redrawing the timeline and
@@ -115,6 +118,7 @@ private:
     bool maybeSave();
     void newModel();
     void openDialog();
+    void importHfDialog();
     bool save();
     bool saveAsDialog();
     void rebuildRecentMenu();

@@ -16,6 +16,7 @@
 #include "autosave.h"
 #include "comparison_panel.h"
 #include "document.h"
+#include "hf_import.h"
 #include "language.h"
 #include "json_input.h"
 #include "layer_stack_view.h"
@@ -53,6 +54,7 @@ void MainWindow::buildMenus() {
     file->addAction(tr("&New"), QKeySequence::New, this, &MainWindow::newModel);
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("&Import Hugging Face config…"), this, &MainWindow::importHfDialog);
     QMenu* presets = file->addMenu(tr("&Presets"));
     for (const std::string& name : builtinModelNames()) {
         const QString preset = toQString(name);
@@ -197,6 +199,37 @@ bool MainWindow::openModel(const QString& pathOrPreset) {
     m_layerStack->selectEntry(-1);
     showMessage(tr("Opened %1").arg(m_document->displayName()));
     return true;
+}
+
+bool MainWindow::importHfConfig(const QString& path) {
+    auto imported = remat::importHfConfigFile(toStdString(path));
+    if (!imported) {
+        showError(tr("Cannot import Hugging Face config"),
+                  tr("The config was not imported; the current model is unchanged.\n\n%1")
+                      .arg(printableText(imported.error().message, kShownMessageChars)));
+        return false;
+    }
+    auto st = m_document->openUnsaved(imported->model);
+    if (!st) {
+        showError(tr("Cannot import Hugging Face config"),
+                  tr("The config was not imported; the current model is unchanged.\n\n%1")
+                      .arg(printableText(st.error().message, kShownMessageChars)));
+        return false;
+    }
+    m_layerStack->selectEntry(-1);
+    showMessage(tr("Imported %1 (model_type %2) as a new unsaved model; %n field(s) of the "
+                   "config ignored as changing neither memory nor time",
+                   nullptr, int(imported->ignored.size()))
+                    .arg(m_document->displayName(), printableText(imported->modelType)));
+    return true;
+}
+
+void MainWindow::importHfDialog() {
+    if (!maybeSave()) return;
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Import Hugging Face config"), QString(),
+        tr("Hugging Face configs (config.json *.json);;All files (*)"));
+    if (!path.isEmpty()) importHfConfig(path);
 }
 
 bool MainWindow::saveTo(const QString& path) {
