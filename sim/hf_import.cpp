@@ -138,6 +138,8 @@ struct Decoder {
     bool gated = false;
     NormKind norm = NormKind::LayerNorm;
     bool bias = true;
+    std::optional<bool> qkvBias;  // where it differs from `bias` (Qwen2)
+    bool parallelResidual = false;
     bool tied = false;
     bool learnedPositions = false;
     std::int64_t maxPositions = 0;
@@ -274,11 +276,7 @@ void readGptNeox(Fields& f, Decoder& d) {
     d.inner = f.integer({"intermediate_size"}, 1, kMaxSize);
     readMaxPositions(f, d, {"max_position_embeddings"});
     d.activation = readActivation(f, {"hidden_act"}, "gelu");
-    if (f.boolean("use_parallel_residual", true) && !f.failed())
-        f.fail("use_parallel_residual",
-               "true (the default): attention and MLP both read the block's input and are added "
-               "together, which the model format's transformer_block (attention, then MLP on its "
-               "result) does not express; only configs with use_parallel_residual false import");
+    d.parallelResidual = f.boolean("use_parallel_residual", true);
     const double attn = f.probability("attention_dropout", 0.0);
     const double hidden = f.probability("hidden_dropout", 0.0);
     if (!f.failed() && attn != hidden)
@@ -325,6 +323,18 @@ void readLlamaLike(Fields& f, Decoder& d, const std::string& type) {
         d.blockDropout = resid;
         readBias(f, d, false, false);
         readSlidingWindow(f, d, 0);
+    } else if (type == "qwen2") {
+        // Qwen2: biases on the q, k and v projections, none on the output projection or the
+        // MLP; the sliding window only where use_sliding_window says so.
+        requireNoAttentionDropout(f);
+        d.bias = false;
+        d.qkvBias = true;
+        if (f.boolean("use_sliding_window", false)) {
+            readSlidingWindow(f, d, 4096);
+        } else {
+            f.present({"sliding_window", "max_window_layers"});
+            d.slidingWindow = 0;
+        }
     } else {
         requireNoAttentionDropout(f);
         readBias(f, d, false, type == "llama");
@@ -378,6 +388,7 @@ const std::map<std::string, std::string>& knownIgnored() {
         {"problem_type", "labels of a classification head, not the language model"},
         {"finetuning_task", "metadata of a fine-tuning run"},
         {"classifier_dropout", "dropout of a classification head, not the language model"},
+        {"max_window_layers", "which layers use the sliding window: with eager attention a window costs what no window does (docs/import.md)"},
         {"n_ctx", "not read by transformers' GPT-2 (n_positions sets the positions)"},
         {"attn_implementation", "the attention kernel is chosen by the import (docs/import.md)"},
         {"_attn_implementation", "the attention kernel is chosen by the import (docs/import.md)"},
@@ -387,13 +398,12 @@ const std::map<std::string, std::string>& knownIgnored() {
     return reasons;
 }
 
-const std::vector<std::string> kSupported = {"gemma", "gpt2", "gpt_neox", "llama", "mistral", "phi3"};
+const std::vector<std::string> kSupported = {"gemma", "gpt2",    "gpt_neox", "llama",
+                                             "mistral", "phi3", "qwen2"};
 
 // Architectures listed in docs/import.md that the model format cannot express exactly yet.
 const std::map<std::string, std::string>& refusedTypes() {
     static const std::map<std::string, std::string> reasons = {
-        {"qwen2", "Qwen2 has biases on the q, k and v projections but not on the attention "
-                  "output nor the MLP, which a transformer_block's one `bias` cannot express"},
         {"bert", "BERT normalises after each residual add (post-LN) and adds token-type "
                  "embeddings; the model format's transformer_block is pre-LN and its embedding "
                  "has no token types"},
@@ -522,6 +532,8 @@ Result<HfImport> importHfConfig(const std::string& text, const std::string& orig
     block.attention = attention;
     block.causal = true;
     block.bias = d.bias;
+    block.qkvBias = d.qkvBias;
+    block.parallelResidual = d.parallelResidual;
     net.layers.push_back(block);
 
     Layer finalNorm;
@@ -547,6 +559,8 @@ Result<HfImport> importHfConfig(const std::string& text, const std::string& orig
                               " blocks of width " + std::to_string(d.hidden) + ", " +
                               std::to_string(d.heads) + " heads";
     if (d.kvHeads != d.heads) description += " (" + std::to_string(d.kvHeads) + " key/value heads)";
+    if (d.qkvBias) description += ", biases on q, k and v only";
+    if (d.parallelResidual) description += ", attention and MLP in parallel";
     description += ", MLP " + std::to_string(d.inner) + (d.gated ? " gated" : "") + ", vocabulary " +
                    std::to_string(d.vocab) + ", " + std::to_string(tokens) + " tokens (" +
                    (d.learnedPositions ? "learned positions" : "rotary positions") + "), " +

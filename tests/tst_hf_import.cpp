@@ -1,7 +1,7 @@
 // Tests of the Hugging Face config import (sim/hf_import.h, docs/import.md) on the published
 // configs of tests/data/hf: the exact published parameter counts; GPT-2's import simulating
 // exactly like the gpt2-small preset; the mapping of GQA, gated MLPs, norms, tied embeddings,
-// positions and the attention kernel; the ignored fields with their reasons; the architectures
+// positions, parallel residual blocks, q/k/v-only biases and the attention kernel; the ignored fields with their reasons; the architectures
 // refused with their reason; and every error path (missing field, wrong type, out-of-range
 // value, unsupported model_type, bad sequence length) with its one-line message.
 #include <QtTest/QtTest>
@@ -9,6 +9,7 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "analysis.h"
@@ -74,6 +75,9 @@ void TstHfImport::publishedParameterCounts_data() {
     QTest::newRow("Meta-Llama-3-8B") << "meta-llama-3-8b.json" << qint64(8030261248);
     QTest::newRow("gemma-2b") << "gemma-2b.json" << qint64(2506172416);
     QTest::newRow("Phi-3-mini-4k") << "phi-3-mini-4k-instruct.json" << qint64(3821079552);
+    QTest::newRow("Qwen2-0.5B") << "qwen2-0.5b.json" << qint64(494032768);
+    // Pythia's model card: 85,056,000 non-embedding parameters, 162,322,944 in all.
+    QTest::newRow("pythia-160m") << "pythia-160m.json" << qint64(162322944);
 }
 
 void TstHfImport::publishedParameterCounts() {
@@ -163,12 +167,32 @@ void TstHfImport::mapping() {
     QCOMPARE(block(*gpt2).norm, NormKind::LayerNorm);
     QVERIFY(!block(*gpt2).gated);
 
-    // gpt_neox without parallel residuals: LayerNorm, biases, untied head.
+    // Pythia: parallel attention and MLP (format 2), LayerNorm, biases, untied head.
+    auto pythia = importHfConfigFile(hfPath("pythia-160m.json"));
+    QVERIFY(pythia.ok());
+    QVERIFY(block(*pythia).parallelResidual);
+    QVERIFY(block(*pythia).bias);
+    QVERIFY(!block(*pythia).qkvBias.has_value());
+    QVERIFY(modelToJson(pythia->model).find("\"remat-model/2\"") != std::string::npos);
+
+    // Qwen2: biases on q, k and v only, tied, grouped-query; no window (use_sliding_window).
+    auto qwen = importHfConfigFile(hfPath("qwen2-0.5b.json"));
+    QVERIFY(qwen.ok());
+    QVERIFY(!block(*qwen).bias);
+    QCOMPARE(block(*qwen).qkvBias, std::optional<bool>(true));
+    QCOMPARE(block(*qwen).kvHeads, std::int64_t(2));
+    QVERIFY(qwen->model.network.tieEmbeddings);
+    QCOMPARE(block(*qwen).attention, AttentionImpl::Flash);
+    QCOMPARE(qwen->model.network.input.tokens, std::int64_t(131072));
+
+    // gpt_neox without parallel residuals: the sequential block, written as format 1.
     json neox = config("pythia-160m.json");
     neox["use_parallel_residual"] = false;
     auto sequential = importHfConfig(neox.dump(), "neox.json");
     QVERIFY2(sequential.ok(), sequential.ok() ? "" : sequential.error().message.c_str());
     QVERIFY(block(*sequential).bias);
+    QVERIFY(!block(*sequential).parallelResidual);
+    QVERIFY(modelToJson(sequential->model).find("\"remat-model/1\"") != std::string::npos);
     QCOMPARE(block(*sequential).norm, NormKind::LayerNorm);
     QVERIFY(!sequential->model.network.tieEmbeddings);
     QCOMPARE(sequential->model.network.input.tokens, std::int64_t(2048));
@@ -239,10 +263,6 @@ void TstHfImport::refusedArchitectures_data() {
                              << "roberta-base.json: $.model_type: \"roberta\" is not supported";
     QTest::newRow("vit") << "vit-base-patch16-224.json"
                          << "vit-base-patch16-224.json: $.model_type: \"vit\" is not supported: ViT turns image patches into tokens";
-    QTest::newRow("qwen2") << "qwen2-0.5b.json"
-                           << "qwen2-0.5b.json: $.model_type: \"qwen2\" is not supported: Qwen2 has biases on the q, k and v projections";
-    QTest::newRow("pythia") << "pythia-160m.json"
-                            << "pythia-160m.json: $.use_parallel_residual: true (the default)";
 }
 
 void TstHfImport::refusedArchitectures() {
@@ -262,10 +282,10 @@ void TstHfImport::errors_data() {
     QTest::newRow("not JSON") << "" << "{" << "$: not valid JSON";
     QTest::newRow("not an object") << "" << "[1, 2]" << "$: expected a Hugging Face config (a JSON object), got an array";
     QTest::newRow("model_type missing") << "gpt2.json" << R"({"model_type": null})"
-                                        << "$.model_type: missing (a required field; supported: gemma, gpt2, gpt_neox, llama, mistral, phi3)";
+                                        << "$.model_type: missing (a required field; supported: gemma, gpt2, gpt_neox, llama, mistral, phi3, qwen2)";
     QTest::newRow("model_type number") << "gpt2.json" << R"({"model_type": 2})" << "$.model_type: expected a string, got a number";
     QTest::newRow("model_type unsupported") << "gpt2.json" << R"({"model_type": "t5"})"
-                                            << "$.model_type: unsupported model_type \"t5\" (supported: gemma, gpt2, gpt_neox, llama, mistral, phi3)";
+                                            << "$.model_type: unsupported model_type \"t5\" (supported: gemma, gpt2, gpt_neox, llama, mistral, phi3, qwen2)";
     QTest::newRow("model_type escaped") << "gpt2.json" << R"({"model_type": "\u001b]0;x\u0007"})"
                                         << "unsupported model_type \"\\x1b]0;x\\x07\"";
     QTest::newRow("gpt2 n_embd missing") << "gpt2.json" << R"({"n_embd": null})" << "$.n_embd: missing (a required field)";
@@ -308,6 +328,12 @@ void TstHfImport::errors_data() {
                                      << "$.add_cross_attention: cross-attention to an encoder";
     QTest::newRow("quantized") << "llama-2-7b.json" << R"({"quantization_config": {"bits": 4}})"
                                << "$.quantization_config: quantized weights are not in the model format";
+    QTest::newRow("gpt_neox without attention biases") << "pythia-160m.json" << R"({"attention_bias": false})"
+                                                       << "$.attention_bias: false: GPT-NeoX's MLP keeps its biases";
+    QTest::newRow("gpt_neox two dropouts") << "pythia-160m.json" << R"({"attention_dropout": 0.1})"
+                                           << "$.attention_dropout: attention dropout 0.1 differs from the hidden dropout 0";
+    QTest::newRow("qwen2 window not a number") << "qwen2-0.5b.json" << R"({"use_sliding_window": true, "sliding_window": "4k"})"
+                                               << "$.sliding_window: expected a whole number, got a string";
     QTest::newRow("sliding window zero") << "mistral-7b-v0.1.json" << R"({"sliding_window": 0})"
                                          << "$.sliding_window: expected a whole number from 1 to 2147483648, got 0";
 }
@@ -387,7 +413,8 @@ void TstHfImport::directoryAndFileErrors() {
 
 void TstHfImport::importsRoundTripAndLoad() {
     for (const char* file : {"gpt2.json", "llama-2-7b.json", "meta-llama-3-8b.json",
-                             "mistral-7b-v0.1.json", "gemma-2b.json", "phi-3-mini-4k-instruct.json"}) {
+                             "mistral-7b-v0.1.json", "gemma-2b.json", "phi-3-mini-4k-instruct.json",
+                             "qwen2-0.5b.json", "pythia-160m.json"}) {
         auto i = importHfConfigFile(hfPath(file));
         QVERIFY2(i.ok(), file);
         auto again = parseModel(modelToJson(i->model), file);
