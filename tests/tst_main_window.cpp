@@ -17,6 +17,7 @@
 #include "comparison_panel.h"
 #include "document.h"
 #include "inspector.h"
+#include "layer_fields.h"
 #include "layer_stack_model.h"
 #include "layer_stack_view.h"
 #include "main_window.h"
@@ -82,6 +83,7 @@ private slots:
     void paletteAndEditActions();
     void droppingAFileOpensIt();
     void importingAHuggingFaceConfig();
+    void blockFormHasFormat2Fields();
     void exportsWriteFiles();
     void comparisonRowAppliesStrategy();
     void cpuRunOfTheMlpMatchesThePrediction();
@@ -316,6 +318,36 @@ void TstMainWindow::importingAHuggingFaceConfig() {
     QVERIFY(w.document()->filePath().isEmpty());
     QVERIFY(w.document()->isModified());
     QCOMPARE(w.document()->graph().parameterCount, std::int64_t(124439808));
+}
+
+// The inspector's form for a block offers format 2's qkv_bias ("same" follows bias) and
+// parallel_residual, and writes them onto the layer.
+void TstMainWindow::blockFormHasFormat2Fields() {
+    for (LayerKind kind : {LayerKind::TransformerBlock, LayerKind::Attention}) {
+        Layer l;
+        l.kind = kind;
+        l.bias = false;
+        const auto fields = fieldsFor(kind);
+        auto field = [&](const char* key) -> const LayerField* {
+            for (const auto& f : fields)
+                if (f.key == QLatin1String(key)) return &f;
+            return nullptr;
+        };
+        const LayerField* qkv = field("qkv_bias");
+        QVERIFY(qkv);
+        QCOMPARE(qkv->get(l).toString(), QStringLiteral("same"));
+        qkv->set(l, QStringLiteral("true"));
+        QCOMPARE(l.qkvBias, std::optional<bool>(true));
+        QCOMPARE(qkv->get(l).toString(), QStringLiteral("true"));
+        qkv->set(l, QStringLiteral("same"));
+        QVERIFY(!l.qkvBias.has_value());
+        const LayerField* parallel = field("parallel_residual");
+        QCOMPARE(parallel != nullptr, kind == LayerKind::TransformerBlock);
+        if (parallel) {
+            parallel->set(l, true);
+            QVERIFY(l.parallelResidual);
+        }
+    }
 }
 
 void TstMainWindow::exportsWriteFiles() {
