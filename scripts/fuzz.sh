@@ -6,7 +6,7 @@
 # and the command that replays it. docs/reliability.md describes the targets.
 #
 #   FUZZ_SECONDS   seconds per target (default 60)
-#   FUZZ_TARGETS   which targets (default "model device cli")
+#   FUZZ_TARGETS   which targets (default "model device cli hf")
 #   FUZZ_BUILD     build directory (default build/fuzz; it must be configured like the preset)
 #   FUZZ_ARGS      extra libFuzzer flags (default "-seed=1": CI mutates the same way every run,
 #                  so a red CI is a finding that reproduces, not luck; "-seed=0" for a random one)
@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"model device cli"}
+targets=${FUZZ_TARGETS:-"model device cli hf"}
 build=${FUZZ_BUILD:-build/fuzz}
 extra=${FUZZ_ARGS:--seed=1}
 
@@ -41,6 +41,7 @@ seeds_for() {
         model) echo "resources/models tests/data/good tests/data/bad" ;;
         device) echo "resources/devices" ;;
         cli) echo "" ;;
+        hf) echo "tests/data/hf" ;;
     esac
 }
 

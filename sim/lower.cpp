@@ -324,7 +324,7 @@ private:
         const Shape shape = m_g.tensor(x).shape;
         const std::int64_t t = shape[0], c = shape[1];
         const std::int64_t h = l.heads, kv = l.kvHeads > 0 ? l.kvHeads : l.heads, d = c / h;
-        TensorId qkv = linear("qkv", x, (h + 2 * kv) * d, l.bias);
+        TensorId qkv = linear("qkv", x, (h + 2 * kv) * d, l.qkvBias.value_or(l.bias));
         push("attention_core", "attention_core");
         OpAttrs a;
         a.tokens = t;
@@ -432,6 +432,16 @@ private:
         push("attention", "attention");
         TensorId a = attention(l, h);
         pop();
+        if (l.parallelResidual) {
+            // GPT-NeoX / GPT-J: x + attention(ln1(x)) + mlp(ln2(x)); ln2 normalises the block
+            // input, which backward keeps anyway, instead of a new residual sum.
+            TensorId h2 = norm(l.norm, "ln2", x);
+            push("mlp", "mlp");
+            TensorId m = mlp(l, h2);
+            pop();
+            TensorId x1 = binary(OpKind::Add, "add1", x, a);
+            return binary(OpKind::Add, "add2", x1, m);
+        }
         TensorId x1 = binary(OpKind::Add, "add1", x, a);
         TensorId h2 = norm(l.norm, "ln2", x1);
         push("mlp", "mlp");

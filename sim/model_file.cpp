@@ -1,5 +1,7 @@
 #include "model_file.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -25,6 +27,10 @@ constexpr std::size_t kMaxNameBytes = 256;
 constexpr std::size_t kMaxDescriptionBytes = 16384;
 constexpr std::size_t kMaxPathBytes = 4096;
 
+// Fields that version 2 of the format added (docs/model-format.md#versioning): a version 1
+// file holding one is refused as holding an unknown field, as a version 1 reader does.
+const std::set<std::string> kVersion2Fields = {"qkv_bias", "parallel_residual"};
+
 // Fields each layer kind accepts besides "kind", "name", "checkpoint".
 const std::map<LayerKind, std::set<std::string>>& kindFields() {
     static const std::map<LayerKind, std::set<std::string>> fields = {
@@ -45,11 +51,11 @@ const std::map<LayerKind, std::set<std::string>>& kindFields() {
         {LayerKind::GlobalAvgPool, {}},
         {LayerKind::Flatten, {}},
         {LayerKind::Attention,
-         {"heads", "kv_heads", "dropout", "attention", "causal", "bias"}},
+         {"heads", "kv_heads", "dropout", "attention", "causal", "bias", "qkv_bias"}},
         {LayerKind::Mlp, {"mlp_hidden", "activation", "gated", "dropout", "bias"}},
         {LayerKind::TransformerBlock,
          {"repeat", "heads", "kv_heads", "mlp_hidden", "activation", "gated", "norm", "dropout",
-          "attention", "causal", "bias"}},
+          "attention", "causal", "bias", "qkv_bias", "parallel_residual"}},
         {LayerKind::ResidualBlock, {"repeat", "variant", "channels", "stride"}},
         {LayerKind::CrossEntropy, {}},
         {LayerKind::Mse, {}},
@@ -186,7 +192,7 @@ std::optional<ResidualVariant> parseVariant(std::string_view s) {
     return std::nullopt;
 }
 
-Layer readLayer(Reader& r, const json& o, const std::string& path) {
+Layer readLayer(Reader& r, const json& o, const std::string& path, int version) {
     Layer l;
     if (!o.is_object()) {
         r.fail(path, "expected a layer object, got " + Reader::typeName(o));
@@ -210,6 +216,8 @@ Layer readLayer(Reader& r, const json& o, const std::string& path) {
     l.kind = *kind;
     std::set<std::string> allowed = kindFields().at(l.kind);
     allowed.insert({"kind", "name", "checkpoint"});
+    if (version < 2)
+        for (const auto& k : kVersion2Fields) allowed.erase(k);
     r.onlyKeys(o, allowed, path);
     l.name = r.string(o, "name", path, "");
     l.checkpoint = r.boolean(o, "checkpoint", path, false);
@@ -230,6 +238,8 @@ Layer readLayer(Reader& r, const json& o, const std::string& path) {
     l.attention =
         r.choice(o, "attention", path, AttentionImpl::Eager, parseAttention, "eager, flash");
     l.causal = r.boolean(o, "causal", path, true);
+    if (o.contains("qkv_bias")) l.qkvBias = r.boolean(o, "qkv_bias", path, l.bias);
+    l.parallelResidual = r.boolean(o, "parallel_residual", path, false);
     l.p = r.fraction(o, "p", path);
     l.outChannels = r.size(o, "out_channels", path, 0);
     l.kernel = r.size(o, "kernel", path, 0);
@@ -280,6 +290,8 @@ json writeLayer(const Layer& l) {
     if (has("dropout")) o["dropout"] = l.dropout;
     if (has("attention")) o["attention"] = l.attention == AttentionImpl::Eager ? "eager" : "flash";
     if (has("causal")) o["causal"] = l.causal;
+    if (has("qkv_bias") && l.qkvBias) o["qkv_bias"] = *l.qkvBias;
+    if (has("parallel_residual") && l.parallelResidual) o["parallel_residual"] = true;
     if (has("out_channels")) o["out_channels"] = l.outChannels;
     if (has("kernel")) o["kernel"] = l.kernel;
     if (has("stride")) o["stride"] = l.stride;
@@ -351,10 +363,16 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrig
     r.onlyKeys(j, {"format", "name", "description", "input", "layers", "tie_embeddings", "plan",
                    "training", "device"},
                "$");
+    int version = 0;
     if (!j.contains("format"))
-        r.fail("$.format", "missing; expected \"remat-model/1\"");
-    else if (j["format"] != "remat-model/1")
-        r.fail("$.format", "expected \"remat-model/1\", got " + printableJson(j["format"]));
+        r.fail("$.format", "missing; expected \"remat-model/1\" or \"remat-model/2\"");
+    else if (j["format"] == "remat-model/1")
+        version = 1;
+    else if (j["format"] == "remat-model/2")
+        version = 2;
+    else
+        r.fail("$.format", "expected \"remat-model/1\" or \"remat-model/2\", got " +
+                               printableJson(j["format"]));
     if (r.failed()) return r.error();
     m.network.name = r.string(j, "name", "$", "");
     m.description = r.string(j, "description", "$", "", kMaxDescriptionBytes);
@@ -393,7 +411,7 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrig
     bool anyCheckpoint = false;
     for (std::size_t i = 0; i < j["layers"].size(); ++i) {
         m.network.layers.push_back(
-            readLayer(r, j["layers"][i], "$.layers[" + std::to_string(i) + "]"));
+            readLayer(r, j["layers"][i], "$.layers[" + std::to_string(i) + "]", version));
         if (r.failed()) return r.error();
         anyCheckpoint |= m.network.layers.back().checkpoint;
     }
@@ -511,9 +529,16 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrig
     return m;
 }
 
+// The oldest version that holds the model: version 1 readers keep reading every file that
+// uses nothing of version 2.
+bool needsVersion2(const Network& net) {
+    return std::any_of(net.layers.begin(), net.layers.end(),
+                       [](const Layer& l) { return l.qkvBias.has_value() || l.parallelResidual; });
+}
+
 std::string modelToJson(const ModelFile& m) {
     json j;
-    j["format"] = "remat-model/1";
+    j["format"] = needsVersion2(m.network) ? "remat-model/2" : "remat-model/1";
     if (!m.network.name.empty()) j["name"] = m.network.name;
     if (!m.description.empty()) j["description"] = m.description;
     const InputSpec& in = m.network.input;

@@ -79,6 +79,11 @@ struct Layer {
     NormKind norm = NormKind::LayerNorm;
     AttentionImpl attention = AttentionImpl::Eager;
     bool causal = true;
+    // Model format 2 (docs/model-format.md): the fused qkv projection's bias when it differs
+    // from `bias` (Qwen2: on for q, k, v only; absent: same as `bias`), and a transformer
+    // block whose attention and MLP both read the block's input (GPT-NeoX, GPT-J).
+    std::optional<bool> qkvBias;
+    bool parallelResidual = false;
     // dropout layer
     double p = 0.0;
     // conv / pool

@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QTemporaryDir>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -138,6 +139,7 @@ private slots:
     void selectiveBelowFrontierIsNoted();
     void outOfMemoryIsAUserError();
     void badFilesNeverReachInternalError();
+    void importHfOutputLoadsEverywhere();
 };
 
 void TstCli::initTestCase() {
@@ -512,6 +514,33 @@ void TstCli::userErrors_data() {
     QTest::newRow("optimal budget 2^63")
         << QStringList{"simulate", "gpt2-tiny", "--strategy", "optimal:9223372036854775808"}
         << "--strategy";
+    // import-hf (docs/import.md): flags, then the config's own errors, each naming the file and
+    // the JSON path.
+    const QString hf = kDataDir + "/hf/";
+    QTest::newRow("import-hf --seq-len 0")
+        << QStringList{"import-hf", hf + "gpt2.json", "--seq-len", "0"}
+        << "--seq-len must be between 1 and 2147483648, got 0";
+    QTest::newRow("import-hf --seq-len nan")
+        << QStringList{"import-hf", hf + "gpt2.json", "--seq-len", "nan"} << "--seq-len";
+    QTest::newRow("import-hf --seq-len past the positions")
+        << QStringList{"import-hf", hf + "gpt2.json", "--seq-len", "4096"}
+        << hf + "gpt2.json: $.n_positions: a sequence of 4096 tokens is longer than the 1024 "
+                "positions the model takes";
+    QTest::newRow("import-hf --micro-batch 0")
+        << QStringList{"import-hf", hf + "gpt2.json", "-b", "0"} << "--micro-batch";
+    QTest::newRow("import-hf unsupported model_type")
+        << QStringList{"import-hf", hf + "vit-base-patch16-224.json"}
+        << hf + "vit-base-patch16-224.json: $.model_type: \"vit\" is not supported";
+    QTest::newRow("import-hf missing field")
+        << QStringList{"import-hf", kDataDir + "/cli/hf_missing_hidden_size.json"}
+        << kDataDir + "/cli/hf_missing_hidden_size.json: $.hidden_size: missing (a required field)";
+    QTest::newRow("import-hf wrong type")
+        << QStringList{"import-hf", kDataDir + "/cli/hf_layers_string.json"}
+        << kDataDir + "/cli/hf_layers_string.json: $.num_hidden_layers: expected a whole number, got a string";
+    QTest::newRow("import-hf folder without config.json")
+        << QStringList{"import-hf", kDataDir + "/cli"} << kDataDir + "/cli/config.json";
+    QTest::newRow("import-hf model file") << QStringList{"import-hf", kDataDir + "/good/minimal.json"}
+                                          << "$.model_type: missing";
 }
 
 void TstCli::userErrors() {
@@ -987,6 +1016,42 @@ void TstCli::badFilesNeverReachInternalError() {
                      qPrintable(describe(args, r)));
             QVERIFY2(!r.err.contains("internal error"), qPrintable(describe(args, r)));
         }
+}
+
+// `remat import-hf`: printed to stdout (the ignored fields on stderr) or written with -o (the
+// summary and the ignored fields on stdout); the file loads with every other command and gives
+// the published parameter count.
+void TstCli::importHfOutputLoadsEverywhere() {
+    const QString config = kDataDir + "/hf/gpt2.json";
+    const RunResult printed = runRemat({"import-hf", config, "--seq-len", "512", "-b", "4"});
+    QVERIFY2(printed.finished && printed.exitCode == 0, qPrintable(describe({"import-hf"}, printed)));
+    auto parsed = parseModel(printed.out.toStdString(), "stdout");
+    QVERIFY2(parsed.ok(), parsed.ok() ? "" : parsed.error().message.c_str());
+    QCOMPARE(parsed->network.input.tokens, std::int64_t(512));
+    QCOMPARE(parsed->training.microBatch, std::int64_t(4));
+    QVERIFY2(printed.err.contains("ignored bos_token_id: a token id: no memory, no time"),
+             qPrintable(printed.err));
+
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString out = dir.filePath("gpt2-imported.json");
+    const RunResult written = runRemat({"import-hf", kDataDir + "/hf/llama-2-7b.json", "-o", out});
+    QVERIFY2(written.finished && written.exitCode == 0, qPrintable(describe({"import-hf"}, written)));
+    QVERIFY2(written.out.startsWith("wrote " + out + ": meta-llama/Llama-2-7b-hf (model_type llama), "
+                                    "6738415616 parameters, 4096 tokens, micro-batch 1\n"),
+             qPrintable(written.out));
+    QVERIFY(written.out.contains("ignored rope_scaling: rotary positions"));
+    QVERIFY(written.err.isEmpty());
+    bool ok = false;
+    const json sim = runJson({"simulate", out, "--json"}, &ok);
+    QVERIFY(ok);
+    QCOMPARE(sim.at("parameters").get<std::int64_t>(), std::int64_t(6738415616));
+    for (const QStringList& args : {QStringList{"compare", out, "--json"},
+                                    QStringList{"max-batch", out, "--json", "-d", "h200-141gb"},
+                                    QStringList{"program", out, "-s", "full"}}) {
+        const RunResult r = runRemat(args);
+        QVERIFY2(r.finished && r.exitCode == 0, qPrintable(describe(args, r)));
+    }
 }
 
 QTEST_GUILESS_MAIN(TstCli)

@@ -19,6 +19,7 @@ private slots:
     void initTestCase();
     void jsonHasPredictionAndMeasurement();
     void textShowsBothColumns();
+    void format2BlocksRunOnTheCpu();
     void cudaWithoutGpuIsExitCode2();
     void unsafeProgramRefusedUnlessAllowed();
     void opOutOfScopeRefusedByName();
@@ -125,6 +126,30 @@ void TestCliRun::textShowsBothColumns() {
     QVERIFY(text.contains("peak (device level)"));
     QVERIFY(text.contains("largest per-instruction live-bytes difference: 0 B"));
     QVERIFY(text.contains("gradient check against plan none: max |diff| 0, bitwise equal"));
+}
+
+// Model format 2's blocks (GPT-NeoX's parallel attention and MLP, Qwen2's q/k/v-only biases)
+// run on the CPU executor exactly as predicted, checkpointed or not.
+void TestCliRun::format2BlocksRunOnTheCpu() {
+    const QString model = writeModel("format2", R"({"format": "remat-model/2",
+        "input": {"tokens": 16, "vocab": 48},
+        "layers": [{"kind": "embedding", "dim": 16},
+                   {"kind": "transformer_block", "repeat": 2, "heads": 4, "mlp_hidden": 32,
+                    "dropout": 0.1, "parallel_residual": true},
+                   {"kind": "transformer_block", "heads": 4, "kv_heads": 2, "mlp_hidden": 24,
+                    "gated": true, "activation": "silu", "norm": "rmsnorm", "bias": false,
+                    "qkv_bias": true},
+                   {"kind": "rmsnorm"}, {"kind": "linear", "out": 48, "bias": false},
+                   {"kind": "cross_entropy"}]})");
+    for (const char* strategy : {"full", "selective:mlp"}) {
+        const Output o = run({"run", model, "--backend", "cpu", "--strategy", strategy,
+                              "--micro-batch", "2", "--json"});
+        QVERIFY2(o.exitCode == 0, o.err.constData());
+        const QJsonObject j = QJsonDocument::fromJson(o.out).object();
+        QCOMPARE(j["measured"].toObject()["peak_bytes"].toInteger(), j["peak_bytes"].toInteger());
+        QCOMPARE(j["max_live_bytes_difference"].toInteger(), qint64(0));
+        QCOMPARE(j["grad_check"].toObject()["bitwise_equal"].toBool(), true);
+    }
 }
 
 void TestCliRun::cudaWithoutGpuIsExitCode2() {

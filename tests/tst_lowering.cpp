@@ -3,6 +3,8 @@
 // the chain, dtypes under mixed precision, and shape errors that name both layers.
 #include <QtTest/QtTest>
 
+#include <set>
+
 #include "lower.h"
 #include "model_file.h"
 #include "sim_test_support.h"
@@ -53,6 +55,59 @@ private slots:
         QFETCH(QString, preset);
         QFETCH(qint64, parameters);
         QCOMPARE(qint64(lowerPreset(preset.toStdString()).parameterCount), parameters);
+    }
+
+    // Format 2's parallel residual block (GPT-NeoX, GPT-J): ln2 normalises the block input
+    // instead of the residual sum after attention, and the two branches are added to it; the
+    // parameters are the sequential block's.
+    void parallelResidualBlock() {
+        auto make = [](bool parallel) {
+            const std::string text =
+                std::string(R"({"format":"remat-model/2","input":{"tokens":16,"vocab":32},
+                "layers":[{"kind":"embedding","dim":8},
+                {"kind":"transformer_block","heads":2,"mlp_hidden":16)") +
+                (parallel ? R"(,"parallel_residual":true)" : "") +
+                R"(},{"kind":"layernorm"},{"kind":"linear","out":32},{"kind":"cross_entropy"}]})";
+            auto m = parseModel(text, "parallel");
+            if (!m) qFatal("%s", m.error().message.c_str());
+            auto g = lower(m->network, Precision::Fp32);
+            if (!g) qFatal("%s", g.error().message.c_str());
+            return std::move(*g);
+        };
+        const Graph seq = make(false), par = make(true);
+        QCOMPARE(par.parameterCount, seq.parameterCount);
+        QCOMPARE(findOp(par, "1/ln2")->inputs[0], findOp(par, "1/ln1")->inputs[0]);
+        QCOMPARE(findOp(seq, "1/ln2")->inputs[0], findOp(seq, "1/add1")->outputs[0]);
+        QCOMPARE(findOp(par, "1/add2")->inputs[0], findOp(par, "1/add1")->outputs[0]);
+        QCOMPARE(findOp(par, "1/add2")->inputs[1], findOp(par, "1/mlp/fc2")->outputs[0]);
+        // ln2 keeps the block input, which ln1 keeps too: one [T, d] fewer saved per block.
+        std::set<std::uint32_t> savedSeq, savedPar;
+        for (const Op& op : seq.ops) for (TensorId t : op.saved) savedSeq.insert(t.index());
+        for (const Op& op : par.ops) for (TensorId t : op.saved) savedPar.insert(t.index());
+        QCOMPARE(savedPar.size() + 1, savedSeq.size());
+    }
+
+    // Format 2's qkv_bias: a bias on the fused q, k, v projection alone (Qwen2).
+    void qkvBiasAlone() {
+        auto make = [](const char* qkv) {
+            const std::string text =
+                std::string(R"({"format":"remat-model/2","input":{"tokens":16,"vocab":32},
+                "layers":[{"kind":"embedding","dim":8},
+                {"kind":"transformer_block","heads":2,"kv_heads":1,"mlp_hidden":16,"bias":false)") +
+                qkv + R"(},{"kind":"rmsnorm"},{"kind":"linear","out":32,"bias":false},{"kind":"cross_entropy"}]})";
+            auto m = parseModel(text, "qkv");
+            if (!m) qFatal("%s", m.error().message.c_str());
+            auto g = lower(m->network, Precision::Fp32);
+            if (!g) qFatal("%s", g.error().message.c_str());
+            return std::move(*g);
+        };
+        const Graph none = make(""), qkv = make(R"(,"qkv_bias":true)");
+        // (heads + 2 kv heads) x head width 4 = 16 bias values.
+        QCOMPARE(qkv.parameterCount - none.parameterCount, std::int64_t(16));
+        QVERIFY(findOp(qkv, "1/attention/qkv")->attrs.bias);
+        QVERIFY(!findOp(qkv, "1/attention/proj")->attrs.bias);
+        QVERIFY(!findOp(qkv, "1/mlp/fc1")->attrs.bias);
+        QVERIFY(!findOp(none, "1/attention/qkv")->attrs.bias);
     }
 
     void gpt3Parameters() {

@@ -17,6 +17,7 @@
 #include "comparison_panel.h"
 #include "document.h"
 #include "inspector.h"
+#include "layer_fields.h"
 #include "layer_stack_model.h"
 #include "layer_stack_view.h"
 #include "main_window.h"
@@ -81,6 +82,8 @@ private slots:
     void inspectorValidatesAsYouType();
     void paletteAndEditActions();
     void droppingAFileOpensIt();
+    void importingAHuggingFaceConfig();
+    void blockFormHasFormat2Fields();
     void exportsWriteFiles();
     void comparisonRowAppliesStrategy();
     void cpuRunOfTheMlpMatchesThePrediction();
@@ -276,6 +279,75 @@ void TstMainWindow::droppingAFileOpensIt() {
     refused.ignore();
     QApplication::sendEvent(&w, &refused);
     QVERIFY(!refused.isAccepted());
+}
+
+// File > Import Hugging Face config and dropping a config.json: the import opens as a new
+// unsaved document with a fresh history; a refused config leaves the current one untouched.
+void TstMainWindow::importingAHuggingFaceConfig() {
+    const QString hf = QStringLiteral(REMAT_TEST_DATA_DIR) + "/hf/";
+    MainWindow w(testOptions());
+    QVERIFY(w.openModel("mlp-3x1024"));
+    QVERIFY(w.document()->toggleRegion(RegionSpec{false, 0, 0, ""}).ok());
+    const ModelFile before = w.document()->model();
+    QVERIFY(!w.importHfConfig(hf + "bert-base-uncased.json"));
+    QVERIFY2(w.lastError().contains("bert-base-uncased.json: $.model_type: \"bert\" is not supported"),
+             qPrintable(w.lastError()));
+    QVERIFY(w.document()->model() == before);
+    QCOMPARE(w.document()->undoStack()->count(), 1);
+
+    QVERIFY(w.importHfConfig(hf + "llama-2-7b.json"));
+    QCOMPARE(w.document()->network().name, std::string("meta-llama/Llama-2-7b-hf"));
+    QVERIFY(w.document()->filePath().isEmpty());
+    QVERIFY(w.document()->isModified());
+    QCOMPARE(w.document()->undoStack()->count(), 0);
+    QVERIFY(w.windowTitle().contains("Llama-2-7b-hf"));
+
+    QTemporaryDir dir;
+    QVERIFY(QDir().mkpath(dir.filePath("my-gpt2")));
+    const QString config = dir.filePath("my-gpt2/config.json");
+    QVERIFY(QFile::copy(hf + "gpt2.json", config));
+    w.show();
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(config)});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &drop);
+    QTRY_COMPARE(w.document()->network().name, std::string("my-gpt2"));
+    QVERIFY(w.document()->filePath().isEmpty());
+    QVERIFY(w.document()->isModified());
+    QCOMPARE(w.document()->graph().parameterCount, std::int64_t(124439808));
+}
+
+// The inspector's form for a block offers format 2's qkv_bias ("same" follows bias) and
+// parallel_residual, and writes them onto the layer.
+void TstMainWindow::blockFormHasFormat2Fields() {
+    for (LayerKind kind : {LayerKind::TransformerBlock, LayerKind::Attention}) {
+        Layer l;
+        l.kind = kind;
+        l.bias = false;
+        const auto fields = fieldsFor(kind);
+        auto field = [&](const char* key) -> const LayerField* {
+            for (const auto& f : fields)
+                if (f.key == QLatin1String(key)) return &f;
+            return nullptr;
+        };
+        const LayerField* qkv = field("qkv_bias");
+        QVERIFY(qkv);
+        QCOMPARE(qkv->get(l).toString(), QStringLiteral("same"));
+        qkv->set(l, QStringLiteral("true"));
+        QCOMPARE(l.qkvBias, std::optional<bool>(true));
+        QCOMPARE(qkv->get(l).toString(), QStringLiteral("true"));
+        qkv->set(l, QStringLiteral("same"));
+        QVERIFY(!l.qkvBias.has_value());
+        const LayerField* parallel = field("parallel_residual");
+        QCOMPARE(parallel != nullptr, kind == LayerKind::TransformerBlock);
+        if (parallel) {
+            parallel->set(l, true);
+            QVERIFY(l.parallelResidual);
+        }
+    }
 }
 
 void TstMainWindow::exportsWriteFiles() {

@@ -333,6 +333,8 @@ Status Document::recover(const ModelFile& model, const QString& filePath) {
     return Ok{};
 }
 
+Status Document::openUnsaved(const ModelFile& model) { return recover(model, QString()); }
+
 Status Document::save(const QString& path) {
     auto st = saveModel(m_state->model, toStdString(path));
     if (!st) return st;

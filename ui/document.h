@@ -53,6 +53,9 @@ public:
     Status save(const QString& path);
     // Reloads a model (autosave recovery) as unsaved work belonging to `filePath`.
     Status recover(const ModelFile& model, const QString& filePath);
+    // A model made elsewhere (a Hugging Face import) as a new, unsaved document with no file:
+    // a new history, as when opening a file, and Save asks where to write it.
+    Status openUnsaved(const ModelFile& model);
 
     // Device profile used when the model names none (the last one the user picked).
     void setFallbackDeviceId(const QString& id) { m_fallbackDeviceId = id; }
@@ -193,7 +196,7 @@ private:
     std::shared_ptr<const DocumentState> m_pending;
     QUndoStack m_undo;
     QString m_filePath;
-    bool m_recovered = false;  // recovered autosave: unsaved although the history is empty
+    bool m_recovered = false;  // recovered or imported: unsaved although the history is empty
     QString m_fallbackDeviceId = QStringLiteral("a100-80gb");
     EvaluationCache m_cache;
     std::unique_ptr<Job> m_job;  // the evaluation in flight

@@ -107,6 +107,25 @@ LayerField variantField() {
             }};
 }
 
+// Format 2's `qkv_bias`: "same" (absent: follows `bias`), "true" or "false".
+LayerField qkvBiasField() {
+    return {QStringLiteral("qkv_bias"),
+            LayerFieldsText::tr("QKV bias"),
+            FieldType::Choice,
+            {QStringLiteral("same"), QStringLiteral("true"), QStringLiteral("false")},
+            [](const Layer& l) {
+                return QVariant(!l.qkvBias ? QStringLiteral("same")
+                                           : *l.qkvBias ? QStringLiteral("true")
+                                                        : QStringLiteral("false"));
+            },
+            [](Layer& l, const QVariant& v) {
+                const QString s = v.toString();
+                if (s == QLatin1String("true")) l.qkvBias = true;
+                else if (s == QLatin1String("false")) l.qkvBias = false;
+                else l.qkvBias.reset();
+            }};
+}
+
 }  // namespace
 
 std::vector<LayerField> fieldsFor(LayerKind kind) {
@@ -146,6 +165,7 @@ std::vector<LayerField> fieldsFor(LayerKind kind) {
             f.push_back(
                 probabilityField("dropout", LayerFieldsText::tr("Dropout"), &Layer::dropout));
             f.push_back(boolField("bias", LayerFieldsText::tr("Bias"), &Layer::bias));
+            f.push_back(qkvBiasField());
             break;
         case LayerKind::Mlp:
             f.push_back(
@@ -171,6 +191,9 @@ std::vector<LayerField> fieldsFor(LayerKind kind) {
             f.push_back(
                 probabilityField("dropout", LayerFieldsText::tr("Dropout"), &Layer::dropout));
             f.push_back(boolField("bias", LayerFieldsText::tr("Bias"), &Layer::bias));
+            f.push_back(qkvBiasField());
+            f.push_back(boolField("parallel_residual", LayerFieldsText::tr("Parallel attention and MLP"),
+                                  &Layer::parallelResidual));
             break;
         case LayerKind::Conv2d:
             f.push_back(sizeField("out_channels", LayerFieldsText::tr("Output channels"),

@@ -4,6 +4,7 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QLabel>
 #include <QMessageBox>
 #include <QMimeData>
@@ -378,11 +379,15 @@ void MainWindow::dropEvent(QDropEvent* event) {
     if (!mime->hasUrls() || mime->urls().isEmpty()) return;
     event->acceptProposedAction();
     const QString path = mime->urls().front().toLocalFile();
+    // A file named config.json is a Hugging Face config (docs/import.md): imported, not opened.
+    const bool hfConfig = QFileInfo(path).fileName() == QLatin1String("config.json");
     // Opening may show a dialog; not from inside the drop handler, where the drag source waits.
     QMetaObject::invokeMethod(
         this,
-        [this, path] {
-            if (maybeSave()) openModel(path);
+        [this, path, hfConfig] {
+            if (!maybeSave()) return;
+            if (hfConfig) importHfConfig(path);
+            else openModel(path);
         },
         Qt::QueuedConnection);
 }

@@ -72,6 +72,9 @@ public:
     // the file and the JSON path) is shown; returns whether it opened, or (a large model, see
     // Document::open) is being opened in the background.
     bool openModel(const QString& pathOrPreset);
+    // A Hugging Face config.json (or a checkpoint folder holding one) imported as a new unsaved
+    // document (docs/import.md). On failure the current model stays and the error is shown.
+    bool importHfConfig(const QString& path);
     bool saveTo(const QString& path);
     QString lastError() const { return m_lastError; }
     // Milliseconds the last edit took end to end: evaluation plus redrawing the timeline and
@@ -128,6 +131,7 @@ private:
     bool maybeSave();
     void newModel();
     void openDialog();
+    void importHfDialog();
     bool save();
     bool saveAsDialog();
     void rebuildRecentMenu();

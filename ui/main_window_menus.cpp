@@ -16,6 +16,7 @@
 #include "autosave.h"
 #include "comparison_panel.h"
 #include "document.h"
+#include "hf_import.h"
 #include "language.h"
 #include "json_input.h"
 #include "layer_stack_view.h"
@@ -65,6 +66,7 @@ void MainWindow::buildMenus() {
     file->addAction(tr("&New"), QKeySequence::New, this, &MainWindow::newModel);
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("&Import Hugging Face config…"), this, &MainWindow::importHfDialog);
     QMenu* presets = file->addMenu(tr("&Presets"));
     presets->setToolTipsVisible(true);
     for (const std::string& name : builtinModelNames()) {
@@ -223,6 +225,37 @@ void MainWindow::onOpened() {
     const QString about = firstSentence(printableText(m_document->model().description, 400));
     showMessage(about.isEmpty() ? tr("Opened %1").arg(m_document->displayName())
                                 : tr("Opened %1: %2").arg(m_document->displayName(), about));
+}
+
+bool MainWindow::importHfConfig(const QString& path) {
+    auto imported = remat::importHfConfigFile(toStdString(path));
+    if (!imported) {
+        showError(tr("Cannot import Hugging Face config"),
+                  tr("The config was not imported; the current model is unchanged.\n\n%1")
+                      .arg(printableText(imported.error().message, kShownMessageChars)));
+        return false;
+    }
+    auto st = m_document->openUnsaved(imported->model);
+    if (!st) {
+        showError(tr("Cannot import Hugging Face config"),
+                  tr("The config was not imported; the current model is unchanged.\n\n%1")
+                      .arg(printableText(st.error().message, kShownMessageChars)));
+        return false;
+    }
+    m_layerStack->selectEntry(-1);
+    showMessage(tr("Imported %1 (model_type %2) as a new unsaved model; %n field(s) of the "
+                   "config ignored as changing neither memory nor time",
+                   nullptr, int(imported->ignored.size()))
+                    .arg(m_document->displayName(), printableText(imported->modelType)));
+    return true;
+}
+
+void MainWindow::importHfDialog() {
+    if (!maybeSave()) return;
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Import Hugging Face config"), QString(),
+        tr("Hugging Face configs (config.json *.json);;All files (*)"));
+    if (!path.isEmpty()) importHfConfig(path);
 }
 
 bool MainWindow::saveTo(const QString& path) {

@@ -15,5 +15,6 @@ void addCalibrate(CLI::App& app, int& exitCode);
 void addPareto(CLI::App& app, int& exitCode);
 void addMaxBatch(CLI::App& app, int& exitCode);
 void addSweep(CLI::App& app, int& exitCode);
+void addImportHf(CLI::App& app, int& exitCode);
 
 }  // namespace remat::cli

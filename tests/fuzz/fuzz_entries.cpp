@@ -14,6 +14,7 @@
 #include "analysis.h"
 #include "cli/commands.h"
 #include "device.h"
+#include "hf_import.h"
 #include "lower.h"
 #include "model_file.h"
 #include "network.h"
@@ -275,6 +276,42 @@ Outcome fuzzDeviceProfile(std::string_view input) {
     return Outcome::Accepted;
 }
 
+// A Hugging Face config: imported (sim/hf_import.h), the import's text fields checked (they
+// reach the terminal and the GUI), then the model like any model file: it loads again from its
+// JSON and goes through lowering and every strategy within the work bound.
+Outcome fuzzHfConfig(std::string_view input) {
+    g_lastMessage.clear();
+    const std::string text(input);
+    auto i = importHfConfig(text, std::string(kOrigin));
+    if (!i) {
+        checkMessage("importHfConfig", i.error().message, true);
+        return Outcome::Rejected;
+    }
+    for (const auto& f : i->ignored)
+        if (!terminalSafe(f.key, false) || !terminalSafe(f.reason, false) || f.reason.empty())
+            broken("ignored field", f.key + ": " + f.reason);
+    if (!terminalSafe(i->model.network.name, false) || i->model.network.name.size() > 256)
+        broken("imported name", i->model.network.name);
+    if (!terminalSafe(i->model.description, false))
+        broken("imported description", i->model.description);
+    std::string json;
+    try {
+        json = modelToJson(i->model);
+    } catch (const std::exception& ex) {
+        broken("modelToJson of an import", ex.what());
+    }
+    auto again = parseModel(json, "again");
+    if (!again) broken("import does not load", again.error().message);
+    if (!(*again == i->model)) broken("import round trip", json);
+    if (expandedLayerCount(i->model.network) > kMaxFuzzLayers) return Outcome::Skipped;
+    auto g = lower(i->model.network, i->model.training.precision);
+    if (!g) broken("import does not lower", g.error().message);
+    checkGraph(*g);
+    if (g->ops.size() > kMaxFuzzOps) return Outcome::Skipped;
+    evaluateStrategies(*g, i->model, defaultDevice());
+    return Outcome::Accepted;
+}
+
 namespace {
 
 // Swaps std::cout and std::cerr for string buffers for its lifetime: the commands print
@@ -394,6 +431,7 @@ const std::vector<Target>& targets() {
         {"model", &fuzzModelFile},
         {"device", &fuzzDeviceProfile},
         {"cli", &fuzzCliArguments},
+        {"hf", &fuzzHfConfig},
     };
     return all;
 }

@@ -1,7 +1,8 @@
 // The entry functions of the fuzz targets: one per input path a user or an attacker controls —
 // a model file (parsed, lowered, planned with several strategies, compiled and simulated), a
-// device or calibrated profile (parsed, written back, and used to simulate a small model), and
-// the `remat` command line (the read-only commands on preset models). Each takes the raw input
+// device or calibrated profile (parsed, written back, and used to simulate a small model), a
+// Hugging Face config.json (imported, then like a model file), and the `remat` command line
+// (the read-only commands on preset models). Each takes the raw input
 // bytes and checks the contracts of docs/reliability.md beyond "no sanitizer report": a
 // rejection is one printable line of bounded length naming its origin, an accepted input
 // round-trips and gives finite, non-negative predictions, a CLI user error exits 2 with one
@@ -27,6 +28,7 @@ inline constexpr std::string_view kOrigin = "fuzz";
 
 Outcome fuzzModelFile(std::string_view input);
 Outcome fuzzDeviceProfile(std::string_view input);
+Outcome fuzzHfConfig(std::string_view input);
 // Arguments are the input's lines ('\n'-separated), after the program name.
 Outcome fuzzCliArguments(std::string_view input);
 
@@ -34,7 +36,7 @@ Outcome fuzzCliArguments(std::string_view input);
 const std::string& lastMessage();
 
 struct Target {
-    std::string name;  // "model", "device", "cli": the fuzz_<name> executable, corpus/<name>/
+    std::string name;  // "model", "device", "cli", "hf": the fuzz_<name> executable, corpus/<name>/
     Outcome (*run)(std::string_view);
 };
 const std::vector<Target>& targets();

@@ -1,5 +1,5 @@
-// libFuzzer's entry for one target, chosen at build time (REMAT_FUZZ_TARGET: model, device or
-// cli; tests/fuzz/CMakeLists.txt builds one executable per target from this file). Inputs the
+// libFuzzer's entry for one target, chosen at build time (REMAT_FUZZ_TARGET: model, device, cli
+// or hf; tests/fuzz/CMakeLists.txt builds one executable per target from this file). Inputs the
 // target skips (over the work bound, or naming files the CLI target does not open) are
 // returned as -1 so that libFuzzer does not keep them in the corpus.
 #include <cstddef>

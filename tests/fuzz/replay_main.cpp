@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: fuzz_replay model|device|cli PATH...\n");
+        std::fprintf(stderr, "usage: fuzz_replay model|device|cli|hf PATH...\n");
         return 1;
     }
     const remat::fuzz::Target* target = remat::fuzz::findTarget(argv[1]);
