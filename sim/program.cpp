@@ -64,6 +64,7 @@ std::int64_t Program::executedInstructions() const {
 }
 
 std::uint32_t rngDrawAt(const Program& p, const Instruction& ins, std::int64_t iteration) {
+    if (ins.kind != InstrKind::Forward && ins.kind != InstrKind::Recompute) return ins.rngDraw;
     if (ins.rngDraw < std::uint64_t(p.accumulationSteps))
         return ins.rngDraw + std::uint32_t(iteration);
     const std::uint32_t stride = p.repeat ? p.repeat->freshDrawsPerMicroStep : 0;

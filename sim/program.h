@@ -145,7 +145,8 @@ struct Program {
 // buffer the body allocates, and the RNG draw of a body instruction. A micro-step's own draw
 // equals its index and advances by one per iteration; a fresh draw (a recompute that does not
 // preserve the RNG state) is numbered accumulationSteps + freshDrawsPerMicroStep x micro-step
-// + k and advances by freshDrawsPerMicroStep. Iteration 0 is the instruction as written.
+// + k and advances by freshDrawsPerMicroStep. Only forward and recompute instructions draw;
+// the others keep their (unused) draw. Iteration 0 is the instruction as written.
 inline std::uint32_t microStepAt(const Instruction& ins, std::int64_t iteration) {
     return ins.microStep + std::uint32_t(iteration);
 }
