@@ -3,7 +3,9 @@
 // backward starts (PyTorch non-reentrant semantics, nested regions recomputed again, early
 // stop) — binds every op operand to a buffer instance, derives every buffer's lifetime from
 // its last use, and emits explicit alloc/free around the compute instructions. It also marks
-// valid but unsafe programs (RNG not preserved, in-place writes into kept tensors).
+// valid but unsafe programs (RNG not preserved, in-place writes into kept tensors). With
+// gradient accumulation it writes at most three micro-steps: the first, the second as the body
+// of a Repeat standing for all the middle ones, and the last (program.h).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
-// The program: the one IR shared by the simulator, the executors and the UI. A flat list of
-// instructions over buffers, with every allocation and free explicit. The compiler decides
+// The program: the one IR shared by the simulator, the executors and the UI. A list of
+// instructions over buffers (one stretch of which may repeat, below), with every allocation and
+// free explicit. The compiler decides
 // every lifetime once; the simulator sums the buffers' bytes, the executors allocate and free
 // exactly where told and bind each op's operands to the buffers named here. Each instruction
 // also says which micro-batch, phase and op it belongs to, so a UI can caption it.
