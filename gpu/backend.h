@@ -112,9 +112,12 @@ public:
     // Called after every step, also after a failed one once all blocks are released: waits
     // for outstanding work and returns unused cached memory to the system.
     virtual Status endStep() = 0;
+    // An instruction timed more than once in a step (a repeat's body runs once per micro-step
+    // it stands for) accumulates: its elapsed time is the sum over its runs.
     virtual void startTimer(std::size_t instruction) = 0;
     virtual void stopTimer(std::size_t instruction) = 0;
-    // Seconds per instruction of the last step (after endStep); untimed ones are 0.
+    // Seconds per instruction of the last step (after endStep), summed over its runs; untimed
+    // ones are 0.
     virtual Result<std::vector<double>> elapsedSeconds() = 0;
     virtual DeviceMemoryStats memoryStats() const = 0;
 

@@ -41,8 +41,9 @@ struct ExecuteOptions {
     bool collectGradients = true;
     // Download every parameter after the optimizer step (Measurement::parameters).
     bool collectParameters = false;
-    // Called after each instruction of the measured step with (index, total). Runs on the
-    // executing thread: a GUI must hop to its own thread before touching widgets.
+    // Called after each instruction of the measured step with (instructions done, total),
+    // every run of a repeated body (program.h) counted. Runs on the executing thread: a GUI
+    // must hop to its own thread before touching widgets.
     std::function<void(std::size_t, std::size_t)> progress;
     // Checked between instructions; when set, the run stops, frees everything it holds and
     // returns an error. The GUI's Cancel button sets it from another thread.
@@ -83,13 +84,16 @@ struct ParameterValues {
 struct Measurement {
     std::string backend;     // "cpu", "cuda"
     std::string deviceName;  // "CPU (OpenBLAS, 1 thread)", "NVIDIA H200"
-    // Live bytes per category after each instruction, counted at the executor's allocator.
+    // Live bytes per category after each instruction, counted at the executor's allocator;
+    // one entry per instruction as written (a repeated one's are those of its first run: every
+    // run holds the same).
     std::vector<CategoryBytes> live;
     std::int64_t peakBytes = 0;
     std::size_t peakInstruction = 0;
     CategoryBytes breakdownAtPeak{};
     DeviceMemoryStats device;
-    // Seconds each instruction took (alloc/free included: they carry data initialisation).
+    // Seconds each instruction took (alloc/free included: they carry data initialisation),
+    // over all its runs when it is repeated.
     std::vector<double> elapsedS;
     // Seconds per phase, compute instructions only (the simulator gives alloc/free no time).
     PhaseTotals timeS;

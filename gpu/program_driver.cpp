@@ -31,40 +31,53 @@ public:
 
     Result<Measurement> run() {
         const std::size_t n = m_p.instructions.size();
+        // Every iteration of the repeat counts towards progress; instructions are timed and
+        // their live bytes recorded per instruction as written (times summed over iterations,
+        // live bytes those of the first: every iteration has the same).
+        const auto executed = std::size_t(m_p.executedInstructions());
         if (auto st = m_backend.beginStep(n); !st) return st.error();
         m_m.backend = m_backend.name();
         m_m.deviceName = m_backend.deviceName();
         m_m.live.reserve(n);
         m_m.losses.assign(std::size_t(m_p.accumulationSteps), 0.0f);
         Status result = Ok{};
-        for (std::size_t i = 0; i < n; ++i) {
+        std::size_t done = 0;
+        std::int64_t iteration = 0;  // of the repeat's body
+        for (std::size_t i = 0; i < n;) {
+            const std::int64_t it = m_p.inRepeat(i) ? iteration : 0;
             if (m_o.cancel && m_o.cancel->load()) {
                 result = makeError("cancelled at instruction " + std::to_string(i) + " of " +
-                                   std::to_string(n));
+                                   std::to_string(n) + where(i, it));
                 break;
             }
             m_backend.startTimer(i);
             Status st = Ok{};
             try {
-                st = step(m_p.instructions[i]);
+                st = step(m_p.instructions[i], it);
             } catch (const std::exception& e) {
                 st = makeError(e.what());
             }
             m_backend.stopTimer(i);
             if (!st) {
                 result = makeError("instruction " + std::to_string(i) + " of " +
-                                   std::to_string(n) + " (" + describeInstruction(m_g, m_p, i) +
-                                   "): " + st.error().message);
+                                   std::to_string(n) + where(i, it) + " (" +
+                                   describeInstruction(m_g, m_p, i) + "): " + st.error().message);
                 break;
             }
-            m_m.live.push_back(m_live);
-            const std::int64_t total = totalBytes(m_live);
-            if (total > m_m.peakBytes) {
-                m_m.peakBytes = total;
-                m_m.peakInstruction = i;
-                m_m.breakdownAtPeak = m_live;
+            if (it == 0) {
+                m_m.live.push_back(m_live);
+                const std::int64_t total = totalBytes(m_live);
+                if (total > m_m.peakBytes) {
+                    m_m.peakBytes = total;
+                    m_m.peakInstruction = i;
+                    m_m.breakdownAtPeak = m_live;
+                }
             }
-            if (m_measured && m_o.progress) m_o.progress(i + 1, n);
+            ++done;
+            if (m_measured && m_o.progress) m_o.progress(done, executed);
+            ++i;
+            if (m_p.repeat && i == m_p.repeat->end && ++iteration < m_p.repeat->times)
+                i = m_p.repeat->begin;
         }
         releaseAll();
         Status end = m_backend.endStep();
@@ -95,19 +108,26 @@ public:
     }
 
 private:
-    Status step(const Instruction& ins) {
+    // ", micro-step 5" for an instruction of the repeat's body (numbered from 1, as shown).
+    std::string where(std::size_t i, std::int64_t it) const {
+        if (!m_p.inRepeat(i)) return {};
+        return ", micro-step " + std::to_string(microStepAt(m_p.instructions[i], it) + 1);
+    }
+
+    // `it`: the iteration of the repeat's body (0 outside it).
+    Status step(const Instruction& ins, std::int64_t it) {
         switch (ins.kind) {
-            case InstrKind::Alloc: return alloc(ins.buffer);
+            case InstrKind::Alloc: return alloc(ins.buffer, it);
             case InstrKind::Free: return free(ins);
             case InstrKind::Forward:
             case InstrKind::Recompute:
-            case InstrKind::Backward: return compute(ins);
+            case InstrKind::Backward: return compute(ins, it);
             case InstrKind::OptimizerStep: return optimizerStep(ins);
         }
         return makeError("unknown instruction kind");
     }
 
-    Status alloc(BufferId id) {
+    Status alloc(BufferId id, std::int64_t it) {
         const Buffer& b = m_p.buffer(id);
         const std::int64_t bytes = bufferBytes(b);
         if (bytes <= 0) return makeError("buffer '" + bufferLabel(m_g, b) + "' has no elements");
@@ -120,10 +140,10 @@ private:
         if (id == m_p.gemmWorkspace) {
             if (auto st = m_backend.setGemmWorkspace(*block); !st) return st;
         }
-        return initialise(b, *block);
+        return initialise(b, *block, it);
     }
 
-    Status initialise(const Buffer& b, DeviceBlock block) {
+    Status initialise(const Buffer& b, DeviceBlock block, std::int64_t it) {
         if (b.zeroInit) return m_backend.fillZero(block);
         switch (b.role) {
             case BufferRole::Parameter:
@@ -135,16 +155,16 @@ private:
                 return m_backend.upload(block, bytes.data(), block.bytes);
             }
             case BufferRole::OptimizerState: return m_backend.fillZero(block);
-            case BufferRole::Input: return initialiseInput(b, block);
+            case BufferRole::Input: return initialiseInput(b, block, bufferMicroStepAt(b, it));
             default: return Ok{};  // written by the op that produces it before any read
         }
     }
 
-    Status initialiseInput(const Buffer& b, DeviceBlock block) {
+    Status initialiseInput(const Buffer& b, DeviceBlock block, std::uint32_t microStep) {
         const Tensor& t = m_g.tensor(b.tensor);
         std::int64_t elements = 1;
         for (auto d : b.shape) elements *= d;
-        const std::uint32_t batch = m_o.firstBatch + b.microStep;
+        const std::uint32_t batch = m_o.firstBatch + microStep;
         if (b.dtype == DType::I64) {
             const std::int64_t classes = integerInputClasses(m_g, b.tensor);
             if (classes <= 0)
@@ -197,7 +217,7 @@ private:
         return out;
     }
 
-    Status compute(const Instruction& ins) {
+    Status compute(const Instruction& ins, std::int64_t it) {
         const Op& op = m_g.op(ins.op);
         if (op.kind == OpKind::Flatten) return Ok{};  // a view: same buffer, same gradient
         OpCall c;
@@ -207,7 +227,7 @@ private:
         c.params = refs(ins.params);
         c.workspace = ref(ins.workspace);
         c.seed = m_o.seed;
-        c.rngDraw = ins.rngDraw;
+        c.rngDraw = rngDrawAt(m_p, ins, it);
         c.lossGradScale = 1.0f / float(m_p.accumulationSteps);
         if (ins.kind == InstrKind::Backward) {
             c.saved = refs(ins.saved);
@@ -225,7 +245,8 @@ private:
             if (block.bytes != 4 || m_p.buffer(ins.outputs[0]).dtype != DType::F32)
                 return makeError("the loss is not an fp32 scalar");
             if (auto st = m_backend.download(block, &loss, 4); !st) return st;
-            if (ins.microStep < m_m.losses.size()) m_m.losses[ins.microStep] = loss;
+            const std::uint32_t micro = microStepAt(ins, it);
+            if (micro < m_m.losses.size()) m_m.losses[micro] = loss;
         }
         return Ok{};
     }

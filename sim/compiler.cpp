@@ -45,50 +45,107 @@ public:
         // Forward, backward and a recompute of every op per micro-batch, at most: one
         // allocation for the steps instead of a dozen regrowths, each moving every instruction.
         const std::size_t steps =
-            std::size_t(m_cfg.accumulationSteps) * 3 * m_g.ops.size() + m_g.tensors.size();
+            std::size_t(writtenMicroSteps()) * 3 * m_g.ops.size() + m_g.tensors.size();
         m_steps.reserve(std::min<std::size_t>(steps, std::size_t{1} << 22));
-        for (std::uint32_t m = 0; m < std::uint32_t(m_cfg.accumulationSteps); ++m) {
+        const auto last = std::uint32_t(m_cfg.accumulationSteps - 1);
+        if (compact()) {
+            // Micro-step 0, the body (micro-step 1, standing for 1..G-2) and micro-step G-1,
+            // whose fresh RNG draws are numbered as if every micro-step before it had run.
+            microStep(0);
+            const std::uint32_t fresh = m_freshDraws;
             if (cancelRequested(m_opt.cancel)) return makeError(kCancelledMessage);
-            microStep(m);
+            microStep(1);
+            m_freshDraws = fresh * last;
+            if (cancelRequested(m_opt.cancel)) return makeError(kCancelledMessage);
+            microStep(last);
+            m_fresh = fresh;
+        } else {
+            for (std::uint32_t m = 0; m <= last; ++m) {
+                if (cancelRequested(m_opt.cancel)) return makeError(kCancelledMessage);
+                microStep(m);
+            }
         }
         optimizerSteps();
         if (cancelRequested(m_opt.cancel)) return makeError(kCancelledMessage);
         if (auto st = checkSizes(); !st) return st.error();
         assemble();
         if (cancelRequested(m_opt.cancel)) return makeError(kCancelledMessage);
+        if (compact()) markRepeat();
         if (auto st = validateProgram(m_g, m_p); !st) return st.error();
         return std::move(m_p);
     }
 
 private:
+    bool compact() const {
+        return !m_opt.expandAccumulation && m_cfg.accumulationSteps >= kCompactAccumulationFrom;
+    }
+    // Micro-steps the program writes out: all of them, or three when the body repeats.
+    std::int64_t writtenMicroSteps() const {
+        return compact() ? 3 : m_cfg.accumulationSteps;
+    }
+
     // Refuses, before any work, a program too large to build: every op runs forward and
-    // backward once per micro-step and is recomputed at most once per region around it, and
-    // allocs and frees come to about twice the compute instructions.
+    // backward once per written micro-step and is recomputed at most once per region around
+    // it, and allocs and frees come to about twice the compute instructions. Also refuses RNG
+    // draws that would not fit their 32 bits: each micro-step draws once for itself and once
+    // per region recomputed without preserving the RNG state.
     Status checkProgramSize(const Plan& plan) const {
         const std::size_t n = m_g.ops.size();
         std::vector<std::int64_t> delta(n + 1, 0);
+        std::int64_t fresh = 0;
         for (const Region& r : plan.regions) {
             ++delta[r.firstOp];
             --delta[std::size_t(r.lastOp) + 1];
+            if (!r.preserveRng) ++fresh;
         }
         std::int64_t depth = 0, recomputes = 0;
         for (std::size_t o = 0; o < n; ++o) {
             depth += delta[o];
             recomputes += depth;
         }
+        const std::int64_t written = writtenMicroSteps();
         const std::int64_t perStep = 3 * (2 * std::int64_t(n) + recomputes);
-        const std::int64_t total = satMul(perStep, m_cfg.accumulationSteps);
-        if (total <= kMaxProgramInstructions) return Ok{};
+        const std::int64_t total = satMul(perStep, written);
         auto count = [](std::int64_t v) {
             return v >= kSaturated ? std::string("more than 2^63") : std::to_string(v);
         };
-        return makeError("plan '" + plan.strategy + "' would compile to about " + count(total) +
-                         " instructions (" + count(perStep) + " per micro-step x " +
-                         std::to_string(m_cfg.accumulationSteps) +
-                         " accumulation steps); the largest program supported has " +
-                         std::to_string(kMaxProgramInstructions) +
-                         ". Use fewer accumulation steps (the peak is the same from 2 on), a "
-                         "plan with fewer nested regions, or fewer layers");
+        if (total > kMaxProgramInstructions)
+            return makeError(
+                "plan '" + plan.strategy + "' would compile to about " + count(total) +
+                " instructions (" + count(perStep) + " per micro-step x " +
+                std::to_string(written) +
+                (compact() ? " micro-steps written out: the first, one repeated for the "
+                             "middle ones, and the last"
+                           : " accumulation steps") +
+                "); the largest program supported has " +
+                std::to_string(kMaxProgramInstructions) +
+                ". Use a plan with fewer nested regions, or fewer layers");
+        const std::int64_t draws = satMul(m_cfg.accumulationSteps, fresh + 1);
+        if (fresh > 0 && draws > std::int64_t(std::numeric_limits<std::uint32_t>::max()))
+            return makeError("plan '" + plan.strategy + "' has " + std::to_string(fresh) +
+                             " checkpointed regions that do not preserve the RNG state; with " +
+                             std::to_string(m_cfg.accumulationSteps) +
+                             " accumulation steps their dropout draws would number " +
+                             count(draws) + ", more than 2^32. Preserve the RNG state or use "
+                             "fewer accumulation steps");
+        return Ok{};
+    }
+
+    // The body: every instruction of micro-step 1, a contiguous run (inputs are allocated at
+    // its start, everything it allocates is freed by its end), repeated for micro-steps 1..G-2.
+    void markRepeat() {
+        Repeat r;
+        r.times = m_cfg.accumulationSteps - 2;
+        r.freshDrawsPerMicroStep = m_fresh;
+        const auto& ins = m_p.instructions;
+        bool found = false;
+        for (std::size_t i = 0; i < ins.size(); ++i) {
+            if (ins[i].microStep != 1 || ins[i].phase == Phase::Setup) continue;
+            if (!found) r.begin = i;
+            found = true;
+            r.end = i + 1;
+        }
+        m_p.repeat = r;
     }
 
     // ---- region tree -----------------------------------------------------------------------
@@ -230,7 +287,7 @@ private:
             m_g.parameters.size() * std::size_t(3 + optimizerStateCount(m_cfg.optimizer)) + 1;
         const std::size_t perStep = m_g.tensors.size() + 2 * m_g.ops.size();
         const std::size_t n = std::min<std::size_t>(
-            resident + std::size_t(m_cfg.accumulationSteps) * perStep, std::size_t{1} << 22);
+            resident + std::size_t(writtenMicroSteps()) * perStep, std::size_t{1} << 22);
         m_p.buffers.reserve(n);
         m_created.reserve(n);
         m_lastUse.reserve(n);
@@ -597,6 +654,7 @@ private:
     std::vector<std::vector<BufferId>> m_heldInputs;
     std::uint32_t m_micro = 0;
     std::uint32_t m_freshDraws = 0;
+    std::uint32_t m_fresh = 0;  // fresh draws per micro-step, when compact
 };
 
 }  // namespace

@@ -1,11 +1,25 @@
-// The program: the one IR shared by the simulator, the executors and the UI. A flat list of
-// instructions over buffers, with every allocation and free explicit. The compiler decides
+// The program: the one IR shared by the simulator, the executors and the UI. A list of
+// instructions over buffers (one stretch of which may repeat, below), with every allocation and
+// free explicit. The compiler decides
 // every lifetime once; the simulator sums the buffers' bytes, the executors allocate and free
 // exactly where told and bind each op's operands to the buffers named here. Each instruction
 // also says which micro-batch, phase and op it belongs to, so a UI can caption it.
+//
+// Gradient accumulation is kept compact. From the second micro-step on, every micro-step
+// behaves the same (the parameter gradients persist from the first backward, inputs and
+// activations are allocated and freed within the micro-step) and the last differs only by
+// the optimizer that follows it. So with G >= 4 accumulation steps the compiler writes out
+// micro-step 0, ONE body standing for micro-steps 1..G-2 and micro-step G-1: a Repeat says
+// that instructions [begin, end) run `times` = G-2 times. Iteration i of the body is
+// micro-step ins.microStep + i: its instructions, the buffers it allocates (fresh each
+// iteration: input data is seeded by the buffer's micro-step) and its RNG draws advance
+// with i (microStepAt, bufferMicroStepAt, rngDrawAt). A program therefore holds at most three
+// micro-steps whatever G is; expandProgram() writes every iteration out for a consumer that
+// truly needs the flat list.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,9 +103,26 @@ struct Instruction {
     BufferId workspace;                 // scratch for this instruction, if any
 };
 
+// The largest program compile() builds (and expandProgram() writes out), as estimated (at the
+// limit about 2.3 GiB and seconds to simulate, docs/model-format.md); larger ones are refused
+// up front with the estimate.
+inline constexpr std::int64_t kMaxProgramInstructions = 4000000;
+
+// Instructions [begin, end) run `times` times in a row; iteration i stands for micro-step
+// ins.microStep + i. Every buffer the body allocates it also frees (validateProgram checks),
+// so each iteration has the memory behaviour of the first.
+struct Repeat {
+    std::size_t begin = 0, end = 0;
+    std::int64_t times = 1;
+    // RNG draws of recomputes that do not preserve the RNG state, per micro-step: those draws
+    // are numbered after the micro-steps' own (see rngDrawAt).
+    std::uint32_t freshDrawsPerMicroStep = 0;
+};
+
 struct Program {
     std::vector<Buffer> buffers;
     std::vector<Instruction> instructions;
+    std::optional<Repeat> repeat;  // the accumulation body, when the program is compact
     std::int64_t microBatch = 1;
     std::int64_t accumulationSteps = 1;
     Precision precision = Precision::Fp32;
@@ -104,12 +135,41 @@ struct Program {
     bool unsafe() const { return !unsafeReasons.empty(); }
 
     const Buffer& buffer(BufferId id) const { return buffers[id.index()]; }
+    bool inRepeat(std::size_t i) const { return repeat && i >= repeat->begin && i < repeat->end; }
+    // How many times instruction i runs in one training step (the repeat's times, or 1).
+    std::int64_t timesRun(std::size_t i) const { return inRepeat(i) ? repeat->times : 1; }
+    // Instructions one training step runs, every iteration of the repeat counted.
+    std::int64_t executedInstructions() const;
 };
 
+// Iteration `iteration` (0-based) of the repeat: the micro-step of a body instruction or of a
+// buffer the body allocates, and the RNG draw of a body instruction. A micro-step's own draw
+// equals its index and advances by one per iteration; a fresh draw (a recompute that does not
+// preserve the RNG state) is numbered accumulationSteps + freshDrawsPerMicroStep x micro-step
+// + k and advances by freshDrawsPerMicroStep. Only forward and recompute instructions draw;
+// the others keep their (unused) draw. Iteration 0 is the instruction as written.
+inline std::uint32_t microStepAt(const Instruction& ins, std::int64_t iteration) {
+    return ins.microStep + std::uint32_t(iteration);
+}
+inline std::uint32_t bufferMicroStepAt(const Buffer& b, std::int64_t iteration) {
+    return b.microStep + std::uint32_t(iteration);
+}
+std::uint32_t rngDrawAt(const Program& p, const Instruction& ins, std::int64_t iteration);
+
 // Checks the program: no use of a buffer before its alloc or after its free, no double alloc
-// or free, every compute operand bound, nothing live at the end. The error names the
-// instruction index.
+// or free, every compute operand bound, nothing live at the end; a repeat's body frees exactly
+// what it allocates. The error names the instruction index.
 Status validateProgram(const Graph& g, const Program& p);
+
+// The flat equivalent of a compact program: every iteration of the repeat written out, with
+// fresh buffers per iteration numbered as a compile without the repeat numbers them (so the
+// result equals that compile). Refused past kMaxProgramInstructions. A program without a
+// repeat comes back as it is.
+Result<Program> expandProgram(const Program& p);
+
+// The repeat's body as the CLI captions it, micro-steps numbered from 1 as shown everywhere:
+// "micro-steps 2-1023 (x 1022, same memory)"; empty without a repeat.
+std::string repeatCaption(const Program& p);
 
 // One-line caption: "fwd 3/mlp/fc1", "alloc 3/mlp/fc1 (4.0 MiB, saved_activations)".
 std::string describeInstruction(const Graph& g, const Program& p, std::size_t index);

@@ -48,6 +48,15 @@ nlohmann::json evaluationToJson(const Graph& g, const Evaluation& e, const Devic
     j["max_micro_batch"] = t.maxMicroBatch;
     j["samples_per_s"] = t.samplesPerS();
     j["instructions"] = e.program.instructions.size();
+    // The program as written; with a repeat, one step runs more (executed_instructions).
+    const Program& p = e.program;
+    j["executed_instructions"] = p.executedInstructions();
+    j["repeat"] = p.repeat ? json{{"begin", p.repeat->begin},
+                                  {"end", p.repeat->end},
+                                  {"times", p.repeat->times},
+                                  {"first_micro_step", p.instructions[p.repeat->begin].microStep},
+                                  {"caption", repeatCaption(p)}}
+                           : json(nullptr);
     j["unsafe"] = e.program.unsafeReasons;
     j["no_fit_reason"] = t.fits ? json(nullptr) : json(explainNoFit(t, d));
     return j;

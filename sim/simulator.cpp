@@ -105,11 +105,14 @@ Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
                 }
             }
         } else {
-            dt = instructionTime(g, p, ins, d);
+            // A repeated instruction stands for all its iterations: its time and FLOPs count
+            // that many times, its memory once (every iteration has the same live bytes).
+            const double times = double(p.timesRun(i));
+            dt = instructionTime(g, p, ins, d) * times;
             if (ins.kind != InstrKind::OptimizerStep) {
                 const Op& op = g.op(ins.op);
                 const OpCost& c = ins.kind == InstrKind::Backward ? op.backward : op.forward;
-                const double f = c.flops.atReal(b);
+                const double f = c.flops.atReal(b) * times;
                 switch (ins.kind) {
                     case InstrKind::Forward:
                         t.flops.forward += f;

@@ -21,9 +21,13 @@ struct PhaseTotals {
     double total() const { return forward + backward + recompute + optimizer; }
 };
 
+// Per instruction of the program as written. An instruction of a repeat's body (program.h)
+// stands for all its iterations: its duration is the time of all of them, so endS stays the
+// true time into the step and the body spans the time micro-steps 1..G-2 take together, while
+// its live bytes are those of one iteration (every iteration has the same).
 struct Timeline {
     std::vector<CategoryBytes> live;  // after each instruction
-    std::vector<double> durationS;    // predicted time of each instruction
+    std::vector<double> durationS;    // predicted time of each instruction, all its iterations
     std::vector<double> endS;         // cumulative time at the end of each instruction
     std::int64_t peakBytes = 0;
     std::size_t peakInstruction = 0;

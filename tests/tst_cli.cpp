@@ -120,6 +120,7 @@ private slots:
     void compareJsonIsAnArrayOfSimulateObjects();
     void strategyFlagOverridesFilePlan();
     void trainingFlagsOverrideFile();
+    void accumulationRepeatShown();
     void userErrors_data();
     void userErrors();
     void sweepJsonAndCsv();
@@ -394,6 +395,52 @@ void TstCli::strategyFlagOverridesFilePlan() {
     QVERIFY(r.finished && r.status == QProcess::NormalExit);
     QVERIFY(r.exitCode != 0);
     QVERIFY2(r.err.startsWith("remat: "), qPrintable(r.err));
+}
+
+// From 4 accumulation steps the middle micro-steps are one repeated body: simulate says so in
+// text and JSON (instructions as written, executed_instructions all runs), program lists the body
+// once between rulers and gives each instruction's times.
+void TstCli::accumulationRepeatShown() {
+    bool ok = false;
+    const json three = runJson({"simulate", "mlp-3x1024", "--accum", "3", "--json"}, &ok);
+    QVERIFY(ok);
+    QVERIFY(three.at("repeat").is_null());
+    QCOMPARE(three.at("executed_instructions").get<std::int64_t>(),
+             three.at("instructions").get<std::int64_t>());
+    const json many = runJson({"simulate", "mlp-3x1024", "--accum", "100", "--json"}, &ok);
+    QVERIFY(ok);
+    const json& r = many.at("repeat");
+    QCOMPARE(r.at("times").get<std::int64_t>(), std::int64_t(98));
+    QCOMPARE(r.at("first_micro_step").get<int>(), 1);
+    QCOMPARE(r.at("caption").get<std::string>(), std::string("micro-steps 2-99 (x 98, same memory)"));
+    const auto body = r.at("end").get<std::int64_t>() - r.at("begin").get<std::int64_t>();
+    // Three micro-steps written, as at --accum 3; the other 97 run the body again.
+    QCOMPARE(many.at("instructions").get<std::int64_t>(), three.at("instructions").get<std::int64_t>());
+    QCOMPARE(many.at("executed_instructions").get<std::int64_t>(),
+             many.at("instructions").get<std::int64_t>() + 97 * body);
+    QCOMPARE(many.at("peak_bytes").get<std::int64_t>(), three.at("peak_bytes").get<std::int64_t>());
+
+    const QStringList text = {"simulate", "mlp-3x1024", "--accum", "100"};
+    RunResult t = runRemat(text);
+    QVERIFY2(t.exitCode == 0 && t.out.contains("(micro-steps 2-99 (x 98, same memory) written once: " +
+                                               QString::number(many.at("executed_instructions")
+                                                                   .get<std::int64_t>()) +
+                                               " run)"),
+             qPrintable(describe(text, t)));
+
+    const QStringList listing = {"program", "mlp-3x1024", "--accum", "100"};
+    t = runRemat(listing);
+    QVERIFY2(t.exitCode == 0, qPrintable(describe(listing, t)));
+    const QString ruler = "-- micro-steps 2-99 (x 98, same memory): instructions " +
+                          QString::number(r.at("begin").get<std::int64_t>()) + "-" +
+                          QString::number(r.at("end").get<std::int64_t>() - 1) + " run 98 times --";
+    QVERIFY2(t.out.count(ruler) == 1 && t.out.count("-- end of repeat --") == 1,
+             qPrintable(describe(listing, t)));
+    const json rows = runJson({"program", "mlp-3x1024", "--accum", "100", "--json"}, &ok);
+    QVERIFY(ok);
+    std::int64_t runs = 0;
+    for (const json& row : rows) runs += row.at("times").get<std::int64_t>();
+    QCOMPARE(runs, many.at("executed_instructions").get<std::int64_t>());
 }
 
 void TstCli::trainingFlagsOverrideFile() {

@@ -78,6 +78,7 @@ private slots:
     void highlightCoversExactlyTheLayer();
     void clickReportsLayer();
     void tooltipSaysWhatAnInstructionIs();
+    void repeatedMicroBatchesDrawnOnceOverTheirTime();
     void measuredOverlay();
     void exportsWriteFiles();
     void renderedGrabIsNotBlank();
@@ -334,6 +335,59 @@ void TestTimelinePlot::tooltipSaysWhatAnInstructionIs() {
             .arg(toQString(c.graph.op(p.instructions[recompute].op).name).toHtmlEscaped())));
     QVERIFY2(recomputeTip.contains("takes " + remat::ui::formatSeconds(t.durationS[recompute])),
              qPrintable(recomputeTip));
+}
+
+// Seven micro-batches: the 2nd to the 6th are one repeated body, drawn once. Its phase runs say
+// how many micro-batches they stand for; on the time axis it spans the time of all five, so the
+// last micro-batch starts at its true time; the tooltip and the CSV say how often it runs.
+void TestTimelinePlot::repeatedMicroBatchesDrawnOnceOverTheirTime() {
+    Case c = evaluatePreset("mlp-3x1024", {}, 7);
+    const Program& p = c.evaluation.program;
+    const Timeline& t = c.evaluation.timeline;
+    QVERIFY(p.repeat.has_value());
+    QCOMPARE(p.repeat->times, std::int64_t(5));
+    int repeatedRuns = 0;
+    for (const PhaseRun& r : phaseRuns(p)) {
+        const bool inside = p.inRepeat(r.span.first);
+        QCOMPARE(p.inRepeat(r.span.last), inside);
+        QCOMPARE(r.times, inside ? std::int64_t(5) : std::int64_t(1));
+        repeatedRuns += inside;
+    }
+    QVERIFY(repeatedRuns >= 2);  // forward and backward at least
+
+    // The body spans five times the last micro-batch's compute, to rounding.
+    const XExtents x = instructionExtents(t, XAxis::Time);
+    const double body = x.end[p.repeat->end - 1] - x.start[p.repeat->begin];
+    double last = 0.0;
+    for (std::size_t i = 0; i < p.instructions.size(); ++i)
+        if (p.instructions[i].microStep == 6 && p.instructions[i].phase != Phase::Optimizer &&
+            p.instructions[i].phase != Phase::Teardown)
+            last += t.durationS[i];
+    QVERIFY(last > 0.0);
+    QVERIFY2(std::fabs(body - 5.0 * last) <= 1e-12 * body,
+             qPrintable(QString("%1 vs %2").arg(body).arg(5.0 * last)));
+
+    TimelinePlot plot;
+    plot.setData(c.graph, p, t, c.device);
+    std::size_t compute = p.repeat->begin;
+    while (!isCompute(p.instructions[compute].kind)) ++compute;
+    const QString tip = plot.tooltipFor(compute);
+    QVERIFY2(tip.contains(QString::fromUtf8("micro-batches 2–6 of 7")) &&
+                 tip.contains("runs 5 times"),
+             qPrintable(tip));
+    QVERIFY(plot.tooltipFor(p.repeat->end).contains("micro-batch 7 of 7"));
+
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QString error;
+    QVERIFY2(plot.exportCsv(dir.filePath("t.csv"), &error), qPrintable(error));
+    QFile csv(dir.filePath("t.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly | QIODevice::Text));
+    const QStringList lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+    QVERIFY(lines[0].endsWith(",times"));
+    std::int64_t runs = 0;
+    for (qsizetype i = 1; i < lines.size(); ++i) runs += lines[i].section(',', -1).toLongLong();
+    QCOMPARE(runs, p.executedInstructions());
 }
 
 void TestTimelinePlot::measuredOverlay() {

@@ -1,5 +1,7 @@
 #include "document_evaluation.h"
 
+#include "compiler.h"
+
 #include <QFuture>
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
@@ -150,9 +152,12 @@ EvaluationEstimate estimateEvaluation(const ModelFile& model, const std::string&
     e.ops = lowered ? std::int64_t(cache.graph->ops.size())
                     : saturatingMul(e.chainUnits, kOpsPerInstanceGuess);
     auto strategy = parseStrategy(defaultStrategy(model));
-    const std::int64_t steps = std::max<std::int64_t>(1, model.training.accumulationSteps);
-    // The compiler's count: forward and backward once per micro-step, each recompute once more,
-    // allocs and frees about twice the compute instructions.
+    // Micro-steps the program writes out: all of them, or three when accumulation compiles to
+    // a repeated body (the middle micro-steps cost time, not instructions).
+    const std::int64_t accumulation = std::max<std::int64_t>(1, model.training.accumulationSteps);
+    const std::int64_t steps = accumulation >= kCompactAccumulationFrom ? 3 : accumulation;
+    // The compiler's count: forward and backward once per written micro-step, each recompute
+    // once more, allocs and frees about twice the compute instructions.
     const std::int64_t depth = strategy ? recomputeDepth(*strategy, e.chainUnits) : 1;
     const std::int64_t perStep = saturatingMul(3, saturatingMul(e.ops, 2 + depth));
     e.instructions = saturatingMul(perStep, steps);

@@ -163,7 +163,7 @@ void RunPanel::setProgram(std::shared_ptr<const void> owner, const Graph& graph,
         printable(cpuRefusal(graph, program, m_allowUnsafe->isChecked()), kRunMessageChars));
     showOutcome();
     setStatus(tr("Ready: one training step, %1 instructions. Choose where to run it and press Run.")
-                  .arg(program.instructions.size()));
+                  .arg(program.executedInstructions()));
     updateControls();
 }
 

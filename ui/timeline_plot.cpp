@@ -323,9 +323,18 @@ void TimelinePlot::drawPhases() {
         // The strip names its phases where there is room (full name, else short), which
         // keeps them out of the legend.
         QStringList labels{phaseDisplayName(r.phase), phaseShortName(r.phase)};
-        if (m_program->accumulationSteps > 1)
+        if (r.times > 1) {
+            // A repeat's body, drawn once over the time all its iterations take.
+            labels.prepend(tr("%1 × %2").arg(phaseDisplayName(r.phase)).arg(r.times));
+            labels.prepend(tr("%1, micro-batches %2–%3 (× %4, same memory)")
+                               .arg(phaseDisplayName(r.phase))
+                               .arg(r.microStep + 1)
+                               .arg(std::int64_t(r.microStep) + r.times)
+                               .arg(r.times));
+        } else if (m_program->accumulationSteps > 1) {
             labels.prepend(
                 tr("%1 (micro-batch %2)").arg(phaseDisplayName(r.phase)).arg(r.microStep + 1));
+        }
         m_plot->addTopBand(kGroupPhases, x0, x1, strip, labels);
     }
 }
@@ -423,10 +432,20 @@ QString TimelinePlot::tooltipFor(std::size_t i) const {
     const Instruction& ins = m_program->instructions[i];
     const CategoryBytes& live = m_timeline->live[i];
     QString html = QStringLiteral("<b>#%1</b> %2<br>").arg(i).arg(captionOf(i).toHtmlEscaped());
-    html += tr("phase: %1, micro-batch %2 of %3")
-                .arg(phaseDisplayName(ins.phase))
-                .arg(ins.microStep + 1)
-                .arg(std::max<std::int64_t>(1, m_program->accumulationSteps));
+    const std::int64_t times = m_program->timesRun(i);
+    if (times > 1)
+        html += tr("phase: %1, micro-batches %2–%3 of %4: runs %5 times, with the same memory "
+                   "each time; its time is that of all runs")
+                    .arg(phaseDisplayName(ins.phase))
+                    .arg(ins.microStep + 1)
+                    .arg(std::int64_t(ins.microStep) + times)
+                    .arg(m_program->accumulationSteps)
+                    .arg(times);
+    else
+        html += tr("phase: %1, micro-batch %2 of %3")
+                    .arg(phaseDisplayName(ins.phase))
+                    .arg(ins.microStep + 1)
+                    .arg(std::max<std::int64_t>(1, m_program->accumulationSteps));
     const int layer = m_series->layers[i];
     if (layer >= 0 && std::size_t(layer) < m_graph->layerModules.size()) {
         const Module& m = m_graph->module(m_graph->layerModules[std::size_t(layer)]);
@@ -501,7 +520,7 @@ bool TimelinePlot::exportCsv(const QString& path, QString* error) const {
     for (Category c : kAllCategories) out << ',' << toQString(categoryKey(c)) << "_bytes";
     out << ",total_bytes";
     if (!m_measured.empty()) out << ",measured_bytes";
-    out << '\n';
+    out << ",times\n";
     out.setRealNumberPrecision(9);
     for (std::size_t i = 0; i < m_count; ++i) {
         const Instruction& ins = m_program->instructions[i];
@@ -514,7 +533,7 @@ bool TimelinePlot::exportCsv(const QString& path, QString* error) const {
             out << ',' << qint64(m_timeline->live[i][c]);
         out << ',' << qint64(m_series->totals[i]);
         if (!m_measured.empty()) out << ',' << qint64(m_measured[i]);
-        out << '\n';
+        out << ',' << qint64(m_program->timesRun(i)) << '\n';
     }
     out.flush();
     if (!file.commit()) {

@@ -63,7 +63,8 @@ public:
     bool hasMeasured() const { return !m_measured.empty(); }
 
     // Plot to .png, .svg or .pdf (by extension); the timeline's numbers to CSV: one row per
-    // instruction with its phase, kind, caption, predicted times and bytes per category.
+    // instruction with its phase, kind, caption, predicted times and bytes per category, and
+    // how many times it runs (a repeat's body: once per micro-step it stands for).
     bool exportTo(const QString& path, QString* error = nullptr);
     bool exportCsv(const QString& path, QString* error = nullptr) const;
 

@@ -67,11 +67,11 @@ std::vector<PhaseRun> phaseRuns(const Program& p) {
     for (std::size_t i = 0; i < p.instructions.size(); ++i) {
         const Instruction& ins = p.instructions[i];
         if (!runs.empty() && runs.back().phase == ins.phase &&
-            runs.back().microStep == ins.microStep) {
+            runs.back().microStep == ins.microStep && runs.back().times == p.timesRun(i)) {
             runs.back().span.last = i;
             continue;
         }
-        runs.push_back(PhaseRun{ins.phase, ins.microStep, InstructionSpan{i, i}});
+        runs.push_back(PhaseRun{ins.phase, ins.microStep, InstructionSpan{i, i}, p.timesRun(i)});
     }
     return runs;
 }

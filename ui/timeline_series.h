@@ -30,6 +30,8 @@ struct PhaseRun {
     Phase phase = Phase::Setup;
     std::uint32_t microStep = 0;
     InstructionSpan span;
+    // Runs of a repeat's body (program.h) stand for micro-steps microStep .. microStep+times-1.
+    std::int64_t times = 1;
 };
 
 // Expanded layer index each instruction belongs to, -1 for none. Compute instructions: their
@@ -39,7 +41,8 @@ struct PhaseRun {
 // optimizer state, the GEMM workspace) belong to no layer.
 std::vector<int> instructionLayers(const Graph& g, const Program& p);
 
-// Maximal runs of consecutive instructions in one phase of one micro-batch.
+// Maximal runs of consecutive instructions in one phase of one micro-batch; a run never
+// crosses the edge of a repeat's body.
 std::vector<PhaseRun> phaseRuns(const Program& p);
 
 // What the timeline derives from a program before it draws anything, each a pass over every

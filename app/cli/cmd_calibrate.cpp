@@ -89,8 +89,8 @@ int runCalibrate(CalibrateOptions o) {
             if (op.forward.matmul) gemm += m->elapsedS[i];
             const std::string& name = op.name;
             auto& slot = ins.kind == InstrKind::Forward ? f[name] : b[name];
-            slot.first += m->elapsedS[i];
-            slot.second += 1;
+            slot.first += m->elapsedS[i];  // all iterations of a repeated instruction
+            slot.second += int(program->timesRun(i));
         }
         gemmS.push_back(gemm);
         for (const auto& [name, v] : f) forward[name].push_back(v.first / v.second);

@@ -1,5 +1,7 @@
 // `remat program`: the compiled program, one instruction a line with the live bytes after it —
 // the schedule a teacher steps through and the first thing to read when a figure surprises.
+// With gradient accumulation the repeated body of the middle micro-steps is listed once, marked
+// with how many times it runs.
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -31,6 +33,7 @@ int runProgram(const CommonOptions& o) {
                            {"kind", instrKindName(ins.kind)},
                            {"phase", phaseName(ins.phase)},
                            {"micro_step", ins.microStep},
+                           {"times", p.timesRun(i)},
                            {"text", describeInstruction(c->graph, p, i)},
                            {"time_s", t.durationS[i]},
                            {"live_bytes", totalBytes(t.live[i])},
@@ -40,6 +43,12 @@ int runProgram(const CommonOptions& o) {
         return 0;
     }
     for (std::size_t i = 0; i < p.instructions.size(); ++i) {
+        // A repeat's body is listed once, between two rulers; its times are all iterations'.
+        if (p.repeat && i == p.repeat->begin)
+            std::cout << "        -- " << repeatCaption(p) << ": instructions " << p.repeat->begin
+                      << "-" << p.repeat->end - 1 << " run " << p.repeat->times
+                      << " times --\n";
+        if (p.repeat && i == p.repeat->end) std::cout << "        -- end of repeat --\n";
         std::cout << std::setw(6) << i << "  " << std::setw(10)
                   << phaseName(p.instructions[i].phase) << "  " << std::setw(12)
                   << formatBytes(totalBytes(t.live[i])) << "  "

@@ -31,7 +31,11 @@ int runSimulate(const CommonOptions& o) {
               << " parameters\n";
     std::cout << "strategy " << shown(e->strategy.spelling()) << ": "
               << e->program.plan.regions.size() << " checkpointed regions, "
-              << e->program.instructions.size() << " instructions\n\n";
+              << e->program.instructions.size() << " instructions";
+    if (e->program.repeat)
+        std::cout << " (" << repeatCaption(e->program) << " written once: "
+                  << e->program.executedInstructions() << " run)";
+    std::cout << "\n\n";
     std::cout << "peak memory        " << formatBytes(t.peakBytes) << "  (saves "
               << formatPercent(e->memorySavedFraction())
               << " of the whole peak without checkpointing, " << formatBytes(e->baselinePeakBytes)

@@ -46,7 +46,7 @@ void CpuBackend::startTimer(std::size_t instruction) {
 
 void CpuBackend::stopTimer(std::size_t instruction) {
     if (instruction < m_started.size())
-        m_elapsedS[instruction] =
+        m_elapsedS[instruction] +=
             std::chrono::duration<double>(Clock::now() - m_started[instruction]).count();
 }
 

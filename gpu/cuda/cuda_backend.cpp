@@ -168,6 +168,7 @@ Status CudaBackend::beginStep(std::size_t instructionCount) {
             s.stopEvents.push_back(b);
         }
         s.timed.assign(instructionCount, 0);
+        s.earlierS.assign(instructionCount, 0.0);
         std::uint64_t zero = 0;
         REMAT_CUDA_CHECK(cudaMemPoolSetAttribute(s.pool, cudaMemPoolAttrUsedMemHigh, &zero));
         REMAT_CUDA_CHECK(cudaMemPoolSetAttribute(s.pool, cudaMemPoolAttrReservedMemHigh, &zero));
@@ -192,10 +193,22 @@ Status CudaBackend::endStep() {
     });
 }
 
-// timed[i]: 1 once the start event is recorded, 2 once both are; only pairs are read.
+// timed[i]: 1 once the start event is recorded, 2 once both are; only pairs are read. Timing
+// an instruction again first adds its previous run (waiting for it if need be) to earlierS.
 void CudaBackend::startTimer(std::size_t instruction) {
     State& s = *m_state;
     if (instruction >= s.timed.size() || !s.fault.empty()) return;
+    if (s.timed[instruction] == 2) {
+        float ms = 0.0f;
+        cudaError_t e = cudaEventSynchronize(s.stopEvents[instruction]);
+        if (e == cudaSuccess)
+            e = cudaEventElapsedTime(&ms, s.startEvents[instruction], s.stopEvents[instruction]);
+        if (e != cudaSuccess) {
+            if (s.deferred.empty()) s.deferred = "cudaEventElapsedTime: " + cudaCode(e);
+        } else {
+            s.earlierS[instruction] += double(ms) * 1e-3;
+        }
+    }
     s.timed[instruction] = 0;
     const cudaError_t e = cudaEventRecord(s.startEvents[instruction], s.stream);
     if (e != cudaSuccess) {
@@ -222,10 +235,11 @@ Result<std::vector<double>> CudaBackend::elapsedSeconds() {
     Status st = s.guard("elapsed time", [&]() -> Status {
         REMAT_CUDA_CHECK(cudaStreamSynchronize(s.stream));
         for (std::size_t i = 0; i < s.timed.size(); ++i) {
+            out[i] = i < s.earlierS.size() ? s.earlierS[i] : 0.0;
             if (s.timed[i] != 2) continue;
             float ms = 0.0f;
             REMAT_CUDA_CHECK(cudaEventElapsedTime(&ms, s.startEvents[i], s.stopEvents[i]));
-            out[i] = double(ms) * 1e-3;
+            out[i] += double(ms) * 1e-3;
         }
         return Ok{};
     });

@@ -27,6 +27,8 @@ struct CudaBackend::State {
 
     std::vector<cudaEvent_t> startEvents, stopEvents;
     std::vector<std::uint8_t> timed;  // per instruction: 0 none, 1 start, 2 both events recorded
+    // Per instruction: seconds of its earlier runs in this step (a repeat's body runs again).
+    std::vector<double> earlierS;
 
     std::int64_t liveBytes = 0;
     std::int64_t contextUsedBytes = -1;  // device used right after the context was created
