@@ -1,7 +1,5 @@
 #include "document_evaluation.h"
 
-#include "compiler.h"
-
 #include <QFuture>
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
@@ -9,6 +7,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "compiler.h"
 #include "lower.h"
 #include "strategy.h"
 
