@@ -271,117 +271,127 @@
         <translation>变体</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="116"/>
+        <location filename="../../ui/layer_fields.cpp" line="113"/>
+        <source>QKV bias</source>
+        <translation>QKV 偏置</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="135"/>
         <source>Repeat</source>
         <translation>重复次数</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="119"/>
+        <location filename="../../ui/layer_fields.cpp" line="138"/>
         <source>Output features</source>
         <translation>输出特征数</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="120"/>
-        <location filename="../../ui/layer_fields.cpp" line="148"/>
-        <location filename="../../ui/layer_fields.cpp" line="157"/>
-        <location filename="../../ui/layer_fields.cpp" line="173"/>
-        <location filename="../../ui/layer_fields.cpp" line="182"/>
+        <location filename="../../ui/layer_fields.cpp" line="139"/>
+        <location filename="../../ui/layer_fields.cpp" line="167"/>
+        <location filename="../../ui/layer_fields.cpp" line="177"/>
+        <location filename="../../ui/layer_fields.cpp" line="193"/>
+        <location filename="../../ui/layer_fields.cpp" line="205"/>
         <source>Bias</source>
         <translation>偏置</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="127"/>
-        <location filename="../../ui/layer_fields.cpp" line="131"/>
+        <location filename="../../ui/layer_fields.cpp" line="146"/>
+        <location filename="../../ui/layer_fields.cpp" line="150"/>
         <source>In place</source>
         <translation>原地计算</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="130"/>
+        <location filename="../../ui/layer_fields.cpp" line="149"/>
         <source>Probability</source>
         <translation>概率</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="134"/>
+        <location filename="../../ui/layer_fields.cpp" line="153"/>
         <source>Width</source>
         <translation>宽度</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="135"/>
+        <location filename="../../ui/layer_fields.cpp" line="154"/>
         <source>Learned positions (0: none)</source>
         <translation>可学习位置数（0：无）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="138"/>
-        <location filename="../../ui/layer_fields.cpp" line="147"/>
-        <location filename="../../ui/layer_fields.cpp" line="156"/>
-        <location filename="../../ui/layer_fields.cpp" line="172"/>
+        <location filename="../../ui/layer_fields.cpp" line="157"/>
+        <location filename="../../ui/layer_fields.cpp" line="166"/>
+        <location filename="../../ui/layer_fields.cpp" line="176"/>
+        <location filename="../../ui/layer_fields.cpp" line="192"/>
         <source>Dropout</source>
         <translation>Dropout</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="141"/>
         <location filename="../../ui/layer_fields.cpp" line="160"/>
+        <location filename="../../ui/layer_fields.cpp" line="180"/>
         <source>Heads</source>
         <translation>注意力头数</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="142"/>
         <location filename="../../ui/layer_fields.cpp" line="161"/>
+        <location filename="../../ui/layer_fields.cpp" line="181"/>
         <source>KV heads (0: same)</source>
         <translation>KV 头数（0：与头数相同）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="145"/>
-        <location filename="../../ui/layer_fields.cpp" line="170"/>
+        <location filename="../../ui/layer_fields.cpp" line="164"/>
+        <location filename="../../ui/layer_fields.cpp" line="190"/>
         <source>Causal</source>
         <translation>因果掩码</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="152"/>
+        <location filename="../../ui/layer_fields.cpp" line="172"/>
         <source>Hidden width</source>
         <translation>隐藏层宽度</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="154"/>
+        <location filename="../../ui/layer_fields.cpp" line="174"/>
         <source>Gated (SwiGLU)</source>
         <translation>门控（SwiGLU）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="163"/>
+        <location filename="../../ui/layer_fields.cpp" line="183"/>
         <source>MLP hidden width</source>
         <translation>MLP 隐藏层宽度</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="167"/>
+        <location filename="../../ui/layer_fields.cpp" line="187"/>
         <source>Gated MLP (SwiGLU)</source>
         <translation>门控 MLP（SwiGLU）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="176"/>
+        <location filename="../../ui/layer_fields.cpp" line="195"/>
+        <source>Parallel attention and MLP</source>
+        <translation>注意力与 MLP 并行</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="199"/>
         <source>Output channels</source>
         <translation>输出通道数</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="178"/>
-        <location filename="../../ui/layer_fields.cpp" line="185"/>
+        <location filename="../../ui/layer_fields.cpp" line="201"/>
+        <location filename="../../ui/layer_fields.cpp" line="208"/>
         <source>Kernel</source>
         <translation>卷积核</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="179"/>
-        <location filename="../../ui/layer_fields.cpp" line="186"/>
-        <location filename="../../ui/layer_fields.cpp" line="193"/>
+        <location filename="../../ui/layer_fields.cpp" line="202"/>
+        <location filename="../../ui/layer_fields.cpp" line="209"/>
+        <location filename="../../ui/layer_fields.cpp" line="216"/>
         <source>Stride</source>
         <translation>步幅</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="180"/>
-        <location filename="../../ui/layer_fields.cpp" line="187"/>
+        <location filename="../../ui/layer_fields.cpp" line="203"/>
+        <location filename="../../ui/layer_fields.cpp" line="210"/>
         <source>Padding</source>
         <translation>填充</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="192"/>
+        <location filename="../../ui/layer_fields.cpp" line="215"/>
         <source>Channels</source>
         <translation>通道数</translation>
     </message>
@@ -427,96 +437,106 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../../app/studio_main.cpp" line="82"/>
+        <location filename="../../app/studio_main.cpp" line="83"/>
         <source>Remat Studio: see what activation checkpointing costs and saves.</source>
         <translation>Remat Studio：看清激活检查点的开销与节省。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="88"/>
+        <location filename="../../app/studio_main.cpp" line="89"/>
         <source>A model file or a preset name (default gpt2-small).</source>
         <translation>模型文件或预设名称（默认 gpt2-small）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="91"/>
+        <location filename="../../app/studio_main.cpp" line="92"/>
         <source>Render the main window offscreen to FILE.png and quit.</source>
         <translation>在屏幕外将主窗口渲染到 FILE.png 后退出。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="95"/>
+        <location filename="../../app/studio_main.cpp" line="96"/>
         <source>Folder for the plots written without a display (default ./remat-output).</source>
         <translation>无显示器时写出图表的文件夹（默认 ./remat-output）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="100"/>
+        <location filename="../../app/studio_main.cpp" line="101"/>
         <source>Checkpointing strategy to start with (the CLI&apos;s spellings: none, full, every:K, sqrt, ...).</source>
         <translation>启动时使用的检查点策略（与命令行写法相同：none、full、every:K、sqrt 等）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="106"/>
+        <location filename="../../app/studio_main.cpp" line="107"/>
         <source>Expand every block of the layer stack into its instances and sub-modules.</source>
         <translation>将层栈中的每个块展开为其实例和子模块。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="109"/>
+        <location filename="../../app/studio_main.cpp" line="110"/>
         <source>Use the dark palette.</source>
         <translation>使用深色配色。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="112"/>
+        <location filename="../../app/studio_main.cpp" line="113"/>
         <source>User-interface language: en or zh_CN (default: the one chosen in View → Language, else the system&apos;s).</source>
         <translation>界面语言：en 或 zh_CN（默认：视图 → 语言中选择的语言，否则为系统语言）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="118"/>
+        <location filename="../../app/studio_main.cpp" line="119"/>
         <source>Folder for autosaves of unsaved work and for recovering them (default: the application data folder&apos;s autosave/).</source>
         <translation>保存和恢复未保存工作的自动保存文件夹（默认：应用数据文件夹下的 autosave/）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="124"/>
+        <location filename="../../app/studio_main.cpp" line="125"/>
         <source>Recover the newest work a crashed or killed session left behind without asking.</source>
         <translation>不经询问，直接恢复崩溃或被终止的会话留下的最新工作。</translation>
+    </message>
+    <message>
+        <location filename="../../app/studio_main.cpp" line="130"/>
+        <source>Window size in pixels, WIDTHxHEIGHT (default 1600x1000, or the screen&apos;s where smaller; 1280x720 shows the projector layout).</source>
+        <translation>窗口大小（像素），格式为 宽x高（默认 1600x1000，屏幕更小时取屏幕大小；1280x720 显示投影仪布局）。</translation>
     </message>
 </context>
 <context>
     <name>remat::ui::BudgetSlider</name>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="28"/>
+        <location filename="../../ui/budget_slider.cpp" line="32"/>
         <source>Memory budget: the optimal plan re-plans as you drag</source>
         <translation>内存预算：拖动时最优方案会实时重新规划</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="30"/>
+        <location filename="../../ui/budget_slider.cpp" line="34"/>
         <source>e.g. 40GiB</source>
         <translation>例如 40GiB</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="32"/>
-        <location filename="../../ui/budget_slider.cpp" line="90"/>
+        <location filename="../../ui/budget_slider.cpp" line="36"/>
+        <location filename="../../ui/budget_slider.cpp" line="98"/>
         <source>Memory budget (40GiB, 9.5 GiB, 512MB or bytes)</source>
         <translation>内存预算（40GiB、9.5 GiB、512MB 或字节数）</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="37"/>
+        <location filename="../../ui/budget_slider.cpp" line="41"/>
         <source>Budget</source>
         <translation>预算</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="139"/>
+        <location filename="../../ui/budget_slider.cpp" line="195"/>
+        <source>(computing the budget range…)</source>
+        <translation>（正在计算预算范围…）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/budget_slider.cpp" line="197"/>
         <source>(no budget planner: %1)</source>
         <translation>（无预算规划器：%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="141"/>
+        <location filename="../../ui/budget_slider.cpp" line="199"/>
         <source>%1 … %2</source>
         <translation>%1 … %2</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="143"/>
+        <location filename="../../ui/budget_slider.cpp" line="201"/>
         <source>%1: no plan lowers the peak</source>
         <translation>%1：没有方案能降低峰值</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="145"/>
+        <location filename="../../ui/budget_slider.cpp" line="203"/>
         <source>From the smallest peak any single-level plan reaches to the peak without checkpointing</source>
         <translation>从任意单层方案可达到的最小峰值，到不使用检查点时的峰值</translation>
     </message>
@@ -659,235 +679,291 @@
         <translation>点击一行以应用该策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="81"/>
+        <location filename="../../ui/comparison_panel.cpp" line="85"/>
         <source>computing %v of %m strategies</source>
         <translation>正在计算第 %v 个策略，共 %m 个</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="89"/>
+        <location filename="../../ui/comparison_panel.cpp" line="93"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="92"/>
+        <location filename="../../ui/comparison_panel.cpp" line="96"/>
         <source>Table as CSV…</source>
         <translation>表格导出为 CSV…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="93"/>
+        <location filename="../../ui/comparison_panel.cpp" line="97"/>
         <source>Export the comparison as CSV</source>
         <translation>将比较导出为 CSV</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="94"/>
+        <location filename="../../ui/comparison_panel.cpp" line="98"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="97"/>
-        <location filename="../../ui/comparison_panel.cpp" line="104"/>
-        <location filename="../../ui/comparison_panel.cpp" line="112"/>
+        <location filename="../../ui/comparison_panel.cpp" line="101"/>
+        <location filename="../../ui/comparison_panel.cpp" line="108"/>
+        <location filename="../../ui/comparison_panel.cpp" line="116"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="99"/>
+        <location filename="../../ui/comparison_panel.cpp" line="103"/>
         <source>Table as Markdown…</source>
         <translation>表格导出为 Markdown…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="101"/>
+        <location filename="../../ui/comparison_panel.cpp" line="105"/>
         <source>Export the comparison as Markdown</source>
         <translation>将比较导出为 Markdown</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="101"/>
+        <location filename="../../ui/comparison_panel.cpp" line="105"/>
         <source>Markdown files (*.md)</source>
         <translation>Markdown 文件 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="106"/>
+        <location filename="../../ui/comparison_panel.cpp" line="110"/>
         <source>Trade-off plot as PNG, SVG or PDF…</source>
         <translation>权衡图导出为 PNG、SVG 或 PDF…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="108"/>
+        <location filename="../../ui/comparison_panel.cpp" line="112"/>
         <source>Export the trade-off plot</source>
         <translation>导出权衡图</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="109"/>
+        <location filename="../../ui/comparison_panel.cpp" line="113"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
         <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="138"/>
+        <location filename="../../ui/comparison_panel.cpp" line="142"/>
         <source>No model yet.</source>
         <translation>尚无模型。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="278"/>
+        <location filename="../../ui/comparison_panel.cpp" line="282"/>
         <source>The strategies could not be compared: %1</source>
         <translation>无法比较各策略：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="297"/>
+        <location filename="../../ui/comparison_panel.cpp" line="301"/>
         <source>%1 strategies</source>
         <translation>%1 个策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="298"/>
+        <location filename="../../ui/comparison_panel.cpp" line="302"/>
         <source>%1 strategies for %2</source>
         <translation>%2 的 %1 个策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="302"/>
+        <location filename="../../ui/comparison_panel.cpp" line="306"/>
         <source>%1 on %2; computing the every:K curve…</source>
         <translation>%1，设备 %2；正在计算 every:K 曲线…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="304"/>
+        <location filename="../../ui/comparison_panel.cpp" line="308"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; computing the optimal frontier…</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；正在计算最优前沿…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="309"/>
+        <location filename="../../ui/comparison_panel.cpp" line="313"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; no optimal frontier: %4</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；无最优前沿：%4</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="314"/>
+        <location filename="../../ui/comparison_panel.cpp" line="318"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; the optimal frontier is one point: no plan lowers the peak.</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；最优前沿只有一个点：没有方案能降低峰值。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="319"/>
+        <location filename="../../ui/comparison_panel.cpp" line="323"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; %4 plans on the optimal frontier.</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；最优前沿上有 %4 个方案。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="355"/>
-        <location filename="../../ui/comparison_panel.cpp" line="363"/>
+        <location filename="../../ui/comparison_panel.cpp" line="359"/>
+        <location filename="../../ui/comparison_panel.cpp" line="367"/>
         <source>There is no comparison to export yet.</source>
         <translation>尚无可导出的比较。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="369"/>
+        <location filename="../../ui/comparison_panel.cpp" line="373"/>
         <source>Checkpointing strategies for %1</source>
         <translation>%1 的检查点策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="373"/>
+        <location filename="../../ui/comparison_panel.cpp" line="377"/>
         <source>%1 (usable %2), micro-batch %3 × %4 accumulation steps, %5, %6.</source>
         <translation>%1（可用 %2），微批次 %3 × %4 个梯度累积步，%5，%6。</translation>
     </message>
 </context>
 <context>
+    <name>remat::ui::DeviceBar</name>
+    <message>
+        <location filename="../../ui/device_bar.cpp" line="21"/>
+        <source>Device profile: capacity, peak FLOP/s, bandwidth</source>
+        <translation>设备配置：容量、峰值 FLOP/s、带宽</translation>
+    </message>
+    <message>
+        <location filename="../../ui/device_bar.cpp" line="28"/>
+        <source>Device memory, and what is left after the CUDA context and library reserve</source>
+        <translation>设备内存，以及扣除 CUDA 上下文和库预留后剩余的可用内存</translation>
+    </message>
+    <message>
+        <location filename="../../ui/device_bar.cpp" line="32"/>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <location filename="../../ui/device_bar.cpp" line="66"/>
+        <source>%1 (usable %2)</source>
+        <translation>%1（可用 %2）</translation>
+    </message>
+</context>
+<context>
     <name>remat::ui::Document</name>
     <message>
-        <location filename="../../ui/document.cpp" line="102"/>
+        <location filename="../../ui/document.cpp" line="121"/>
         <source>untitled</source>
         <translation>未命名</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="299"/>
+        <location filename="../../ui/document.cpp" line="153"/>
+        <source>Planning…</source>
+        <translation>正在规划…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/document.cpp" line="153"/>
+        <source>Simulating…</source>
+        <translation>正在模拟…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/document.cpp" line="431"/>
         <source>Strategy %1</source>
         <translation>策略 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="305"/>
+        <location filename="../../ui/document.cpp" line="437"/>
         <source>Micro-batch %1</source>
         <translation>微批次 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="311"/>
+        <location filename="../../ui/document.cpp" line="443"/>
         <source>Accumulation steps %1</source>
         <translation>梯度累积步数 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="318"/>
+        <location filename="../../ui/document.cpp" line="450"/>
         <source>Precision %1</source>
         <translation>精度 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="324"/>
+        <location filename="../../ui/document.cpp" line="456"/>
         <source>Optimizer %1</source>
         <translation>优化器 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="330"/>
+        <location filename="../../ui/document.cpp" line="462"/>
         <source>Device %1</source>
         <translation>设备 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="336"/>
+        <location filename="../../ui/document.cpp" line="468"/>
         <source>Edit input</source>
         <translation>编辑输入</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="343"/>
-        <location filename="../../ui/document.cpp" line="513"/>
+        <location filename="../../ui/document.cpp" line="475"/>
+        <location filename="../../ui/document.cpp" line="645"/>
         <source>a name may be at most %1 bytes (this one has %2)</source>
         <translation>名称最多 %1 字节（当前为 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="347"/>
+        <location filename="../../ui/document.cpp" line="479"/>
         <source>Rename network</source>
         <translation>重命名网络</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="375"/>
+        <location filename="../../ui/document.cpp" line="507"/>
         <source>Toggle checkpoint %1</source>
         <translation>切换检查点 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="382"/>
-        <location filename="../../ui/document.cpp" line="400"/>
+        <location filename="../../ui/document.cpp" line="514"/>
+        <location filename="../../ui/document.cpp" line="532"/>
         <source>Checkpoint %1</source>
         <translation>为 %1 设置检查点</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="383"/>
-        <location filename="../../ui/document.cpp" line="401"/>
+        <location filename="../../ui/document.cpp" line="515"/>
+        <location filename="../../ui/document.cpp" line="533"/>
         <source>Keep %1</source>
         <translation>保留 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="408"/>
+        <location filename="../../ui/document.cpp" line="540"/>
         <source>Clear plan</source>
         <translation>清除方案</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="451"/>
+        <location filename="../../ui/document.cpp" line="583"/>
         <source>Add %1</source>
         <translation>添加 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="474"/>
+        <location filename="../../ui/document.cpp" line="606"/>
         <source>Remove %1</source>
         <translation>移除 %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/document.cpp" line="475"/>
+        <location filename="../../ui/document.cpp" line="607"/>
         <source>Remove %n layers</source>
         <translation>
             <numerusform>移除 %n 层</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="488"/>
+        <location filename="../../ui/document.cpp" line="620"/>
         <source>Duplicate %1</source>
         <translation>复制 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="506"/>
+        <location filename="../../ui/document.cpp" line="638"/>
         <source>Move %1</source>
         <translation>移动 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="523"/>
+        <location filename="../../ui/document.cpp" line="655"/>
         <source>Edit %1</source>
         <translation>编辑 %1</translation>
+    </message>
+</context>
+<context>
+    <name>remat::ui::EvaluationProgress</name>
+    <message>
+        <location filename="../../ui/evaluation_progress.cpp" line="18"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluation_progress.cpp" line="25"/>
+        <source>Stop this evaluation and keep the model as it was</source>
+        <translation>停止本次评估，模型保持原样</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluation_progress.cpp" line="28"/>
+        <source>The window stays usable while this runs; the views show the model as it was until the result is ready</source>
+        <translation>运行期间窗口仍可使用；结果就绪前，各视图显示的是原来的模型</translation>
+    </message>
+    <message>
+        <location filename="../../ui/evaluation_progress.cpp" line="67"/>
+        <source>%1 %2 s</source>
+        <translation>%1 %2 秒</translation>
     </message>
 </context>
 <context>
@@ -1077,52 +1153,52 @@
 <context>
     <name>remat::ui::LayerStackView</name>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="41"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="42"/>
         <source>Layer stack</source>
         <translation>层栈</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="58"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="60"/>
         <source>Checkpoint selection</source>
         <translation>将所选设为检查点</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="60"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="62"/>
         <source>Make the selected consecutive layers one checkpointed (recompute) region</source>
         <translation>将所选的连续多层设为一个检查点（重计算）区域</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="67"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="69"/>
         <source>Clear plan</source>
         <translation>清除方案</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="68"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="70"/>
         <source>Remove every checkpointed region</source>
         <translation>移除所有检查点区域</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="80"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="82"/>
         <source>Expand all</source>
         <translation>全部展开</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="83"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="85"/>
         <source>Collapse all</source>
         <translation>全部折叠</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="191"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="193"/>
         <source>Select the layers to checkpoint together first.</source>
         <translation>请先选择要一起设为检查点的层。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="207"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="209"/>
         <source>A region of several rows must be made of whole layers, not sub-modules.</source>
         <translation>由多行组成的区域必须由完整的层构成，而不能是子模块。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="218"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="220"/>
         <source>Select consecutive layers: a region is one contiguous range.</source>
         <translation>请选择连续的层：一个区域是一段连续范围。</translation>
     </message>
@@ -1130,277 +1206,294 @@
 <context>
     <name>remat::ui::MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.cpp" line="101"/>
+        <location filename="../../ui/main_window.cpp" line="109"/>
         <source>Strategy and training</source>
         <translation>策略与训练</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="107"/>
-        <source>Memory budget</source>
-        <translation>内存预算</translation>
+        <location filename="../../ui/main_window.cpp" line="117"/>
+        <source>Device and memory budget</source>
+        <translation>设备与内存预算</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="115"/>
+        <location filename="../../ui/main_window.cpp" line="128"/>
         <source>Time the last edit took to simulate and redraw</source>
         <translation>上一次修改的模拟和重绘用时</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="141"/>
+        <location filename="../../ui/main_window.cpp" line="154"/>
         <source>Layer stack</source>
         <translation>层栈</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="142"/>
+        <location filename="../../ui/main_window.cpp" line="155"/>
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="143"/>
+        <location filename="../../ui/main_window.cpp" line="156"/>
         <source>Palette</source>
         <translation>层库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="146"/>
+        <location filename="../../ui/main_window.cpp" line="159"/>
         <source>Summary</source>
         <translation>摘要</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="149"/>
+        <location filename="../../ui/main_window.cpp" line="162"/>
         <source>Comparison</source>
         <translation>比较</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="150"/>
+        <location filename="../../ui/main_window.cpp" line="163"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="167"/>
+        <location filename="../../ui/main_window.cpp" line="164"/>
+        <source>Sweep</source>
+        <translation>扫描</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.cpp" line="207"/>
         <source>Edit refused: %1</source>
         <translation>修改被拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="195"/>
+        <location filename="../../ui/main_window.cpp" line="242"/>
         <source>Run finished: %1</source>
         <translation>运行完成：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="196"/>
+        <location filename="../../ui/main_window.cpp" line="243"/>
         <source>Run did not finish: %1</source>
         <translation>运行未完成：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="221"/>
+        <location filename="../../ui/main_window.cpp" line="269"/>
         <source>updated in %1 ms</source>
         <translation>更新用时 %1 毫秒</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="241"/>
+        <location filename="../../ui/main_window.cpp" line="289"/>
         <source>%1[*] — Remat Studio</source>
         <translation>%1[*] — Remat Studio</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="30"/>
+        <location filename="../../ui/main_window_menus.cpp" line="43"/>
         <source>&amp;Duplicate layer</source>
         <translation>复制层(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="36"/>
+        <location filename="../../ui/main_window_menus.cpp" line="49"/>
         <source>De&amp;lete layer</source>
         <translation>删除层(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="40"/>
+        <location filename="../../ui/main_window_menus.cpp" line="53"/>
         <source>Move layer &amp;up</source>
         <translation>上移层(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="43"/>
+        <location filename="../../ui/main_window_menus.cpp" line="56"/>
         <source>Move layer do&amp;wn</source>
         <translation>下移层(&amp;W)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="52"/>
+        <location filename="../../ui/main_window_menus.cpp" line="65"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="53"/>
+        <location filename="../../ui/main_window_menus.cpp" line="66"/>
         <source>&amp;New</source>
         <translation>新建(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="54"/>
+        <location filename="../../ui/main_window_menus.cpp" line="67"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="55"/>
+        <location filename="../../ui/main_window_menus.cpp" line="68"/>
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="56"/>
+        <location filename="../../ui/main_window_menus.cpp" line="69"/>
+        <source>&amp;Import Hugging Face config…</source>
+        <translation>导入 Hugging Face 配置(&amp;I)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="70"/>
         <source>&amp;Presets</source>
         <translation>预设(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="64"/>
+        <location filename="../../ui/main_window_menus.cpp" line="83"/>
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="65"/>
+        <location filename="../../ui/main_window_menus.cpp" line="84"/>
         <source>Save &amp;As…</source>
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="67"/>
+        <location filename="../../ui/main_window_menus.cpp" line="86"/>
         <source>&amp;Export</source>
         <translation>导出(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="68"/>
+        <location filename="../../ui/main_window_menus.cpp" line="87"/>
         <source>Timeline plot (PNG, SVG, PDF)…</source>
         <translation>时间线图（PNG、SVG、PDF）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="70"/>
+        <location filename="../../ui/main_window_menus.cpp" line="89"/>
         <source>Trade-off plot (PNG, SVG, PDF)…</source>
         <translation>权衡图（PNG、SVG、PDF）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="72"/>
+        <location filename="../../ui/main_window_menus.cpp" line="91"/>
         <source>Timeline as CSV…</source>
         <translation>时间线导出为 CSV…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="74"/>
+        <location filename="../../ui/main_window_menus.cpp" line="93"/>
         <source>Comparison as CSV…</source>
         <translation>比较导出为 CSV…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="76"/>
+        <location filename="../../ui/main_window_menus.cpp" line="95"/>
         <source>Comparison as Markdown…</source>
         <translation>比较导出为 Markdown…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="79"/>
+        <location filename="../../ui/main_window_menus.cpp" line="98"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="81"/>
+        <location filename="../../ui/main_window_menus.cpp" line="100"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="82"/>
+        <location filename="../../ui/main_window_menus.cpp" line="101"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="84"/>
+        <location filename="../../ui/main_window_menus.cpp" line="103"/>
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="95"/>
+        <location filename="../../ui/main_window_menus.cpp" line="114"/>
         <source>&amp;Clear plan</source>
         <translation>清除方案(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="97"/>
+        <location filename="../../ui/main_window_menus.cpp" line="116"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="98"/>
+        <location filename="../../ui/main_window_menus.cpp" line="117"/>
         <source>Timeline &amp;x axis</source>
         <translation>时间线横轴(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="100"/>
+        <location filename="../../ui/main_window_menus.cpp" line="119"/>
         <source>&amp;Instruction</source>
         <translation>指令(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="101"/>
+        <location filename="../../ui/main_window_menus.cpp" line="120"/>
         <source>Predicted &amp;time</source>
         <translation>预测时间(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="115"/>
+        <location filename="../../ui/main_window_menus.cpp" line="134"/>
         <source>&amp;Units</source>
         <translation>单位(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="117"/>
+        <location filename="../../ui/main_window_menus.cpp" line="136"/>
         <source>GiB (2^30 bytes)</source>
         <translation>GiB（2^30 字节）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="118"/>
+        <location filename="../../ui/main_window_menus.cpp" line="137"/>
         <source>GB (10^9 bytes)</source>
         <translation>GB（10^9 字节）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="126"/>
+        <location filename="../../ui/main_window_menus.cpp" line="145"/>
         <source>&amp;Palette</source>
         <translation>配色(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="128"/>
+        <location filename="../../ui/main_window_menus.cpp" line="147"/>
         <source>&amp;Light</source>
         <translation>浅色(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="129"/>
+        <location filename="../../ui/main_window_menus.cpp" line="148"/>
         <source>&amp;Dark</source>
         <translation>深色(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="139"/>
+        <location filename="../../ui/main_window_menus.cpp" line="158"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="143"/>
+        <location filename="../../ui/main_window_menus.cpp" line="162"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="154"/>
+        <location filename="../../ui/main_window_menus.cpp" line="173"/>
         <source>The language changes when Remat Studio is started again.</source>
         <translation>重新启动 Remat Studio 后语言才会更改。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="156"/>
+        <location filename="../../ui/main_window_menus.cpp" line="175"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="163"/>
+        <location filename="../../ui/main_window_menus.cpp" line="183"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="164"/>
+        <location filename="../../ui/main_window_menus.cpp" line="184"/>
         <source>&amp;About Remat Studio</source>
         <translation>关于 Remat Studio(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="165"/>
+        <location filename="../../ui/main_window_menus.cpp" line="185"/>
         <source>About &amp;Qt</source>
         <translation>关于 Qt(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="188"/>
+        <location filename="../../ui/main_window_menus.cpp" line="215"/>
+        <source>Opening %1… %2</source>
+        <translation>正在打开 %1… %2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.cpp" line="212"/>
+        <location filename="../../ui/main_window_menus.cpp" line="208"/>
         <source>Cannot open model</source>
         <translation>无法打开模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="189"/>
+        <location filename="../../ui/main_window.cpp" line="213"/>
+        <location filename="../../ui/main_window_menus.cpp" line="209"/>
         <source>The model was not opened; the current one is unchanged.
 
 %1</source>
@@ -1409,105 +1502,143 @@
 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="198"/>
+        <location filename="../../ui/main_window_menus.cpp" line="226"/>
         <source>Opened %1</source>
         <translation>已打开 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="205"/>
+        <location filename="../../ui/main_window_menus.cpp" line="227"/>
+        <source>Opened %1: %2</source>
+        <translation>已打开 %1：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="233"/>
+        <location filename="../../ui/main_window_menus.cpp" line="240"/>
+        <source>Cannot import Hugging Face config</source>
+        <translation>无法导入 Hugging Face 配置</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="234"/>
+        <location filename="../../ui/main_window_menus.cpp" line="241"/>
+        <source>The config was not imported; the current model is unchanged.
+
+%1</source>
+        <translation>配置未导入；当前模型保持不变。
+
+%1</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/main_window_menus.cpp" line="246"/>
+        <source>Imported %1 (model_type %2) as a new unsaved model; %n field(s) of the config ignored as changing neither memory nor time</source>
+        <translation>
+            <numerusform>已将 %1（model_type %2）导入为新的未保存模型；配置中有 %n 个字段既不影响内存也不影响时间，已忽略</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="256"/>
+        <source>Import Hugging Face config</source>
+        <translation>导入 Hugging Face 配置</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="257"/>
+        <source>Hugging Face configs (config.json *.json);;All files (*)</source>
+        <translation>Hugging Face 配置 (config.json *.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="264"/>
         <source>Cannot save</source>
         <translation>无法保存</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="210"/>
+        <location filename="../../ui/main_window_menus.cpp" line="269"/>
         <source>Saved %1</source>
         <translation>已保存 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="222"/>
+        <location filename="../../ui/main_window_menus.cpp" line="281"/>
         <source>New model</source>
         <translation>新建模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="227"/>
+        <location filename="../../ui/main_window_menus.cpp" line="286"/>
         <source>Open model</source>
         <translation>打开模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="228"/>
+        <location filename="../../ui/main_window_menus.cpp" line="287"/>
         <source>Remat models (*.json);;All files (*)</source>
         <translation>Remat 模型 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="240"/>
+        <location filename="../../ui/main_window_menus.cpp" line="299"/>
         <source>Save model</source>
         <translation>保存模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="241"/>
+        <location filename="../../ui/main_window_menus.cpp" line="300"/>
         <source>Remat models (*.json)</source>
         <translation>Remat 模型 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="248"/>
+        <location filename="../../ui/main_window_menus.cpp" line="307"/>
         <source>Unsaved changes</source>
         <translation>未保存的修改</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="249"/>
+        <location filename="../../ui/main_window_menus.cpp" line="308"/>
         <source>%1 has unsaved changes. Save them first?</source>
         <translation>%1 有未保存的修改。先保存吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="258"/>
-        <location filename="../../ui/main_window_menus.cpp" line="265"/>
-        <location filename="../../ui/main_window_menus.cpp" line="272"/>
-        <location filename="../../ui/main_window_menus.cpp" line="280"/>
+        <location filename="../../ui/main_window_menus.cpp" line="317"/>
+        <location filename="../../ui/main_window_menus.cpp" line="324"/>
+        <location filename="../../ui/main_window_menus.cpp" line="331"/>
+        <location filename="../../ui/main_window_menus.cpp" line="339"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="288"/>
+        <location filename="../../ui/main_window_menus.cpp" line="347"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
         <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="291"/>
+        <location filename="../../ui/main_window_menus.cpp" line="350"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="294"/>
+        <location filename="../../ui/main_window_menus.cpp" line="353"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="298"/>
+        <location filename="../../ui/main_window_menus.cpp" line="357"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="309"/>
+        <location filename="../../ui/main_window_menus.cpp" line="368"/>
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="334"/>
+        <location filename="../../ui/main_window_menus.cpp" line="393"/>
         <source>Recover unsaved work</source>
         <translation>恢复未保存的工作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="335"/>
+        <location filename="../../ui/main_window_menus.cpp" line="394"/>
         <source>Remat Studio closed unexpectedly. Recover the unsaved changes to %1 from %2?</source>
         <translation>Remat Studio 意外关闭。要恢复 %2 自动保存的对 %1 的未保存修改吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="352"/>
+        <location filename="../../ui/main_window_menus.cpp" line="411"/>
         <source>Recovered the unsaved changes to %1.</source>
         <translation>已恢复 %1 的未保存更改。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="364"/>
+        <location filename="../../ui/main_window_menus.cpp" line="423"/>
         <source>An autosave of unsaved work could not be read, nor moved aside; it stays at %1.
 
 %2</source>
@@ -1516,7 +1647,7 @@
 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="367"/>
+        <location filename="../../ui/main_window_menus.cpp" line="426"/>
         <source>An autosave of unsaved work could not be read. It was kept, not deleted: it is now %1.
 
 %2</source>
@@ -1525,17 +1656,17 @@
 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="373"/>
+        <location filename="../../ui/main_window_menus.cpp" line="432"/>
         <source>Unreadable autosave</source>
         <translation>无法读取的自动保存</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="383"/>
+        <location filename="../../ui/main_window_menus.cpp" line="442"/>
         <source>About Remat Studio</source>
         <translation>关于 Remat Studio</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="384"/>
+        <location filename="../../ui/main_window_menus.cpp" line="443"/>
         <source>&lt;h3&gt;Remat Studio %1&lt;/h3&gt;&lt;p&gt;A lab for activation checkpointing: stack layers, choose what to recompute, and see the memory and time it costs — predicted by the simulator, confirmed by running the plan on the CPU or a GPU.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Remat Studio %1&lt;/h3&gt;&lt;p&gt;激活检查点实验室：堆叠网络层，选择要重计算的部分，查看它在内存和时间上的开销——由模拟器预测，并通过在 CPU 或 GPU 上实际运行该方案来验证。&lt;/p&gt;</translation>
     </message>
@@ -1913,84 +2044,64 @@
         <translation>revolve（c 个检查点）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="84"/>
+        <location filename="../../ui/strategy_bar.cpp" line="82"/>
         <source>Checkpointing strategy</source>
         <translation>检查点策略</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="87"/>
+        <location filename="../../ui/strategy_bar.cpp" line="85"/>
         <source>Blocks per checkpointed group (every k) or checkpoints (revolve)</source>
         <translation>每个检查点分组的块数（every k），或检查点个数（revolve）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="96"/>
+        <location filename="../../ui/strategy_bar.cpp" line="94"/>
         <source>Sub-module kinds to checkpoint</source>
         <translation>要设置检查点的子模块类型</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="100"/>
+        <location filename="../../ui/strategy_bar.cpp" line="98"/>
         <source>Memory budget for the optimal planner</source>
         <translation>最优规划器的内存预算</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="105"/>
+        <location filename="../../ui/strategy_bar.cpp" line="103"/>
         <source>Samples per micro-batch</source>
         <translation>每个微批次的样本数</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="108"/>
+        <location filename="../../ui/strategy_bar.cpp" line="107"/>
         <source>Gradient-accumulation steps (micro-batches per optimizer step)</source>
         <translation>梯度累积步数（每次优化器更新的微批次数）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="116"/>
-        <source>Device profile: capacity, peak FLOP/s, bandwidth</source>
-        <translation>设备配置：容量、峰值 FLOP/s、带宽</translation>
-    </message>
-    <message>
-        <location filename="../../ui/strategy_bar.cpp" line="121"/>
+        <location filename="../../ui/strategy_bar.cpp" line="115"/>
         <source>Strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="126"/>
+        <location filename="../../ui/strategy_bar.cpp" line="120"/>
         <source>Micro-batch</source>
         <translation>微批次</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="128"/>
+        <location filename="../../ui/strategy_bar.cpp" line="122"/>
         <source>× steps</source>
         <translation>× 步</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="130"/>
+        <location filename="../../ui/strategy_bar.cpp" line="124"/>
         <source>Precision</source>
         <translation>精度</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="132"/>
+        <location filename="../../ui/strategy_bar.cpp" line="126"/>
         <source>Optimizer</source>
         <translation>优化器</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="134"/>
-        <source>Device</source>
-        <translation>设备</translation>
-    </message>
-    <message>
-        <location filename="../../ui/strategy_bar.cpp" line="194"/>
+        <location filename="../../ui/strategy_bar.cpp" line="181"/>
         <source>kinds…</source>
         <translation>类型…</translation>
-    </message>
-    <message>
-        <location filename="../../ui/strategy_bar.cpp" line="239"/>
-        <source>%1 (usable %2)</source>
-        <translation>%1（可用 %2）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/strategy_bar.cpp" line="242"/>
-        <source>Device memory, and what is left after the CUDA context and library reserve</source>
-        <translation>设备内存，以及扣除 CUDA 上下文和库预留后的剩余内存</translation>
     </message>
 </context>
 <context>
@@ -2036,271 +2147,431 @@
         <translation>峰值构成</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="158"/>
+        <location filename="../../ui/summary_panel.cpp" line="159"/>
         <source>No plan evaluated yet.</source>
         <translation>尚未评估任何方案。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="181"/>
+        <location filename="../../ui/summary_panel.cpp" line="182"/>
         <source>⚠ Fits on %1: peak %2 of %3 usable (%4), but the plan is unsafe: its gradients differ from training without checkpointing.</source>
         <translation>⚠ 可在 %1 上容纳：峰值 %2，可用 %3（%4），但该方案不安全：其梯度与不使用检查点的训练不同。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="186"/>
+        <location filename="../../ui/summary_panel.cpp" line="187"/>
         <source>✔ Fits on %1: peak %2 of %3 usable (%4).</source>
         <translation>✔ 可在 %1 上容纳：峰值 %2，可用 %3（%4）。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="193"/>
+        <location filename="../../ui/summary_panel.cpp" line="194"/>
         <source>✘ Does not fit on %1, whatever the plan: model states alone (parameters, gradients, optimizer state) take %2 of the device&apos;s %3 usable; no checkpointing plan or micro-batch changes that.</source>
         <translation>✘ 无论采用何种方案都无法在 %1 上容纳：仅模型状态（参数、梯度、优化器状态）就占用设备可用 %3 中的 %2；任何检查点方案或微批次都无法改变这一点。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="197"/>
+        <location filename="../../ui/summary_panel.cpp" line="198"/>
         <source>✘ Does not fit on %1: the peak of %2 exceeds the %3 usable by %4.</source>
         <translation>✘ 无法在 %1 上容纳：峰值 %2 超出可用的 %3 达 %4。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="200"/>
+        <location filename="../../ui/summary_panel.cpp" line="201"/>
         <source>The plan is also unsafe (see below).</source>
         <translation>该方案同时不安全（见下文）。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="209"/>
+        <location filename="../../ui/summary_panel.cpp" line="210"/>
         <source>%1, %2 less than the peak without checkpointing (%3)</source>
         <translation>%1，比不使用检查点时的峰值（%3）少 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="212"/>
+        <location filename="../../ui/summary_panel.cpp" line="213"/>
         <source>%1, %2 more than the peak without checkpointing (%3)</source>
         <translation>%1，比不使用检查点时的峰值（%3）多 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="220"/>
+        <location filename="../../ui/summary_panel.cpp" line="221"/>
         <source>%1, %2 less than the activations kept without checkpointing (%3)</source>
         <translation>%1，比不使用检查点时保存的激活（%3）少 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="224"/>
+        <location filename="../../ui/summary_panel.cpp" line="225"/>
         <source>%1, %2 more than the activations kept without checkpointing (%3)</source>
         <translation>%1，比不使用检查点时保存的激活（%3）多 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="233"/>
+        <location filename="../../ui/summary_panel.cpp" line="234"/>
         <source>%1 more step time than the whole step without checkpointing (%2), from %3 of recompute per step</source>
         <translation>步时间比不使用检查点的整个训练步（%2）多 %1，来自每步 %3 的重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="253"/>
+        <location filename="../../ui/summary_panel.cpp" line="254"/>
         <source>none: model states alone take %1 of the %2 usable</source>
         <translation>无：仅模型状态就占用可用 %2 中的 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="257"/>
+        <location filename="../../ui/summary_panel.cpp" line="258"/>
         <source>none: not even one sample fits; model states take %1, leaving %2 of the %3 usable for activations and workspace</source>
         <translation>无：连一个样本都放不下；模型状态占用 %1，可用 %3 中仅剩 %2 用于激活和工作区</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="215"/>
-        <location filename="../../ui/summary_panel.cpp" line="227"/>
+        <location filename="../../ui/summary_panel.cpp" line="216"/>
+        <location filename="../../ui/summary_panel.cpp" line="228"/>
         <source>%1, the same as without checkpointing</source>
         <translation>%1，与不使用检查点时相同</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="238"/>
+        <location filename="../../ui/summary_panel.cpp" line="239"/>
         <source>none: nothing is recomputed</source>
         <translation>无：没有任何重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="239"/>
+        <location filename="../../ui/summary_panel.cpp" line="240"/>
         <source>%1 (forward %2, backward %3, recompute %4, optimizer %5)</source>
         <translation>%1（前向 %2，反向 %3，重计算 %4，优化器 %5）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="245"/>
+        <location filename="../../ui/summary_panel.cpp" line="246"/>
         <source>%1 samples/s (1 sample per step)</source>
         <translation>%1 样本/秒（每步 1 个样本）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="246"/>
+        <location filename="../../ui/summary_panel.cpp" line="247"/>
         <source>%1 samples/s (%2 samples per step)</source>
         <translation>%1 样本/秒（每步 %2 个样本）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="250"/>
+        <location filename="../../ui/summary_panel.cpp" line="251"/>
         <source>unbounded: memory does not grow with the micro-batch</source>
         <translation>无上限：内存不随微批次增长</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="262"/>
+        <location filename="../../ui/summary_panel.cpp" line="263"/>
         <source>%1 (now %2)</source>
         <translation>%1（当前 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="277"/>
-        <location filename="../../ui/summary_panel.cpp" line="337"/>
+        <location filename="../../ui/summary_panel.cpp" line="278"/>
+        <location filename="../../ui/summary_panel.cpp" line="340"/>
         <source>&lt; 0.1%</source>
         <translation>&lt; 0.1%</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="290"/>
+        <location filename="../../ui/summary_panel.cpp" line="293"/>
         <source>%1: %2 (%3)</source>
         <translation>%1：%2（%3）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="304"/>
+        <location filename="../../ui/summary_panel.cpp" line="307"/>
         <source>⚠ Unsafe plan: %1. Gradients will differ from a run without checkpointing.</source>
         <translation>⚠ 不安全的方案：%1。梯度将与不使用检查点的运行结果不同。</translation>
     </message>
 </context>
 <context>
+    <name>remat::ui::SweepPanel</name>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="64"/>
+        <source>depth (blocks)</source>
+        <translation>深度（块数）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="65"/>
+        <source>sequence length</source>
+        <translation>序列长度</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="66"/>
+        <source>micro-batch</source>
+        <translation>微批次</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="67"/>
+        <source>What grows: the repeat count of the repeated block, the tokens per sample, or the samples per micro-batch</source>
+        <translation>增长的量：重复块的重复次数、每个样本的词元数，或每个微批次的样本数</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="69"/>
+        <source>default values</source>
+        <translation>默认取值</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="70"/>
+        <source>Values to sweep: a list (1,2,4,8) or a range (4..48 or 4..48:4); empty for the defaults</source>
+        <translation>要扫描的取值：列表（1,2,4,8）或范围（4..48 或 4..48:4）；留空则使用默认值</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="73"/>
+        <source>activations of the blocks</source>
+        <translation>块的激活</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="74"/>
+        <source>all activations</source>
+        <translation>全部激活</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="75"/>
+        <source>whole peak</source>
+        <translation>整体峰值</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="76"/>
+        <source>recompute overhead</source>
+        <translation>重计算开销</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="78"/>
+        <source>Activations of the blocks: the saved and recomputed activations made inside the swept blocks, at their highest — where O(N) against O(sqrt N) shows. The whole peak also holds what does not grow with the blocks (parameters, optimizer state, the loss&apos;s workspace).</source>
+        <translation>块的激活：被扫描的块内部产生的保存激活与重计算激活的最高值——O(N) 与 O(sqrt N) 的差别正体现在这里。整体峰值还包含不随块数增长的部分（参数、优化器状态、损失的工作区）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="82"/>
+        <source>sweeping %v of %m</source>
+        <translation>正在扫描 %v / %m</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="85"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="86"/>
+        <source>Stop the sweep</source>
+        <translation>停止扫描</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="90"/>
+        <source>Sweep</source>
+        <translation>扫描</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="93"/>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="124"/>
+        <source>Sweeps the model over its depth, sequence length or micro-batch.</source>
+        <translation>沿深度、序列长度或微批次扫描模型。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="218"/>
+        <source>Sweep cancelled.</source>
+        <translation>扫描已取消。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="240"/>
+        <source>The sweep could not run: %1</source>
+        <translation>无法进行扫描：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="298"/>
+        <source>blocks (repeats of %1)</source>
+        <translation>块数（%1 的重复次数）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="299"/>
+        <source>sequence length (tokens)</source>
+        <translation>序列长度（词元）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="300"/>
+        <source>micro-batch (samples)</source>
+        <translation>微批次（样本）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="306"/>
+        <source>recompute overhead (%)</source>
+        <translation>重计算开销（%）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="310"/>
+        <source>block activations</source>
+        <translation>块激活</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="311"/>
+        <source>activations</source>
+        <translation>激活</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="312"/>
+        <source>peak</source>
+        <translation>峰值</translation>
+    </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="325"/>
+        <source>Activations of the blocks from %1 to %2 (%3): %4.</source>
+        <translation>块的激活从 %1 到 %2（%3）：%4。</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/sweep_panel.cpp" line="332"/>
+        <source>%n point(s) refused: %1</source>
+        <translation>
+            <numerusform>有 %n 个点被拒绝：%1</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>remat::ui::TimelinePlot</name>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="52"/>
+        <location filename="../../ui/timeline_plot.cpp" line="54"/>
         <source>fwd</source>
         <comment>phase strip</comment>
         <translation>前</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="54"/>
+        <location filename="../../ui/timeline_plot.cpp" line="56"/>
         <source>re</source>
         <comment>phase strip</comment>
         <translation>重</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="56"/>
+        <location filename="../../ui/timeline_plot.cpp" line="58"/>
         <source>bwd</source>
         <comment>phase strip</comment>
         <translation>反</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="58"/>
+        <location filename="../../ui/timeline_plot.cpp" line="60"/>
         <source>opt</source>
         <comment>phase strip</comment>
         <translation>优</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="69"/>
+        <location filename="../../ui/timeline_plot.cpp" line="71"/>
         <source>setup</source>
         <translation>准备</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="71"/>
+        <location filename="../../ui/timeline_plot.cpp" line="73"/>
         <source>forward</source>
         <translation>前向</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="73"/>
+        <location filename="../../ui/timeline_plot.cpp" line="75"/>
         <source>recompute</source>
         <translation>重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="75"/>
+        <location filename="../../ui/timeline_plot.cpp" line="77"/>
         <source>backward</source>
         <translation>反向</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="77"/>
+        <location filename="../../ui/timeline_plot.cpp" line="79"/>
         <source>optimizer</source>
         <translation>优化器</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="79"/>
+        <location filename="../../ui/timeline_plot.cpp" line="81"/>
         <source>teardown</source>
         <translation>收尾</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="156"/>
-        <location filename="../../ui/timeline_plot.cpp" line="233"/>
+        <location filename="../../ui/timeline_plot.cpp" line="132"/>
+        <location filename="../../ui/timeline_plot.cpp" line="218"/>
         <source>instruction</source>
         <translation>指令</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="157"/>
+        <location filename="../../ui/timeline_plot.cpp" line="133"/>
         <source>live memory</source>
         <translation>存活内存</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="230"/>
+        <location filename="../../ui/timeline_plot.cpp" line="215"/>
         <source>live memory (%1)</source>
         <translation>存活内存（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="236"/>
+        <location filename="../../ui/timeline_plot.cpp" line="221"/>
         <source>predicted time (%1)</source>
         <translation>预测时间（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="341"/>
+        <location filename="../../ui/timeline_plot.cpp" line="328"/>
+        <source>%1 × %2</source>
+        <translation>%1 × %2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/timeline_plot.cpp" line="329"/>
+        <source>%1, micro-batches %2–%3 (× %4, same memory)</source>
+        <translation>%1，微批次 %2–%3（× %4，内存相同）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/timeline_plot.cpp" line="336"/>
         <source>%1 (micro-batch %2)</source>
         <translation>%1（微批次 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="357"/>
+        <location filename="../../ui/timeline_plot.cpp" line="353"/>
         <source>usable capacity</source>
         <translation>可用容量</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="358"/>
+        <location filename="../../ui/timeline_plot.cpp" line="354"/>
         <source>usable capacity %1, above this scale</source>
         <translation>可用容量 %1，超出此坐标范围</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="365"/>
+        <location filename="../../ui/timeline_plot.cpp" line="361"/>
         <source>peak %1
 at %2</source>
         <translation>峰值 %1
 位于 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="362"/>
+        <location filename="../../ui/timeline_plot.cpp" line="358"/>
         <source>usable capacity %1</source>
         <translation>可用容量 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="398"/>
+        <location filename="../../ui/timeline_plot.cpp" line="394"/>
         <source>measured</source>
         <translation>实测</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="439"/>
+        <location filename="../../ui/timeline_plot.cpp" line="437"/>
+        <source>phase: %1, micro-batches %2–%3 of %4: runs %5 times, with the same memory each time; its time is that of all runs</source>
+        <translation>阶段：%1，第 %2–%3 个微批次（共 %4 个）：运行 %5 次，每次内存相同；其时间为所有运行的总和</translation>
+    </message>
+    <message>
+        <location filename="../../ui/timeline_plot.cpp" line="445"/>
         <source>phase: %1, micro-batch %2 of %3</source>
         <translation>阶段：%1，第 %2 个微批次，共 %3 个</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="447"/>
+        <location filename="../../ui/timeline_plot.cpp" line="453"/>
         <source>layer: %1 (%2)</source>
         <translation>层：%1（%2）</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="454"/>
+        <location filename="../../ui/timeline_plot.cpp" line="460"/>
         <source>predicted time: starts at %1, takes %2</source>
         <translation>预测时间：开始于 %1，耗时 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="455"/>
+        <location filename="../../ui/timeline_plot.cpp" line="461"/>
         <source>predicted time: starts at %1, takes no time</source>
         <translation>预测时间：开始于 %1，不耗时</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="467"/>
+        <location filename="../../ui/timeline_plot.cpp" line="473"/>
         <source>live in total</source>
         <translation>存活总量</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="473"/>
+        <location filename="../../ui/timeline_plot.cpp" line="479"/>
         <source>This is the peak.</source>
         <translation>这是峰值。</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="496"/>
-        <location filename="../../ui/timeline_plot.cpp" line="504"/>
+        <location filename="../../ui/timeline_plot.cpp" line="502"/>
+        <location filename="../../ui/timeline_plot.cpp" line="510"/>
         <source>There is no timeline to export yet.</source>
         <translation>尚无可导出的时间线。</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="509"/>
-        <location filename="../../ui/timeline_plot.cpp" line="534"/>
+        <location filename="../../ui/timeline_plot.cpp" line="515"/>
+        <location filename="../../ui/timeline_plot.cpp" line="540"/>
         <source>Could not write &quot;%1&quot;: %2</source>
         <translation>无法写入“%1”：%2</translation>
     </message>
@@ -2308,92 +2579,92 @@ at %2</source>
 <context>
     <name>remat::ui::TradeoffPlot</name>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="94"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="72"/>
         <source>&lt;b&gt;optimal frontier&lt;/b&gt;&lt;br&gt;peak %1&lt;br&gt;step time %2&lt;br&gt;click to apply %3</source>
         <translation>&lt;b&gt;最优前沿&lt;/b&gt;&lt;br&gt;峰值 %1&lt;br&gt;单步时间 %2&lt;br&gt;点击以应用 %3</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="98"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="76"/>
         <source>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;peak %2&lt;br&gt;step time %3&lt;br&gt;click to apply</source>
         <translation>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;峰值 %2&lt;br&gt;单步时间 %3&lt;br&gt;点击以应用</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="156"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="134"/>
         <source>optimal, %1</source>
         <translation>最优，%1</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="157"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="135"/>
         <source>%1 (unsafe)</source>
         <translation>%1（不安全）</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="164"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="142"/>
         <source>predicted step time</source>
         <translation>预测单步时间</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="165"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="143"/>
         <source>peak memory</source>
         <translation>峰值内存</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="184"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="162"/>
         <source>predicted step time (%1)</source>
         <translation>预测单步时间（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="185"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="163"/>
         <source>peak memory (%1)</source>
         <translation>峰值内存（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="210"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="188"/>
         <source>every:K for K = 1 … %1</source>
         <translation>every:K，K = 1 … %1</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="228"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="206"/>
         <source>optimal frontier</source>
         <translation>最优前沿</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="235"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="213"/>
         <source>named strategies</source>
         <translation>命名策略</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="243"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="221"/>
         <source>unsafe: gradients differ</source>
         <translation>不安全：梯度不同</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="251"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="229"/>
         <source>current plan</source>
         <translation>当前方案</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="262"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="240"/>
         <source>usable capacity</source>
         <translation>可用容量</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="263"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="241"/>
         <source>usable capacity %1 (above this scale)</source>
         <translation>可用容量 %1（超出此坐标范围）</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="267"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="245"/>
         <source>usable capacity %1</source>
         <translation>可用容量 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="306"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="284"/>
         <source>%1 +%2 more</source>
         <translation>%1 及另外 %2 个</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="343"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="321"/>
         <source>There is no comparison to export yet.</source>
         <translation>尚无可导出的比较。</translation>
     </message>
