@@ -137,8 +137,8 @@ Result<std::vector<std::int64_t>> parseSweepValues(const std::string& text) {
         const std::size_t colon = text.find(':', dots);
         auto from = number(all.substr(0, dots));
         if (!from) return from.error();
-        auto to = number(all.substr(dots + 2, colon == std::string::npos ? std::string::npos
-                                                                           : colon - dots - 2));
+        auto to = number(all.substr(
+            dots + 2, colon == std::string::npos ? std::string::npos : colon - dots - 2));
         if (!to) return to.error();
         std::int64_t step = 1;
         if (colon != std::string::npos) {
@@ -224,13 +224,12 @@ Result<SweepResult> sweep(const ModelFile& model, const TrainingConfig& training
                 result.points.push_back(std::move(p));
             }
         };
-        Result<Graph> g = expandedLayerCount(m.network) > kMaxLayerInstances
-                              ? Result<Graph>(makeError(
-                                    "more than " + std::to_string(kMaxLayerInstances) +
-                                    " layer instances"))
-                              : lower(m.network, cfg.precision);
-        Result<Baseline> base = g ? evaluateBaseline(*g, cfg, device)
-                                  : Result<Baseline>(g.error());
+        Result<Graph> g =
+            expandedLayerCount(m.network) > kMaxLayerInstances
+                ? Result<Graph>(makeError("more than " + std::to_string(kMaxLayerInstances) +
+                                          " layer instances"))
+                : lower(m.network, cfg.precision);
+        Result<Baseline> base = g ? evaluateBaseline(*g, cfg, device) : Result<Baseline>(g.error());
         if (!base) {
             refuseAll(base.error().message);
             done += int(strategies.size());

@@ -33,7 +33,7 @@ struct SweepPoint {
     std::string strategy;  // the spelling
     std::string error;     // non-empty: this value or plan was refused, and why
     std::int64_t peakBytes = 0;
-    std::int64_t activationPeakBytes = 0;  // saved + recomputed activations, at their own peak
+    std::int64_t activationPeakBytes = 0;       // saved + recomputed activations, at their own peak
     std::int64_t blockActivationPeakBytes = 0;  // the same, of the swept blocks' ops alone
     std::int64_t keptActivationBytes = 0;       // Timeline::savedActivationBytes
     double recomputeOverhead = 0.0;             // Evaluation::recomputeOverhead()

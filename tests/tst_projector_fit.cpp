@@ -79,8 +79,9 @@ void TstProjectorFit::fits() {
     ui::MainWindow w(test::testOptions());
     QVERIFY(w.openModel(QStringLiteral("gpt2-small")));
     const QSize minimum = w.minimumSizeHint();
-    QVERIFY2(minimum.width() <= size.width() && minimum.height() <= size.height() - kTitleBar,
-             qPrintable(QStringLiteral("minimum %1 x %2").arg(minimum.width()).arg(minimum.height())));
+    QVERIFY2(
+        minimum.width() <= size.width() && minimum.height() <= size.height() - kTitleBar,
+        qPrintable(QStringLiteral("minimum %1 x %2").arg(minimum.width()).arg(minimum.height())));
     QVERIFY(test::showAt(w, size));
     settle();
     QCOMPARE(w.size(), size);
@@ -95,7 +96,8 @@ void TstProjectorFit::fits() {
     // The timeline keeps a usable area: a third of the width, a third of the height.
     const QRect timeline = w.centralWidget()->geometry();
     QVERIFY2(timeline.width() >= size.width() / 3 && timeline.height() >= size.height() / 3,
-             qPrintable(QStringLiteral("timeline %1 x %2").arg(timeline.width()).arg(timeline.height())));
+             qPrintable(
+                 QStringLiteral("timeline %1 x %2").arg(timeline.width()).arg(timeline.height())));
 
     // The summary: the verdict has the lines its text needs, the breakdown its columns.
     auto* summary = w.findChild<ui::SummaryPanel*>();

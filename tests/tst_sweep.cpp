@@ -173,8 +173,8 @@ void TstSweep::refusals() {
     QCOMPARE(*parseSweepAxis("micro-batch"), SweepAxis::MicroBatch);
     // Cancelling from the progress callback stops the sweep.
     int calls = 0;
-    auto cancelled = sweep(gpt.model, gpt.model.training, gpt.device, SweepAxis::Depth,
-                           {1, 2, 3}, strategies({"none", "full"}), [&](int done, int total) {
+    auto cancelled = sweep(gpt.model, gpt.model.training, gpt.device, SweepAxis::Depth, {1, 2, 3},
+                           strategies({"none", "full"}), [&](int done, int total) {
                                ++calls;
                                return done < 2 && total == 6;
                            });

@@ -144,8 +144,9 @@ void TstTranslations::compiledTranslationTranslatesMainWindowStrings() {
     QCOMPARE(t.translate(context, "&File"), QString::fromUtf8("文件(&F)"));
     QCOMPARE(t.translate(context, "&Edit"), QString::fromUtf8("编辑(&E)"));
     QCOMPARE(t.translate(context, "&View"), QString::fromUtf8("视图(&V)"));
-    for (const char* source : {"&Help", "Layer stack", "Comparison", "Summary", "Palette",
-                               "Memory budget", "&Language", "System default"}) {
+    for (const char* source :
+         {"&Help", "Layer stack", "Comparison", "Summary", "Palette", "Device and memory budget",
+          "Sweep", "&Language", "System default"}) {
         const QString text = t.translate(context, source);
         QVERIFY2(!text.isEmpty() && hasHan(text), source);
     }
@@ -258,9 +259,8 @@ void TstTranslations::timelineAndRunPanelSpeakChinese() {
         const QString tip = w.timeline()->tooltipFor(alloc);
         const QString firstLine = tip.section(QStringLiteral("<br>"), 0, 0);
         QVERIFY2(hasHan(firstLine), qPrintable(firstLine));
-        QVERIFY2(firstLine.contains(
-                     QString::fromStdString(bufferLabel(w.document()->graph(),
-                                                       p.buffer(p.instructions[alloc].buffer)))),
+        QVERIFY2(firstLine.contains(QString::fromStdString(
+                     bufferLabel(w.document()->graph(), p.buffer(p.instructions[alloc].buffer)))),
                  qPrintable(firstLine));
         QVERIFY2(firstLine.contains(QString::fromUtf8("保存的激活")), qPrintable(firstLine));
         QVERIFY2(!firstLine.contains(QLatin1String("alloc")) &&

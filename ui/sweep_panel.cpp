@@ -30,7 +30,7 @@ struct SweptStrategy {
     QColor color;
 };
 const SweptStrategy kStrategies[] = {
-    {"none", QColor(0x64, 0x74, 0x8b)},   {"full", QColor(0xdc, 0x26, 0x26)},
+    {"none", QColor(0x64, 0x74, 0x8b)},    {"full", QColor(0xdc, 0x26, 0x26)},
     {"every:2", QColor(0xf5, 0x9e, 0x0b)}, {"every:4", QColor(0x10, 0xb9, 0x81)},
     {"sqrt", QColor(0x3b, 0x82, 0xf6)},
 };
@@ -64,11 +64,13 @@ SweepPanel::SweepPanel(QWidget* parent)
     m_axis->addItem(tr("depth (blocks)"), int(SweepAxis::Depth));
     m_axis->addItem(tr("sequence length"), int(SweepAxis::SequenceLength));
     m_axis->addItem(tr("micro-batch"), int(SweepAxis::MicroBatch));
-    m_axis->setToolTip(tr("What grows: the repeat count of the repeated block, the tokens per "
-                          "sample, or the samples per micro-batch"));
+    m_axis->setToolTip(
+        tr("What grows: the repeat count of the repeated block, the tokens per "
+           "sample, or the samples per micro-batch"));
     m_values->setPlaceholderText(tr("default values"));
-    m_values->setToolTip(tr("Values to sweep: a list (1,2,4,8) or a range (4..48 or 4..48:4); "
-                            "empty for the defaults"));
+    m_values->setToolTip(
+        tr("Values to sweep: a list (1,2,4,8) or a range (4..48 or 4..48:4); "
+           "empty for the defaults"));
     m_values->setClearButtonEnabled(true);
     m_measure->addItem(tr("activations of the blocks"), int(Measure::BlockActivations));
     m_measure->addItem(tr("all activations"), int(Measure::Activations));
@@ -236,8 +238,8 @@ void SweepPanel::install(const Outcome& outcome) {
         m_result.reset();
         m_plot->clearAll();
         m_plot->replot();
-        m_status->setText(
-            tr("The sweep could not run: %1").arg(printableText(outcome.error, kShownMessageChars)));
+        m_status->setText(tr("The sweep could not run: %1")
+                              .arg(printableText(outcome.error, kShownMessageChars)));
         emit finished();
         return;
     }

@@ -40,8 +40,7 @@ public:
 
     // The model the sweep is of. Sweeps at once when the panel is on screen, else when it comes
     // on screen.
-    void setModel(const ModelFile& model, const TrainingConfig& training,
-                  const DeviceSpec& device);
+    void setModel(const ModelFile& model, const TrainingConfig& training, const DeviceSpec& device);
     void setUnits(ByteUnits units);
     // Whether the panel is on screen: a dock's tab behind another is still "visible" to Qt, so
     // the dock's visibilityChanged drives this.

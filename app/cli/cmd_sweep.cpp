@@ -131,7 +131,8 @@ int runSweep(const SweepOptions& o) {
         return 0;
     }
     std::cout << modelName(*c, o.common) << " on " << shown(c->device.name) << ", swept over "
-              << (r->axis == SweepAxis::Depth ? "the depth (repeats of " + shown(r->sweptLayer) + ")"
+              << (r->axis == SweepAxis::Depth
+                      ? "the depth (repeats of " + shown(r->sweptLayer) + ")"
                   : r->axis == SweepAxis::SequenceLength ? std::string("the sequence length")
                                                          : std::string("the micro-batch"))
               << "\n\n";
