@@ -179,14 +179,15 @@ QSize MainWindow::defaultSize() const {
 }
 
 void MainWindow::fitDocksToWindow() {
-    // Shares of the window, within what each panel needs: at 1600 x 1000 the stack takes 580
-    // pixels and the comparison 320; on a 1280 x 720 projector both shrink towards their
-    // minimum so that the timeline keeps the room it needs.
+    // Shares of the window, within what each panel needs: at 1600 x 1000 the stack takes 576
+    // pixels, the summary 400 (its titles beside their figures) and the comparison 320; on a
+    // 1280 x 720 projector they shrink towards their minimum so that the timeline keeps the
+    // room it needs.
     const int w = width(), h = height();
     m_fittedSize = size();
     resizeDocks({m_stackDock, m_inspectorDock}, {h * 2 / 3, h / 3}, Qt::Vertical);
     resizeDocks({m_stackDock}, {std::clamp(w * 9 / 25, 380, 580)}, Qt::Horizontal);
-    resizeDocks({m_summaryDock}, {340}, Qt::Horizontal);
+    resizeDocks({m_summaryDock}, {std::clamp(w / 4, 340, 420)}, Qt::Horizontal);
     resizeDocks({m_comparisonDock}, {std::clamp(h * 8 / 25, 200, 320)}, Qt::Vertical);
 }
 

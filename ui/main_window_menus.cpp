@@ -29,9 +29,22 @@ namespace remat::ui {
 
 namespace {
 
-// A description's first sentence (up to the first ". "), for a status line.
+// A description's first sentence (up to the first ". " that does not end an abbreviation such
+// as "et al." or "e.g."), for a status line.
 QString firstSentence(const QString& text) {
-    const qsizetype end = text.indexOf(QLatin1String(". "));
+    qsizetype end = -1;
+    for (qsizetype at = text.indexOf(QLatin1String(". ")); at >= 0;
+         at = text.indexOf(QLatin1String(". "), at + 1)) {
+        const qsizetype wordStart = text.lastIndexOf(QLatin1Char(' '), at) + 1;
+        const QString word = text.mid(wordStart, at - wordStart);
+        static const QStringList kAbbreviations = {QStringLiteral("al"), QStringLiteral("e.g"),
+                                                   QStringLiteral("i.e"), QStringLiteral("etc"),
+                                                   QStringLiteral("vs"), QStringLiteral("cf")};
+        if (word.size() > 1 && !kAbbreviations.contains(word)) {
+            end = at;
+            break;
+        }
+    }
     QString s = (end < 0 ? text : text.left(end + 1)).simplified();
     if (s.size() > 160) s = s.left(159) + QChar(0x2026);
     return s;
