@@ -182,4 +182,8 @@ public:
     virtual Status optimizerStep(const OptimizerCall& c) = 0;
 };
 
+// The backend's forward or backward entry for the op's kind (c.op->kind); an error naming the
+// kind for one no backend implements. The driver, the selftest and the op tests all call this.
+Status runOp(Backend& b, const OpCall& c, bool backward);
+
 }  // namespace remat

@@ -234,11 +234,11 @@ private:
             c.gradOutputs = refs(ins.gradOutputs);
             c.gradInputs = refs(ins.gradInputs);
             c.paramGrads = refs(ins.paramGrads);
-            return backward(c);
+            return runOp(m_backend, c, true);
         }
         c.inputs = refs(ins.inputs);
         c.outputs = refs(ins.outputs);
-        if (auto st = forward(c); !st) return st;
+        if (auto st = runOp(m_backend, c, false); !st) return st;
         if (ins.kind == InstrKind::Forward && isLossOp(op.kind)) {
             float loss = 0.0f;
             const DeviceBlock& block = m_blocks[ins.outputs[0].index()];
@@ -249,58 +249,6 @@ private:
             if (micro < m_m.losses.size()) m_m.losses[micro] = loss;
         }
         return Ok{};
-    }
-
-    Status forward(const OpCall& c) {
-        Backend& b = m_backend;
-        switch (c.op->kind) {
-            case OpKind::Linear: return b.linearForward(c);
-            case OpKind::Relu: return b.reluForward(c);
-            case OpKind::Gelu: return b.geluForward(c);
-            case OpKind::Silu: return b.siluForward(c);
-            case OpKind::Tanh: return b.tanhForward(c);
-            case OpKind::Sigmoid: return b.sigmoidForward(c);
-            case OpKind::Softmax: return b.softmaxForward(c);
-            case OpKind::LayerNorm: return b.layerNormForward(c);
-            case OpKind::RmsNorm: return b.rmsNormForward(c);
-            case OpKind::Dropout: return b.dropoutForward(c);
-            case OpKind::Mul: return b.mulForward(c);
-            case OpKind::Add: return b.addForward(c);
-            case OpKind::Embedding: return b.embeddingForward(c);
-            case OpKind::AttnScores: return b.attnScoresForward(c);
-            case OpKind::AttnContext: return b.attnContextForward(c);
-            case OpKind::ExpandKv: return b.expandKvForward(c);
-            case OpKind::CrossEntropy: return b.crossEntropyForward(c);
-            case OpKind::Mse: return b.mseForward(c);
-            default: break;
-        }
-        return makeError("no forward entry for " + std::string(opKindName(c.op->kind)));
-    }
-
-    Status backward(const OpCall& c) {
-        Backend& b = m_backend;
-        switch (c.op->kind) {
-            case OpKind::Linear: return b.linearBackward(c);
-            case OpKind::Relu: return b.reluBackward(c);
-            case OpKind::Gelu: return b.geluBackward(c);
-            case OpKind::Silu: return b.siluBackward(c);
-            case OpKind::Tanh: return b.tanhBackward(c);
-            case OpKind::Sigmoid: return b.sigmoidBackward(c);
-            case OpKind::Softmax: return b.softmaxBackward(c);
-            case OpKind::LayerNorm: return b.layerNormBackward(c);
-            case OpKind::RmsNorm: return b.rmsNormBackward(c);
-            case OpKind::Dropout: return b.dropoutBackward(c);
-            case OpKind::Mul: return b.mulBackward(c);
-            case OpKind::Add: return b.addBackward(c);
-            case OpKind::Embedding: return b.embeddingBackward(c);
-            case OpKind::AttnScores: return b.attnScoresBackward(c);
-            case OpKind::AttnContext: return b.attnContextBackward(c);
-            case OpKind::ExpandKv: return b.expandKvBackward(c);
-            case OpKind::CrossEntropy: return b.crossEntropyBackward(c);
-            case OpKind::Mse: return b.mseBackward(c);
-            default: break;
-        }
-        return makeError("no backward entry for " + std::string(opKindName(c.op->kind)));
     }
 
     Status optimizerStep(const Instruction& ins) {

@@ -23,6 +23,7 @@
 
 #include "budget_slider.h"
 #include "comparison_panel.h"
+#include "deep_model.h"
 #include "document.h"
 #include "evaluation_progress.h"
 #include "main_window.h"
@@ -38,22 +39,6 @@ namespace {
 
 constexpr int kWaitMs = 120000;  // for results under sanitizers on a loaded machine
 
-// The GPT-2 preset `preset` with its blocks repeated to `instances` layer instances in all.
-ModelFile gpt2Blocks(std::int64_t instances, const char* preset = "gpt2-small") {
-    ModelFile m = *loadModel(preset);
-    std::int64_t others = 0;
-    Layer* blocks = nullptr;
-    for (Layer& l : m.network.layers) {
-        if (l.repeat > 1 && !blocks)
-            blocks = &l;
-        else
-            others += l.repeat;
-    }
-    if (blocks) blocks->repeat = instances - others;
-    m.network.name = std::string(preset) + "-" + std::to_string(instances);
-    return m;
-}
-
 // The model the expensive scenarios edit: GPT-2 tiny (small enough to fit any device, so that
 // the screenshot shows a plan that fits) with 800 layer instances. Lowering it is expensive
 // (opening it runs in the background), its plans `none` and `full` are cheap, and a deep
@@ -61,7 +46,7 @@ ModelFile gpt2Blocks(std::int64_t instances, const char* preset = "gpt2-small") 
 // makes a program of about half a million instructions; `revolve:1` would make one of over 14
 // million, more than the compiler builds (kMaxProgramInstructions).
 ModelFile deepModel() {
-    return gpt2Blocks(800, "gpt2-tiny");
+    return remat::test::presetWithInstances(800, "gpt2-tiny");
 }
 
 // `model` planned with `spelling`, as Document::setStrategy stores a strategy.
@@ -287,7 +272,8 @@ private slots:
 
     void sliderOnALongChainPlansOnlyTheLatestPosition() {
         Document doc;
-        QVERIFY(doc.openModel(gpt2Blocks(kCheapPlannerUnits + 50), QString()).ok());
+        QVERIFY(doc.openModel(remat::test::presetWithInstances(kCheapPlannerUnits + 50), QString())
+                    .ok());
         QVERIFY(doc.waitUntilIdle().ok());
         BudgetSlider slider(&doc);
         // The range of a long chain is computed in the background.
@@ -315,7 +301,9 @@ private slots:
         Document* doc = w.document();
         // A chain the budget slider spans within the call, on which revolve with few
         // checkpoints is expensive.
-        QVERIFY(doc->openModel(gpt2Blocks(kCheapPlannerUnits, "gpt2-tiny"), QString()).ok());
+        QVERIFY(doc->openModel(remat::test::presetWithInstances(kCheapPlannerUnits, "gpt2-tiny"),
+                               QString())
+                    .ok());
         QVERIFY(doc->waitUntilIdle().ok());
         const int c = expensiveCheckpoints(*doc, doc->model());
         QVERIFY(c >= 1);

@@ -196,9 +196,11 @@ void TestCliRun::opOutOfScopeRefusedByName() {
 }
 
 void TestCliRun::longCpuRunRefusedWithEstimate() {
-    // GPT-2 small at micro-batch 2 is trillions of FLOPs, minutes on one CPU core, in a few
-    // GiB of host memory (at its preset micro-batch the memory check refuses it first).
-    const Output o = run({"run", "gpt2-small", "--backend", "cpu", "--micro-batch", "2"});
+    // GPT-2 small at micro-batch 2 with 256 accumulation steps is hundreds of trillions of
+    // FLOPs, hours on a machine's CPU cores however many, in the few GiB of host memory one
+    // micro-batch takes (at its preset micro-batch the memory check refuses it first).
+    const Output o = run({"run", "gpt2-small", "--backend", "cpu", "--micro-batch", "2",
+                          "--accum", "256"});
     QCOMPARE(o.exitCode, 2);
     QVERIFY2(o.err.contains("estimated at") && o.err.contains("--force"), o.err.constData());
     QVERIFY(o.out.isEmpty());

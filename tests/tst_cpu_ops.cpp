@@ -81,32 +81,6 @@ struct Fixture {
     }
 };
 
-Status dispatch(CpuBackend& b, OpKind kind, bool backward, const OpCall& c) {
-    switch (kind) {
-        case OpKind::Linear: return backward ? b.linearBackward(c) : b.linearForward(c);
-        case OpKind::Relu: return backward ? b.reluBackward(c) : b.reluForward(c);
-        case OpKind::Gelu: return backward ? b.geluBackward(c) : b.geluForward(c);
-        case OpKind::Silu: return backward ? b.siluBackward(c) : b.siluForward(c);
-        case OpKind::Tanh: return backward ? b.tanhBackward(c) : b.tanhForward(c);
-        case OpKind::Sigmoid: return backward ? b.sigmoidBackward(c) : b.sigmoidForward(c);
-        case OpKind::Softmax: return backward ? b.softmaxBackward(c) : b.softmaxForward(c);
-        case OpKind::LayerNorm: return backward ? b.layerNormBackward(c) : b.layerNormForward(c);
-        case OpKind::RmsNorm: return backward ? b.rmsNormBackward(c) : b.rmsNormForward(c);
-        case OpKind::Dropout: return backward ? b.dropoutBackward(c) : b.dropoutForward(c);
-        case OpKind::Mul: return backward ? b.mulBackward(c) : b.mulForward(c);
-        case OpKind::Add: return backward ? b.addBackward(c) : b.addForward(c);
-        case OpKind::Embedding: return backward ? b.embeddingBackward(c) : b.embeddingForward(c);
-        case OpKind::AttnScores: return backward ? b.attnScoresBackward(c) : b.attnScoresForward(c);
-        case OpKind::AttnContext:
-            return backward ? b.attnContextBackward(c) : b.attnContextForward(c);
-        case OpKind::ExpandKv: return backward ? b.expandKvBackward(c) : b.expandKvForward(c);
-        case OpKind::CrossEntropy:
-            return backward ? b.crossEntropyBackward(c) : b.crossEntropyForward(c);
-        case OpKind::Mse: return backward ? b.mseBackward(c) : b.mseForward(c);
-        default: return makeError("not an op under test");
-    }
-}
-
 constexpr std::uint64_t kSeed = 11;
 constexpr std::uint32_t kDraw = 2;
 
@@ -120,7 +94,7 @@ void forward(CpuBackend& b, Fixture& f) {
     for (auto& t : f.inputs) c.inputs.push_back(t.ref());
     for (auto& t : f.outputs) c.outputs.push_back(t.ref());
     for (auto& t : f.params) c.params.push_back(t.ref());
-    auto st = dispatch(b, f.op.kind, false, c);
+    auto st = runOp(b, c, false);
     if (!st) qFatal("forward: %s", st.error().message.c_str());
 }
 
@@ -172,7 +146,7 @@ GradResult backward(CpuBackend& b, Fixture& f, std::vector<HostTensor>& upstream
         r.paramGrads.push_back(std::move(g));
     }
     for (auto& g : r.paramGrads) c.paramGrads.push_back(g.ref());
-    auto st = dispatch(b, f.op.kind, true, c);
+    auto st = runOp(b, c, true);
     if (!st) qFatal("backward: %s", st.error().message.c_str());
     return r;
 }

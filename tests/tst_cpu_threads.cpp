@@ -64,32 +64,6 @@ struct Case {
     std::vector<bool> inputGrad, outputGrad;
 };
 
-Status dispatch(CpuBackend& b, OpKind kind, bool backward, const OpCall& c) {
-    switch (kind) {
-        case OpKind::Linear: return backward ? b.linearBackward(c) : b.linearForward(c);
-        case OpKind::Relu: return backward ? b.reluBackward(c) : b.reluForward(c);
-        case OpKind::Gelu: return backward ? b.geluBackward(c) : b.geluForward(c);
-        case OpKind::Silu: return backward ? b.siluBackward(c) : b.siluForward(c);
-        case OpKind::Tanh: return backward ? b.tanhBackward(c) : b.tanhForward(c);
-        case OpKind::Sigmoid: return backward ? b.sigmoidBackward(c) : b.sigmoidForward(c);
-        case OpKind::Softmax: return backward ? b.softmaxBackward(c) : b.softmaxForward(c);
-        case OpKind::LayerNorm: return backward ? b.layerNormBackward(c) : b.layerNormForward(c);
-        case OpKind::RmsNorm: return backward ? b.rmsNormBackward(c) : b.rmsNormForward(c);
-        case OpKind::Dropout: return backward ? b.dropoutBackward(c) : b.dropoutForward(c);
-        case OpKind::Mul: return backward ? b.mulBackward(c) : b.mulForward(c);
-        case OpKind::Add: return backward ? b.addBackward(c) : b.addForward(c);
-        case OpKind::Embedding: return backward ? b.embeddingBackward(c) : b.embeddingForward(c);
-        case OpKind::AttnScores: return backward ? b.attnScoresBackward(c) : b.attnScoresForward(c);
-        case OpKind::AttnContext:
-            return backward ? b.attnContextBackward(c) : b.attnContextForward(c);
-        case OpKind::ExpandKv: return backward ? b.expandKvBackward(c) : b.expandKvForward(c);
-        case OpKind::CrossEntropy:
-            return backward ? b.crossEntropyBackward(c) : b.crossEntropyForward(c);
-        case OpKind::Mse: return backward ? b.mseBackward(c) : b.mseForward(c);
-        default: return makeError("not an op under test");
-    }
-}
-
 // Everything an op wrote, forward then backward, as bytes.
 std::vector<std::vector<std::uint8_t>> runCase(Case k, int threads) {
     CpuBackend backend(threads);
@@ -105,7 +79,7 @@ std::vector<std::vector<std::uint8_t>> runCase(Case k, int threads) {
     for (auto& t : k.inputs) f.inputs.push_back(t.ref());
     for (auto& t : k.outputs) f.outputs.push_back(t.ref());
     for (auto& t : k.params) f.params.push_back(t.ref());
-    if (auto st = dispatch(backend, k.op.kind, false, f); !st)
+    if (auto st = runOp(backend, f, false); !st)
         qFatal("%s forward: %s", k.name.c_str(), st.error().message.c_str());
     for (auto& t : k.outputs) written.push_back(t.bytes);
 
@@ -143,7 +117,7 @@ std::vector<std::vector<std::uint8_t>> runCase(Case k, int threads) {
         grads.push_back(randomTensor(p.dtype, p.shape, rng));
         b.paramGrads.push_back(grads.back().ref());
     }
-    if (auto st = dispatch(backend, k.op.kind, true, b); !st)
+    if (auto st = runOp(backend, b, true); !st)
         qFatal("%s backward: %s", k.name.c_str(), st.error().message.c_str());
     for (auto& g : grads) written.push_back(g.bytes);
     if (auto st = backend.endStep(); !st) qFatal("%s", st.error().message.c_str());

@@ -268,50 +268,6 @@ private:
     std::vector<std::unique_ptr<Operand>> m_operands;
 };
 
-Status dispatch(Backend& b, const OpCall& c, bool forward) {
-    switch (c.op->kind) {
-        case OpKind::Linear:
-            return forward ? b.linearForward(c) : b.linearBackward(c);
-        case OpKind::Relu:
-            return forward ? b.reluForward(c) : b.reluBackward(c);
-        case OpKind::Gelu:
-            return forward ? b.geluForward(c) : b.geluBackward(c);
-        case OpKind::Silu:
-            return forward ? b.siluForward(c) : b.siluBackward(c);
-        case OpKind::Tanh:
-            return forward ? b.tanhForward(c) : b.tanhBackward(c);
-        case OpKind::Sigmoid:
-            return forward ? b.sigmoidForward(c) : b.sigmoidBackward(c);
-        case OpKind::Softmax:
-            return forward ? b.softmaxForward(c) : b.softmaxBackward(c);
-        case OpKind::LayerNorm:
-            return forward ? b.layerNormForward(c) : b.layerNormBackward(c);
-        case OpKind::RmsNorm:
-            return forward ? b.rmsNormForward(c) : b.rmsNormBackward(c);
-        case OpKind::Dropout:
-            return forward ? b.dropoutForward(c) : b.dropoutBackward(c);
-        case OpKind::Mul:
-            return forward ? b.mulForward(c) : b.mulBackward(c);
-        case OpKind::Add:
-            return forward ? b.addForward(c) : b.addBackward(c);
-        case OpKind::Embedding:
-            return forward ? b.embeddingForward(c) : b.embeddingBackward(c);
-        case OpKind::AttnScores:
-            return forward ? b.attnScoresForward(c) : b.attnScoresBackward(c);
-        case OpKind::AttnContext:
-            return forward ? b.attnContextForward(c) : b.attnContextBackward(c);
-        case OpKind::ExpandKv:
-            return forward ? b.expandKvForward(c) : b.expandKvBackward(c);
-        case OpKind::CrossEntropy:
-            return forward ? b.crossEntropyForward(c) : b.crossEntropyBackward(c);
-        case OpKind::Mse:
-            return forward ? b.mseForward(c) : b.mseBackward(c);
-        default:
-            break;
-    }
-    return makeError("the harness has no entry for " + std::string(opKindName(c.op->kind)));
-}
-
 bool isFloatType(DType t) {
     return t == DType::F32 || t == DType::BF16 || t == DType::F16;
 }
@@ -561,7 +517,7 @@ private:
         }
         if (auto st = reference::forward(rc); !st)
             return fail(base, "forward", "reference: " + st.error().message);
-        if (auto st = dispatch(m_sub, sc, true); !st)
+        if (auto st = remat::runOp(m_sub, sc, false); !st)
             return fail(base, "forward", st.error().message);
         std::vector<Compared> forwardCompared;
         for (std::size_t i = 0; i < outputs.size(); ++i)
@@ -654,7 +610,7 @@ private:
         if (grads.empty()) return;  // nothing flows back through this op
         if (auto st = reference::backward(rb); !st)
             return fail(base, "backward", "reference: " + st.error().message);
-        if (auto st = dispatch(m_sub, sb, false); !st)
+        if (auto st = remat::runOp(m_sub, sb, true); !st)
             return fail(base, "backward", st.error().message);
         std::vector<Compared> backwardCompared;
         for (std::size_t k = 0; k < grads.size(); ++k) {

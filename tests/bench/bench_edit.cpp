@@ -25,6 +25,7 @@
 #include <memory>
 #include <vector>
 
+#include "../deep_model.h"
 #include "allocator_tuning.h"
 #include "budget_slider.h"
 #include "document.h"
@@ -108,10 +109,10 @@ void editPreset(benchmark::State& state, const char* preset, int pauseMs = 0,
     }
     const double n = double(std::max<std::int64_t>(1, i));
     state.counters["cpu_ms"] = cpu / n;
-    state.counters["wall_ms"] = wall / n;  // the window's own measure of the same span
+    state.counters["wall_ms"] = wall / n;      // the window's own measure of the same span
     state.counters["events_ms"] = events / n;  // the event loop's turn after the edit (wall)
-    state.counters["plot_ms"] = plot / n;  // TimelinePlot::setData, replot included (wall)
-    state.counters["frame_ms"] = frame / n;  // edit + the next turn: the frame on screen (wall)
+    state.counters["plot_ms"] = plot / n;      // TimelinePlot::setData, replot included (wall)
+    state.counters["frame_ms"] = frame / n;    // edit + the next turn: the frame on screen (wall)
     state.counters["frame_cpu_ms"] = frameCpu / n;  // the same span, GUI-thread CPU time
     // The share of edits whose frame missed 16 ms, and the 90th percentile frame.
     if (!frames.empty()) {
@@ -185,8 +186,7 @@ void documentEdit(benchmark::State& state, const char* preset) {
 // TimelinePlot::setData on its own (decimation, drawing, labels), from a state the plot shares
 // (the interactive path) and through the copying overload; tst_timeline_plot checks that both
 // draw the same.
-void replotPreset(benchmark::State& state, const char* preset, const char* strategy,
-                  bool copying) {
+void replotPreset(benchmark::State& state, const char* preset, const char* strategy, bool copying) {
     Document doc;
     if (!doc.open(QString::fromLatin1(preset)).ok() ||
         !doc.setStrategy(QString::fromLatin1(strategy)).ok()) {
@@ -233,11 +233,11 @@ void longestGap(benchmark::State& state, const char* preset, bool changeStrategy
         state.ResumeTiming();
         QElapsedTimer t;
         t.start();
-        const bool ok = changeStrategy
-                            ? w.document()->setStrategy(n % 2 ? QStringLiteral("sqrt")
-                                                              : QStringLiteral("every:3"))
-                                  .ok()
-                            : w.openModel(QString::fromLatin1(preset));
+        const bool ok = changeStrategy ? w.document()
+                                             ->setStrategy(n % 2 ? QStringLiteral("sqrt")
+                                                                 : QStringLiteral("every:3"))
+                                             .ok()
+                                       : w.openModel(QString::fromLatin1(preset));
         action += double(t.nsecsElapsed()) / 1e6;
         if (!ok) {
             state.SkipWithError("the action was refused");
@@ -260,8 +260,8 @@ void longestGap(benchmark::State& state, const char* preset, bool changeStrategy
         state.ResumeTiming();
     }
     const double count = double(std::max<std::int64_t>(1, n));
-    state.counters["action_ms"] = action / count;       // the synchronous part (wall)
-    state.counters["longest_gap_ms"] = longest;         // the event loop's longest wait after it
+    state.counters["action_ms"] = action / count;  // the synchronous part (wall)
+    state.counters["longest_gap_ms"] = longest;    // the event loop's longest wait after it
 }
 
 // Work near the documented limits (docs/model-format.md), timed for the GUI thread's longest
@@ -271,29 +271,14 @@ void longestGap(benchmark::State& state, const char* preset, bool changeStrategy
 // applied (the document idle again). `background` false evaluates everything on the GUI thread
 // as before evaluations could run in the background (the "before" figures).
 enum class LongWork {
-    Revolve400,        // GPT-2 small with 400 layer instances: full -> revolve:1 (4.7 M instr.)
-    Open2000,          // opening GPT-2 small with 1,996 blocks: 2,000 layer instances
-    Revolve2000,       // the same with revolve:4 (1.63 M instructions)
-    OptimalGpt3,       // GPT-3 175B at micro-batch 16: optimal at mid-range
-    Optimal2000,       // the 2,000-instance model: optimal at mid-range
-    SlideGpt3,         // six budget slider positions 20 ms apart on GPT-3 175B (micro-batch 16)
-    Slide2000,         // the same on the 2,000-instance model
+    Revolve400,   // GPT-2 small with 400 layer instances: full -> revolve:1 (4.7 M instr.)
+    Open2000,     // opening GPT-2 small with 1,996 blocks: 2,000 layer instances
+    Revolve2000,  // the same with revolve:4 (1.63 M instructions)
+    OptimalGpt3,  // GPT-3 175B at micro-batch 16: optimal at mid-range
+    Optimal2000,  // the 2,000-instance model: optimal at mid-range
+    SlideGpt3,    // six budget slider positions 20 ms apart on GPT-3 175B (micro-batch 16)
+    Slide2000,    // the same on the 2,000-instance model
 };
-
-ModelFile gpt2Blocks(std::int64_t instances) {
-    ModelFile m = *loadModel("gpt2-small");
-    std::int64_t others = 0;
-    Layer* blocks = nullptr;
-    for (Layer& l : m.network.layers) {
-        if (l.repeat > 1 && !blocks)
-            blocks = &l;
-        else
-            others += l.repeat;
-    }
-    if (blocks) blocks->repeat = instances - others;
-    m.network.name = "gpt2-" + std::to_string(instances);
-    return m;
-}
 
 constexpr qint64 kLongWorkLimitMs = 60000;
 
@@ -314,11 +299,13 @@ void longWork(benchmark::State& state, LongWork work, bool background) {
                          work == LongWork::Slide2000;
         const bool gpt3 = work == LongWork::OptimalGpt3 || work == LongWork::SlideGpt3;
         bool ok = true;
-        if (big) ok = doc->openModel(gpt2Blocks(2000), QString()).ok() && doc->waitUntilIdle().ok();
+        if (big)
+            ok = doc->openModel(remat::test::presetWithInstances(2000), QString()).ok() &&
+                 doc->waitUntilIdle().ok();
         if (gpt3) ok = w->openModel(QStringLiteral("gpt3-175b")) && doc->setMicroBatch(16).ok();
         if (work == LongWork::Revolve400)
-            ok = doc->openModel(gpt2Blocks(400), QString()).ok() && doc->waitUntilIdle().ok() &&
-                 doc->setStrategy(QStringLiteral("full")).ok();
+            ok = doc->openModel(remat::test::presetWithInstances(400), QString()).ok() &&
+                 doc->waitUntilIdle().ok() && doc->setStrategy(QStringLiteral("full")).ok();
         w->resize(1600, 1000);
         w->show();
         while (doc->isBusy() || !ok) {
@@ -334,8 +321,8 @@ void longWork(benchmark::State& state, LongWork work, bool background) {
         while (budget && !budget->slider()->isEnabled() && wait.elapsed() < 120000)
             QApplication::processEvents(QEventLoop::AllEvents, 5);
         QApplication::processEvents();
-        const QString mid = QString::number(
-            budget ? (budget->minimumBytes() + budget->maximumBytes()) / 2 : 0);
+        const QString mid =
+            QString::number(budget ? (budget->minimumBytes() + budget->maximumBytes()) / 2 : 0);
         state.ResumeTiming();
 
         QElapsedTimer total, tick;
@@ -348,9 +335,15 @@ void longWork(benchmark::State& state, LongWork work, bool background) {
         };
         Status st = Ok{};
         switch (work) {
-            case LongWork::Revolve400: st = doc->setStrategy(QStringLiteral("revolve:1")); break;
-            case LongWork::Open2000: st = doc->openModel(gpt2Blocks(2000), QString()); break;
-            case LongWork::Revolve2000: st = doc->setStrategy(QStringLiteral("revolve:4")); break;
+            case LongWork::Revolve400:
+                st = doc->setStrategy(QStringLiteral("revolve:1"));
+                break;
+            case LongWork::Open2000:
+                st = doc->openModel(remat::test::presetWithInstances(2000), QString());
+                break;
+            case LongWork::Revolve2000:
+                st = doc->setStrategy(QStringLiteral("revolve:4"));
+                break;
             case LongWork::OptimalGpt3:
             case LongWork::Optimal2000:
                 st = doc->setStrategy(QStringLiteral("optimal:") + mid);
@@ -359,8 +352,8 @@ void longWork(benchmark::State& state, LongWork work, bool background) {
             case LongWork::Slide2000: {
                 QSlider* slider = budget->slider();
                 for (int k = 0; k < 6; ++k) {
-                    slider->setValue(slider->minimum() + (slider->maximum() - slider->minimum()) *
-                                                             (2 + k) / 10);
+                    slider->setValue(slider->minimum() +
+                                     (slider->maximum() - slider->minimum()) * (2 + k) / 10);
                     gap();
                     QElapsedTimer pace;
                     pace.start();
@@ -411,19 +404,19 @@ void longWork(benchmark::State& state, LongWork work, bool background) {
         state.ResumeTiming();
     }
     const double count = double(std::max<std::int64_t>(1, n));
-    state.counters["block_ms"] = block;        // the GUI thread's longest block (wall)
-    state.counters["call_ms"] = call / count;  // the action call (and drags) alone
-    state.counters["done_ms"] = done / count;  // until the result is applied and shown
-    state.counters["apply_ms"] = apply;        // the views' update with the result (wall)
-    state.counters["apply_cpu_ms"] = applyCpu;  // the same in the GUI thread's CPU time
+    state.counters["block_ms"] = block;               // the GUI thread's longest block (wall)
+    state.counters["call_ms"] = call / count;         // the action call (and drags) alone
+    state.counters["done_ms"] = done / count;         // until the result is applied and shown
+    state.counters["apply_ms"] = apply;               // the views' update with the result (wall)
+    state.counters["apply_cpu_ms"] = applyCpu;        // the same in the GUI thread's CPU time
     state.counters["cancelled"] = cancelled ? 1 : 0;  // not done within a minute: cancelled
 }
 
 }  // namespace
 
-#define REMAT_LONG_WORK(name, work, background)                         \
-    BENCHMARK_CAPTURE(longWork, name, work, background)                  \
-        ->Iterations(1)                                                  \
+#define REMAT_LONG_WORK(name, work, background)         \
+    BENCHMARK_CAPTURE(longWork, name, work, background) \
+        ->Iterations(1)                                 \
         ->Unit(benchmark::kMillisecond)
 REMAT_LONG_WORK(revolve_400_instances_before, LongWork::Revolve400, false);
 REMAT_LONG_WORK(revolve_400_instances_background, LongWork::Revolve400, true);
@@ -450,8 +443,7 @@ BENCHMARK_CAPTURE(editPreset, gpt3_175b, "gpt3-175b")->Unit(benchmark::kMillisec
 // Each layer on and off again: the plan stays one region away from the preset's.
 BENCHMARK_CAPTURE(editPreset, resnet_101_flip, "resnet-101", 0, true)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(editPreset, gpt3_175b_flip, "gpt3-175b", 0, true)
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(editPreset, gpt3_175b_flip, "gpt3-175b", 0, true)->Unit(benchmark::kMillisecond);
 // Edits 150 ms apart, the comparison running in between: what a user clicking through the stack
 // sees. (The runs above are back to back, the comparison restarting under every edit.)
 BENCHMARK_CAPTURE(editPreset, resnet_101_paced, "resnet-101", 150)
