@@ -1,5 +1,7 @@
 #include "background_priority.h"
 
+#include <QThreadPool>
+
 #ifdef __linux__
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -32,6 +34,12 @@ int threadNiceValue() {
 #else
     return 0;
 #endif
+}
+
+QThreadPool* newSerialPool() {
+    auto* pool = new QThreadPool;
+    pool->setMaxThreadCount(1);
+    return pool;
 }
 
 }  // namespace remat::ui

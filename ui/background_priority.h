@@ -9,10 +9,16 @@
 // but background work.
 #pragma once
 
+class QThreadPool;
+
 namespace remat::ui {
 
 // Lowers the calling thread's scheduling priority (once; later calls are free).
 void lowerThreadPriority();
+
+// A pool of one thread for one kind of background work, so that its jobs run one at a time;
+// it lives as long as the process (a job may outlive whoever started it).
+QThreadPool* newSerialPool();
 
 // The calling thread's nice value (0 for a normal thread), or 0 where threads have none.
 int threadNiceValue();

@@ -104,11 +104,7 @@ namespace {
 // Ranges of long chains are computed one at a time, at background priority; a newer request
 // makes the result of an older one ignored.
 QThreadPool* rangePool() {
-    static QThreadPool* pool = [] {
-        auto* p = new QThreadPool;  // lives as long as the process: jobs may outlive the slider
-        p->setMaxThreadCount(1);
-        return p;
-    }();
+    static QThreadPool* pool = newSerialPool();
     return pool;
 }
 

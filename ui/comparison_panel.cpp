@@ -167,11 +167,7 @@ namespace {
 // waits, so a burst of edits never has several background threads competing with the window's
 // own thread for the cores; and the one thread gives way to the window's (lowerThreadPriority).
 QThreadPool* comparisonPool() {
-    static QThreadPool* pool = [] {
-        auto* p = new QThreadPool;  // lives as long as the process: jobs may outlive the panel
-        p->setMaxThreadCount(1);
-        return p;
-    }();
+    static QThreadPool* pool = newSerialPool();
     return pool;
 }
 

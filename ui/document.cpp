@@ -58,20 +58,12 @@ QString layerText(const Network& net, std::size_t entry) {
 // the step it is on while the next waits, so a burst of edits (a slider dragged) plans only the
 // latest. The baseline beside it gets a second thread. Both give way to the GUI thread.
 QThreadPool* evaluationPool() {
-    static QThreadPool* pool = [] {
-        auto* p = new QThreadPool;  // lives as long as the process: jobs may outlive the document
-        p->setMaxThreadCount(1);
-        return p;
-    }();
+    static QThreadPool* pool = newSerialPool();
     return pool;
 }
 
 QThreadPool* evaluationHelperPool() {
-    static QThreadPool* pool = [] {
-        auto* p = new QThreadPool;  // lives as long as the process
-        p->setMaxThreadCount(1);
-        return p;
-    }();
+    static QThreadPool* pool = newSerialPool();
     return pool;
 }
 

@@ -43,11 +43,7 @@ namespace {
 // Superseded document states (a large model's program is tens of megabytes) are freed off the
 // GUI thread, one at a time, at background priority.
 QThreadPool* disposalPool() {
-    static QThreadPool* pool = [] {
-        auto* p = new QThreadPool;  // lives as long as the process
-        p->setMaxThreadCount(1);
-        return p;
-    }();
+    static QThreadPool* pool = newSerialPool();
     return pool;
 }
 

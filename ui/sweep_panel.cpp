@@ -37,11 +37,7 @@ const SweptStrategy kStrategies[] = {
 
 // Sweeps run one at a time on a thread that gives way to the window's.
 QThreadPool* sweepPool() {
-    static QThreadPool* pool = [] {
-        auto* p = new QThreadPool;  // lives as long as the process: a job may outlive the panel
-        p->setMaxThreadCount(1);
-        return p;
-    }();
+    static QThreadPool* pool = newSerialPool();
     return pool;
 }
 
