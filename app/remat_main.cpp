@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
     remat::cli::addPareto(app, exitCode);
     remat::cli::addMaxBatch(app, exitCode);
     remat::cli::addSweep(app, exitCode);
+    remat::cli::addFit(app, exitCode);
     remat::cli::addImportHf(app, exitCode);
     try {
         app.parse(argc, argv);

@@ -110,6 +110,8 @@ const char* categoryWords(Category c) {
             return "inputs";
         case Category::Workspace:
             return "workspace";
+        case Category::GatheredParameters:
+            return "gathered parameters";
     }
     return "?";
 }

@@ -15,5 +15,6 @@ struct BuiltinFile {
 
 const std::vector<BuiltinFile>& builtinDeviceFiles();
 const std::vector<BuiltinFile>& builtinModelFiles();
+const std::vector<BuiltinFile>& builtinClusterFiles();
 
 }  // namespace remat

@@ -213,6 +213,9 @@ private:
     void computeGradFlow() {
         m_flows.assign(m_g.tensors.size(), false);
         for (TensorId p : m_g.parameters) m_flows[p.index()] = true;
+        // A pipeline stage's received input: its gradient goes back to the previous stage.
+        for (TensorId t : m_g.inputs)
+            if (m_g.tensor(t).requiresGrad) m_flows[t.index()] = true;
         m_needsBackward.assign(m_g.ops.size(), false);
         for (std::size_t o = 0; o < m_g.ops.size(); ++o) {
             const Op& op = m_g.ops[o];
@@ -340,6 +343,13 @@ private:
         m_saved.assign(m_g.ops.size(), {});
         m_heldInputs.assign(m_nodes.size(), {});
         forwardPass(0, 0, std::uint32_t(m_g.ops.size() - 1), cur, m);
+        if (m_g.stageOutput.valid() && m_flows[m_g.stageOutput.index()]) {
+            // A pipeline stage without the loss: backward starts from the gradient of its
+            // output, received from the next stage.
+            const TensorId key = gradKey(m_g.stageOutput);
+            m_gradBuf[key.index()] =
+                newBuffer(BufferRole::ActivationGrad, key, m_g.tensor(key).dtype, m);
+        }
         backwardPass(0);
     }
 

@@ -4,6 +4,7 @@
 // micro_batch x its per-sample bytes, so every size is affine in the micro-batch.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -108,6 +109,16 @@ struct OpAttrs {
     bool bias = false;
 };
 
+// A collective a tensor- or context-parallel op runs over its group (parallel.h), with the bytes
+// of the whole tensor it moves (ring costs follow from them and the group size).
+enum class CollectiveKind : std::uint8_t { None, AllReduce, AllGather, ReduceScatter };
+enum class CommGroup : std::uint8_t { Tensor, Context };
+struct Collective {
+    CollectiveKind kind = CollectiveKind::None;
+    CommGroup group = CommGroup::Tensor;
+    Affine bytes;
+};
+
 // Work of one direction of one op.
 struct OpCost {
     Affine flops;
@@ -127,6 +138,9 @@ struct Op {
     OpAttrs attrs;
     OpCost forward, backward;
     Affine workspaceForward, workspaceBackward;  // scratch bytes for the duration of the op
+    // Collectives of a tensor- or context-parallel rank's op (none on one GPU): up to two per
+    // direction; a recompute runs the forward ones again.
+    std::array<Collective, 2> commForward{}, commBackward{};
 };
 
 struct Module {
@@ -152,6 +166,9 @@ struct Graph {
     std::vector<TensorId> parameters;
     std::vector<TensorId> inputs;         // data, token ids, targets
     TensorId loss;
+    // A pipeline stage that is not the last has no loss: its output goes to the next stage and
+    // its backward starts from the gradient the next stage sends back (parallel_eval.h).
+    TensorId stageOutput;
     Precision precision = Precision::Fp32;
     std::int64_t parameterCount = 0;
 

@@ -8,8 +8,9 @@ namespace {
 
 class Lowerer {
 public:
-    Lowerer(const Network& net, Precision precision)
-        : m_net(net), m_act(computeDType(precision)) {
+    Lowerer(const Network& net, Precision precision, const ShardOptions& shard)
+        : m_net(net), m_act(computeDType(precision)), m_shard(shard),
+          m_seq(shard.sequenceParallel ? shard.tp : 1) {
         m_g.precision = precision;
         Module root;
         root.kind = "network";
@@ -26,6 +27,13 @@ public:
         const Shape& inShape = shapes->front();
         if (m_net.input.isTokens()) {
             x = input("tokens", DType::I64, inShape);
+        } else if (m_shard.receivesActivations) {
+            // The previous stage's output, sequence-split under sequence parallelism; its
+            // gradient goes back to that stage.
+            Shape s = inShape;
+            if (!s.empty()) s.front() /= m_seq;
+            x = input("received", m_act, s);
+            m_g.tensors[x.index()].requiresGrad = true;
         } else {
             x = input("input", m_act, inShape);
         }
@@ -48,6 +56,7 @@ public:
                                  "), the largest supported");
         }
         finishRoot();
+        if (m_shard.sendsActivations) m_g.stageOutput = x;
         buildChain(sources);
         for (auto p : m_g.parameters) m_g.parameterCount += m_g.tensor(p).elements();
         return std::move(m_g);
@@ -150,6 +159,9 @@ private:
         return addTensor(std::move(t));
     }
     Affine bytesOf(TensorId t) const { return m_g.tensor(t).bytes(); }
+    static Affine scaled(Affine a, std::int64_t f) {
+        return {satMul(a.perSample, f), satMul(a.fixed, f)};
+    }
 
     OpId addOp(Op op) {
         // Costs are products of sizes checked one by one; their product can still be beyond
@@ -218,12 +230,22 @@ private:
         return x;
     }
 
+    // How a GEMM is split under tensor parallelism (ShardOptions): column-parallel GEMMs split
+    // their output features, row-parallel ones their input features.
+    enum class Split { None, Column, Row };
+
     TensorId linear(const std::string& label, TensorId x, std::int64_t out, bool bias,
-                    TensorId tiedWeight = TensorId::invalid()) {
+                    TensorId tiedWeight = TensorId::invalid(), Split split = Split::None) {
         const Tensor in = m_g.tensor(x);
         const std::int64_t inF = in.shape.back();
+        const bool tp = m_shard.tp > 1 && split != Split::None;
+        // Under sequence parallelism a column-parallel GEMM runs on the gathered sequence and a
+        // row-parallel one scatters its output back to the rank's part of the sequence.
+        const std::int64_t gather = tp && split == Split::Column ? m_seq : 1;
+        const std::int64_t scatter = tp && split == Split::Row ? m_seq : 1;
         Shape outShape = in.shape;
         outShape.back() = out;
+        if (outShape.size() >= 2) outShape.front() = outShape.front() * gather / scatter;
         TensorId y = activation(label, m_act, outShape);
         Op op;
         op.kind = OpKind::Linear;
@@ -236,8 +258,30 @@ private:
         op.attrs.in = inF;
         op.attrs.out = out;
         op.attrs.bias = bias;
-        const std::int64_t rows = m_g.tensor(x).elements() / inF;
+        const std::int64_t rows = m_g.tensor(x).elements() / inF * gather;
         const Affine w = bytesOf(op.params[0]);
+        if (tp) {
+            const Affine xFull = scaled(bytesOf(x), gather), yFull = scaled(bytesOf(y), scatter);
+            if (split == Split::Column) {
+                if (gather > 1) {
+                    // The gathered input exists while the GEMM runs, and again in backward.
+                    op.commForward[0] = {CollectiveKind::AllGather, CommGroup::Tensor, xFull};
+                    op.commBackward[0] = {CollectiveKind::AllGather, CommGroup::Tensor, xFull};
+                    op.commBackward[1] = {CollectiveKind::ReduceScatter, CommGroup::Tensor, xFull};
+                    op.workspaceForward = xFull;
+                    op.workspaceBackward = xFull + xFull;
+                } else {
+                    op.commBackward[0] = {CollectiveKind::AllReduce, CommGroup::Tensor, xFull};
+                }
+            } else if (scatter > 1) {
+                op.commForward[0] = {CollectiveKind::ReduceScatter, CommGroup::Tensor, yFull};
+                op.commBackward[0] = {CollectiveKind::AllGather, CommGroup::Tensor, yFull};
+                op.workspaceForward = yFull;
+                op.workspaceBackward = yFull;
+            } else {
+                op.commForward[0] = {CollectiveKind::AllReduce, CommGroup::Tensor, yFull};
+            }
+        }
         op.forward.matmul = op.backward.matmul = true;
         const std::int64_t biasFlops = bias ? satMul(rows, out) : 0;
         op.forward.flops = {satAdd(satProduct({2, rows, inF, out}), biasFlops), 0};
@@ -322,9 +366,15 @@ private:
     // ---- blocks ----------------------------------------------------------------------------
     TensorId attention(const Layer& l, TensorId x) {
         const Shape shape = m_g.tensor(x).shape;
-        const std::int64_t t = shape[0], c = shape[1];
-        const std::int64_t h = l.heads, kv = l.kvHeads > 0 ? l.kvHeads : l.heads, d = c / h;
-        TensorId qkv = linear("qkv", x, (h + 2 * kv) * d, l.qkvBias.value_or(l.bias));
+        // The sequence this rank attends over (its input may be a sequence-parallel part of it)
+        // and its share of the heads under tensor parallelism.
+        const std::int64_t t = shape[0] * m_seq, c = shape[1];
+        const std::int64_t d = c / l.heads, tp = m_shard.tp;
+        const std::int64_t h = l.heads / tp, kv = (l.kvHeads > 0 ? l.kvHeads : l.heads) / tp;
+        // Keys and values span every context-parallel rank's part of the sequence.
+        const std::int64_t tk = t * m_shard.cp;
+        TensorId qkv = linear("qkv", x, (h + 2 * kv) * d, l.qkvBias.value_or(l.bias),
+                              TensorId::invalid(), Split::Column);
         push("attention_core", "attention_core");
         OpAttrs a;
         a.tokens = t;
@@ -334,9 +384,9 @@ private:
         a.causal = l.causal;
         a.p = l.dropout;
         TensorId y;
-        const std::int64_t attnFlops = satProduct({2, h, t, t, d});
+        const std::int64_t attnFlops = satProduct({2, h, t, tk, d});
         if (l.attention == AttentionImpl::Flash) {
-            y = activation("flash", m_act, {t, c});
+            y = activation("flash", m_act, {t, h * d});
             TensorId lse = activation("flash.lse", DType::F32, {h, t}, true, false);
             Op op;
             op.kind = OpKind::FlashAttn;
@@ -352,6 +402,17 @@ private:
             op.forward.bytesMoved = bytesOf(qkv) + bytesOf(y) + bytesOf(lse);
             op.backward.flops = {satMul(f, 5) / 2, 0};
             op.backward.bytesMoved = bytesOf(qkv) + bytesOf(qkv) + bytesOf(y) + bytesOf(y);
+            if (m_shard.cp > 1) {
+                // Ring attention: the other ranks' keys and values pass through, two chunks of
+                // this rank's size in flight at once; backward sends their gradients back.
+                const Affine kvLocal{bytesOf(qkv).perSample / (h + 2 * kv) * (2 * kv), 0};
+                const Affine kvAll = scaled(kvLocal, m_shard.cp);
+                op.workspaceForward = kvLocal + kvLocal;
+                op.workspaceBackward = kvLocal + kvLocal + kvLocal + kvLocal;
+                op.commForward[0] = {CollectiveKind::AllGather, CommGroup::Context, kvAll};
+                op.commBackward[0] = {CollectiveKind::AllGather, CommGroup::Context, kvAll};
+                op.commBackward[1] = {CollectiveKind::ReduceScatter, CommGroup::Context, kvAll};
+            }
             addOp(std::move(op));
         } else {
             TensorId kSrc = qkv, vSrc = qkv;
@@ -390,7 +451,7 @@ private:
             }
             TensorId pr = unary(OpKind::Softmax, "softmax", s);
             TensorId pd = dropout("dropout", pr, l.dropout);
-            y = activation("context", m_act, {t, c});
+            y = activation("context", m_act, {t, h * d});
             Op op;
             op.kind = OpKind::AttnContext;
             op.name = opName("context");
@@ -406,23 +467,25 @@ private:
             addOp(std::move(op));
         }
         pop();
-        TensorId o = linear("proj", y, c, l.bias);
+        TensorId o = linear("proj", y, c, l.bias, TensorId::invalid(), Split::Row);
         return dropout("dropout", o, l.dropout);
     }
 
     TensorId mlp(const Layer& l, TensorId x) {
         const std::int64_t c = m_g.tensor(x).shape.back();
+        const std::int64_t hidden = l.mlpHidden / m_shard.tp;
+        const TensorId none = TensorId::invalid();
         TensorId hdn;
         if (l.gated) {
-            TensorId gate = linear("gate", x, l.mlpHidden, l.bias);
-            TensorId up = linear("up", x, l.mlpHidden, l.bias);
+            TensorId gate = linear("gate", x, hidden, l.bias, none, Split::Column);
+            TensorId up = linear("up", x, hidden, l.bias, none, Split::Column);
             TensorId act = activationOp(l.activation, "act", gate, false);
             hdn = binary(OpKind::Mul, "mul", act, up);
-            hdn = linear("down", hdn, c, l.bias);
+            hdn = linear("down", hdn, c, l.bias, none, Split::Row);
         } else {
-            TensorId h1 = linear("fc1", x, l.mlpHidden, l.bias);
+            TensorId h1 = linear("fc1", x, hidden, l.bias, none, Split::Column);
             TensorId act = activationOp(l.activation, "act", h1, false);
-            hdn = linear("fc2", act, c, l.bias);
+            hdn = linear("fc2", act, c, l.bias, none, Split::Row);
         }
         return dropout("dropout", hdn, l.dropout);
     }
@@ -552,14 +615,27 @@ private:
     }
 
     TensorId embedding(const Layer& l, TensorId tokens) {
-        const std::int64_t t = m_net.input.tokens;
-        TensorId y = activation("embed", m_act, {t, l.dim});
+        // Under tensor parallelism each rank holds a vocabulary slice and the partial lookups
+        // are summed (all-reduce), or reduce-scattered along the sequence with sequence
+        // parallelism.
+        const std::int64_t t = m_net.input.tokens, tp = m_shard.tp;
+        TensorId y = activation("embed", m_act, {t / m_seq, l.dim});
         Op op;
         op.kind = OpKind::Embedding;
         op.name = opName("embed");
         op.inputs = {tokens};
         op.outputs = {y};
-        m_tokenEmbedding = param("wte", {m_net.input.vocab, l.dim});
+        m_tokenEmbedding = param("wte", {m_net.input.vocab / tp, l.dim});
+        if (tp > 1) {
+            const Affine full = scaled(bytesOf(y), m_seq);
+            if (m_seq > 1) {
+                op.commForward[0] = {CollectiveKind::ReduceScatter, CommGroup::Tensor, full};
+                op.commBackward[0] = {CollectiveKind::AllGather, CommGroup::Tensor, full};
+                op.workspaceForward = full;
+            } else {
+                op.commForward[0] = {CollectiveKind::AllReduce, CommGroup::Tensor, full};
+            }
+        }
         op.params = {m_tokenEmbedding};
         if (l.positions > 0) op.params.push_back(param("wpe", {l.positions, l.dim}));
         op.saved = {tokens};
@@ -589,6 +665,12 @@ private:
             op.outputs = {lossT, logp};
             op.saved = {logp, targets};
             op.attrs.vocab = v;
+            if (m_shard.tp > 1 && v * m_shard.tp == (m_shard.vocab > 0 ? m_shard.vocab : m_net.input.vocab)) {
+                // Vocabulary-parallel cross-entropy: the row maximum, the sum of exponentials
+                // and the target logit are all-reduced (fp32, one each per row).
+                const Affine rows{satMul(satMul(elemsOf(x).perSample / v, 3), 4), 0};
+                op.commForward[0] = {CollectiveKind::AllReduce, CommGroup::Tensor, rows};
+            }
             // A 16-bit model's logits are first copied to fp32 (a transient the size of the
             // logits in fp32); backward produces the fp32 gradient of the log-probabilities
             // and, for 16-bit logits, the fp32 gradient of that copy before the cast back.
@@ -620,15 +702,20 @@ private:
                 bool isHead = m_net.tieEmbeddings && m_tokenEmbedding.valid() &&
                               static_cast<std::size_t>(inst) + 2 ==
                                   static_cast<std::size_t>(expandedLayerCount(m_net));
+                // The output head is split by vocabulary under tensor parallelism.
+                const std::int64_t vocab = m_shard.vocab > 0 ? m_shard.vocab : m_net.input.vocab;
+                const bool vocabSplit = m_shard.tp > 1 && vocab > 0 && l.out == vocab;
+                const std::int64_t out = vocabSplit ? l.out / m_shard.tp : l.out;
+                const Split split = vocabSplit ? Split::Column : Split::None;
                 if (isHead) {
                     const Shape& w = m_g.tensor(m_tokenEmbedding).shape;
-                    if (l.out != w[0] || shapeIn.back() != w[1])
+                    if (out != w[0] || shapeIn.back() != w[1])
                         return makeError("layer " + std::to_string(inst) +
                                          " (linear): tie_embeddings needs out = vocab and in = "
                                          "the embedding width");
-                    return linear("linear", x, l.out, l.bias, m_tokenEmbedding);
+                    return linear("linear", x, out, l.bias, m_tokenEmbedding, split);
                 }
-                return linear("linear", x, l.out, l.bias);
+                return linear("linear", x, out, l.bias, TensorId::invalid(), split);
             }
             case LayerKind::Relu: return unary(OpKind::Relu, "relu", x, l.inplace);
             case LayerKind::Gelu: return unary(OpKind::Gelu, "gelu", x, l.inplace);
@@ -687,6 +774,8 @@ private:
 
     const Network& m_net;
     DType m_act;
+    ShardOptions m_shard;
+    std::int64_t m_seq = 1;  // sequence split of the layers outside the tensor-parallel GEMMs
     std::string m_error;
     Graph m_g;
     std::vector<ModuleId> m_stack;
@@ -695,8 +784,8 @@ private:
 
 }  // namespace
 
-Result<Graph> lower(const Network& net, Precision precision) {
-    return Lowerer(net, precision).run();
+Result<Graph> lower(const Network& net, Precision precision, const ShardOptions& shard) {
+    return Lowerer(net, precision, shard).run();
 }
 
 std::string_view opKindName(OpKind k) {

@@ -352,6 +352,83 @@ Status checkManualPlan(const ModelFile& m, const Graph& graph, const std::string
 
 }  // namespace
 
+// The `parallel` object (docs/model-format.md): degrees, ZeRO stage (a number or FSDP's name),
+// schedule and offload. How the layout fits the network is checked once the network is read.
+static ParallelConfig readParallel(Reader& r, const json& o) {
+    const std::string at = "$.parallel";
+    ParallelConfig p;
+    if (!o.is_object()) {
+        r.fail(at, "expected an object");
+        return p;
+    }
+    r.onlyKeys(o, {"dp", "zero", "tp", "sequence_parallel", "pp", "schedule", "cp", "offload"},
+               at);
+    p.dp = r.size(o, "dp", at, 1);
+    p.tp = r.size(o, "tp", at, 1);
+    p.pp = r.size(o, "pp", at, 1);
+    p.cp = r.size(o, "cp", at, 1);
+    p.sequenceParallel = r.boolean(o, "sequence_parallel", at, false);
+    if (o.contains("zero")) {
+        const json& z = o["zero"];
+        std::string s = z.is_number_integer() ? std::to_string(z.get<std::int64_t>())
+                        : z.is_string()       ? z.get<std::string>()
+                                              : std::string("?");
+        auto stage = parseZeroStage(s, &p.hybridShard);
+        if (!stage)
+            r.fail(at + ".zero", "expected 0, 1, 2, 3, no_shard, shard_grad_op, full_shard or "
+                                 "hybrid, got " + printableJson(z));
+        else
+            p.zeroStage = *stage;
+    }
+    if (o.contains("schedule")) {
+        const std::string s = r.string(o, "schedule", at, "1f1b");
+        auto sch = parseSchedule(s);
+        if (!sch)
+            r.fail(at + ".schedule", "expected gpipe, 1f1b or interleaved:V (V >= 2), got \"" +
+                                         printable(s) + "\"");
+        else
+            std::tie(p.schedule, p.virtualStages) = *sch;
+    }
+    if (o.contains("offload")) {
+        const json& off = o["offload"];
+        if (!off.is_array()) {
+            r.fail(at + ".offload", "expected a list of optimizer, parameters, activations");
+            return p;
+        }
+        for (std::size_t i = 0; i < off.size() && i < 8; ++i) {
+            const std::string what = off[i].is_string() ? off[i].get<std::string>() : "?";
+            if (what == "optimizer") p.offloadOptimizer = true;
+            else if (what == "parameters") p.offloadParameters = true;
+            else if (what == "activations") p.offloadActivations = true;
+            else
+                r.fail(at + ".offload[" + std::to_string(i) + "]",
+                       "expected optimizer, parameters or activations, got " +
+                           printableJson(off[i]));
+        }
+    }
+    return p;
+}
+
+static json parallelToJson(const ParallelConfig& p) {
+    json j = json::object();
+    if (p.dp != 1) j["dp"] = p.dp;
+    if (p.zeroStage != 0)
+        j["zero"] = p.hybridShard ? json("hybrid") : json(p.zeroStage);
+    if (p.tp != 1) j["tp"] = p.tp;
+    if (p.sequenceParallel) j["sequence_parallel"] = true;
+    if (p.pp != 1) {
+        j["pp"] = p.pp;
+        j["schedule"] = scheduleName(p.schedule, p.virtualStages);
+    }
+    if (p.cp != 1) j["cp"] = p.cp;
+    json off = json::array();
+    if (p.offloadOptimizer) off.push_back("optimizer");
+    if (p.offloadParameters) off.push_back("parameters");
+    if (p.offloadActivations) off.push_back("activations");
+    if (!off.empty()) j["offload"] = off;
+    return j;
+}
+
 Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrigin) {
     auto parsed = parseJsonText(text, rawOrigin);
     if (!parsed) return parsed.error();
@@ -361,7 +438,7 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrig
     ModelFile m;
     if (!j.is_object()) return makeError(origin + ": $: expected an object");
     r.onlyKeys(j, {"format", "name", "description", "input", "layers", "tie_embeddings", "plan",
-                   "training", "device"},
+                   "training", "device", "parallel"},
                "$");
     int version = 0;
     if (!j.contains("format"))
@@ -495,6 +572,13 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrig
         m.training.optimizer = r.choice(t, "optimizer", "$.training", Optimizer::Sgd,
                                         parseOptimizer, "sgd, momentum, adam, adamw");
     }
+    if (j.contains("parallel")) {
+        if (version < 2)
+            r.fail("$.parallel", "unknown field in remat-model/1 (parallel layouts need "
+                                 "\"format\": \"remat-model/2\")");
+        else
+            m.training.parallel = readParallel(r, j["parallel"]);
+    }
     if (r.failed()) return r.error();
 
     if (m.network.tieEmbeddings && !m.network.input.isTokens())
@@ -526,19 +610,22 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrig
         auto st = checkManualPlan(m, *g, origin);
         if (!st) return st.error();
     }
+    if (auto st = validateLayout(m.network, m.training.parallel); !st)
+        return makeError(origin + ": $." + printable(st.error().message, 400));
     return m;
 }
 
 // The oldest version that holds the model: version 1 readers keep reading every file that
 // uses nothing of version 2.
-bool needsVersion2(const Network& net) {
-    return std::any_of(net.layers.begin(), net.layers.end(),
+bool needsVersion2(const ModelFile& m) {
+    return !m.training.parallel.single() ||
+           std::any_of(m.network.layers.begin(), m.network.layers.end(),
                        [](const Layer& l) { return l.qkvBias.has_value() || l.parallelResidual; });
 }
 
 std::string modelToJson(const ModelFile& m) {
     json j;
-    j["format"] = needsVersion2(m.network) ? "remat-model/2" : "remat-model/1";
+    j["format"] = needsVersion2(m) ? "remat-model/2" : "remat-model/1";
     if (!m.network.name.empty()) j["name"] = m.network.name;
     if (!m.description.empty()) j["description"] = m.description;
     const InputSpec& in = m.network.input;
@@ -568,6 +655,7 @@ std::string modelToJson(const ModelFile& m) {
                      {"accumulation_steps", m.training.accumulationSteps},
                      {"precision", precisionName(m.training.precision)},
                      {"optimizer", optimizerName(m.training.optimizer)}};
+    if (!m.training.parallel.single()) j["parallel"] = parallelToJson(m.training.parallel);
     if (!m.device.empty()) j["device"] = m.device;
     return j.dump(2) + "\n";
 }

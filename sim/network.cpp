@@ -163,7 +163,7 @@ Result<std::vector<Shape>> inferShapes(const Network& net) {
             return fail("token ids must first go through an embedding layer");
         if (isLoss(l.kind) && i + 1 != net.layers.size())
             return fail("a loss must be the last layer");
-        if (!isLoss(l.kind) && i + 1 == net.layers.size())
+        if (!isLoss(l.kind) && i + 1 == net.layers.size() && !net.sendsOutput)
             return fail("the last layer must be a loss (cross_entropy or mse)");
         auto positive = [&](std::int64_t v, const char* field) -> std::optional<Error> {
             if (v <= 0 || v > kMaxDim)

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "parallel.h"
 #include "result.h"
 #include "types.h"
 
@@ -114,6 +115,8 @@ struct TrainingConfig {
     std::int64_t accumulationSteps = 1;
     Precision precision = Precision::Fp32;
     Optimizer optimizer = Optimizer::Sgd;
+    // The GPUs the step is spread over (the model file's `parallel` object).
+    ParallelConfig parallel;
     bool operator==(const TrainingConfig&) const = default;
 };
 
@@ -122,6 +125,9 @@ struct Network {
     InputSpec input;
     std::vector<Layer> layers;
     bool tieEmbeddings = false;
+    // A pipeline stage before the last (parallel_eval.h): it ends without a loss and sends its
+    // output on. Never set by model files.
+    bool sendsOutput = false;
     bool operator==(const Network&) const = default;
 };
 

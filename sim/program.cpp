@@ -15,6 +15,8 @@ std::string_view bufferRoleName(BufferRole r) {
         case BufferRole::Activation: return "activation";
         case BufferRole::ActivationGrad: return "activation_gradient";
         case BufferRole::Workspace: return "workspace";
+        case BufferRole::Gathered: return "gathered";
+        case BufferRole::InFlightActivations: return "in_flight_activations";
     }
     return "?";
 }
@@ -257,6 +259,17 @@ std::string bufferLabel(const Graph& g, const Buffer& b) {
         if (!b.op.valid() || b.op.index() >= g.ops.size()) return "GEMM library workspace";
         return g.op(b.op).name + (b.backward ? " backward workspace" : " workspace");
     }
+    if (b.role == BufferRole::Gathered) {
+        std::string layer = "?";
+        if (b.op.valid() && b.op.index() < g.ops.size()) {
+            layer = g.op(b.op).name;
+            layer = layer.substr(0, layer.find('/'));
+        }
+        return layer + (b.backward ? " whole gradients (before reduce-scatter)"
+                                   : " gathered parameters");
+    }
+    if (b.role == BufferRole::InFlightActivations)
+        return "kept activations of the other in-flight micro-batches";
     if (!b.tensor.valid() || b.tensor.index() >= g.tensors.size()) return "?";
     const std::string& name = g.tensor(b.tensor).name;
     switch (b.role) {

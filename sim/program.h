@@ -40,6 +40,12 @@ enum class BufferRole {
     Activation,      // an op output (forward or recompute)
     ActivationGrad,  // gradient of an activation
     Workspace,       // op scratch or the GEMM library workspace
+    // Parallel layouts (parallel_eval.h), in the simulator only: a sharded layer's gathered
+    // parameters (ZeRO-3 / FSDP) or its whole gradients before the reduce-scatter (ZeRO-2 and
+    // 3; `backward` set), and the kept activations of the other micro-batches a pipeline
+    // stage holds at once.
+    Gathered,
+    InFlightActivations,
 };
 std::string_view bufferRoleName(BufferRole r);
 

@@ -77,6 +77,7 @@ Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
 
     CategoryBytes live{};
     std::int64_t liveActivationBytes = 0;
+    Affine liveActivationAffine;
     Affine liveAffine;
     const std::int64_t usable = d.usableBytes();
     std::int64_t maxB = kMaxMicroBatch;
@@ -84,7 +85,10 @@ Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
     for (std::size_t i = 0; i < n; ++i) {
         if ((i & 0x3fff) == 0 && cancelRequested(cancel)) return t;
         const Instruction& ins = p.instructions[i];
-        if (i == firstBackward) t.savedActivationBytes = liveActivationBytes;
+        if (i == firstBackward) {
+            t.savedActivationBytes = liveActivationBytes;
+            t.savedActivationAffine = liveActivationAffine;
+        }
         double dt = 0.0;
         if (ins.kind == InstrKind::Alloc || ins.kind == InstrKind::Free) {
             const Buffer& buf = p.buffer(ins.buffer);
@@ -93,8 +97,12 @@ Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
             live[std::size_t(buf.category)] += sign * bytes;
             liveAffine.perSample += sign * buf.bytes.perSample;
             liveAffine.fixed += sign * buf.bytes.fixed;
-            if (buf.role == BufferRole::Activation || buf.role == BufferRole::Input)
+            if (buf.role == BufferRole::Activation || buf.role == BufferRole::Input ||
+                buf.role == BufferRole::InFlightActivations) {
                 liveActivationBytes += sign * bytes;
+                liveActivationAffine.perSample += sign * buf.bytes.perSample;
+                liveActivationAffine.fixed += sign * buf.bytes.fixed;
+            }
             if (ins.kind == InstrKind::Alloc) {
                 // Only allocations can raise the live total; check the affine bound here.
                 if (liveAffine.perSample > 0) {

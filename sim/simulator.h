@@ -35,6 +35,7 @@ struct Timeline {
     // Distinct storages saved for backward or kept as region inputs, just before the last
     // micro-batch's first backward instruction.
     std::int64_t savedActivationBytes = 0;
+    Affine savedActivationAffine;  // the same as a*B + c in the micro-batch
     PhaseTotals flops;  // per training step
     PhaseTotals timeS;
     // Largest micro-batch whose peak fits the device's usable memory (capacity - reserve);

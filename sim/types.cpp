@@ -54,6 +54,7 @@ std::string_view categoryKey(Category c) {
         case Category::Transient: return "transient";
         case Category::Inputs: return "inputs";
         case Category::Workspace: return "workspace";
+        case Category::GatheredParameters: return "gathered_parameters";
     }
     return "?";
 }

@@ -49,13 +49,17 @@ enum class Category : std::uint8_t {
     Transient,
     Inputs,
     Workspace,
+    // Parallel layouts with ZeRO-3 / FSDP: the whole parameters of the layer being computed and
+    // of the one prefetched, gathered from every data-parallel rank's shard.
+    GatheredParameters,
 };
-inline constexpr std::size_t kCategoryCount = 8;
+inline constexpr std::size_t kCategoryCount = 9;
 inline constexpr std::array<Category, kCategoryCount> kAllCategories = {
     Category::Parameters,       Category::Gradients,
     Category::OptimizerState,   Category::SavedActivations,
     Category::RecomputedActivations, Category::Transient,
-    Category::Inputs,           Category::Workspace};
+    Category::Inputs,           Category::Workspace,
+    Category::GatheredParameters};
 // JSON spelling (`saved_activations`, ...).
 std::string_view categoryKey(Category c);
 

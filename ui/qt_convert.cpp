@@ -56,6 +56,8 @@ QColor categoryColor(Category c) {
             return QColor(0xed, 0xc9, 0x48);
         case Category::Workspace:
             return QColor(0xb0, 0x7a, 0xa1);
+        case Category::GatheredParameters:
+            return QColor(0x8c, 0x8c, 0xd9);
     }
     return QColor(Qt::gray);
 }
@@ -79,6 +81,8 @@ QString categoryDisplayName(Category c) {
             return QCoreApplication::translate("Category", "inputs");
         case Category::Workspace:
             return QCoreApplication::translate("Category", "workspace");
+        case Category::GatheredParameters:
+            return QCoreApplication::translate("Category", "gathered parameters (ZeRO-3)");
     }
     return {};
 }

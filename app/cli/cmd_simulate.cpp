@@ -1,11 +1,14 @@
 // `remat simulate`: one strategy, the full prediction.
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "analysis.h"
 #include "commands.h"
 #include "common.h"
+#include "parallel_eval.h"
+#include "parallel_report.h"
 #include "report.h"
 
 namespace remat::cli {
@@ -15,19 +18,39 @@ namespace {
 int runSimulate(const CommonOptions& o) {
     auto c = resolve(o);
     if (!c) return userError(c.error().message);
-    auto e = evaluate(c->graph, c->strategy, c->manual, c->training, c->device);
-    if (!e) return userError(*c, e.error().message);
-    if (o.json) {
-        std::cout << dumpJson(evaluationToJson(c->graph, *e, c->device)) << "\n";
-        return 0;
+    // A parallel layout: the figures of the rank that peaks, then the layout's step.
+    std::optional<ParallelEvaluation> pe;
+    Result<Evaluation> e = makeError("");
+    if (!c->training.parallel.single()) {
+        auto r = evaluateParallel(c->model.network, c->strategy, c->manual, c->training,
+                                  c->cluster);
+        if (!r) return userError(*c, r.error().message);
+        pe = std::move(*r);
+        e = pe->evaluation;
+        if (o.json) {
+            std::cout << dumpJson(parallelEvaluationToJson(*pe)) << "\n";
+            return 0;
+        }
+    } else {
+        e = evaluate(c->graph, c->strategy, c->manual, c->training, c->device);
+        if (!e) return userError(*c, e.error().message);
+        if (o.json) {
+            std::cout << dumpJson(evaluationToJson(c->graph, *e, c->device)) << "\n";
+            return 0;
+        }
     }
+    const Graph& graph = pe ? pe->graph : c->graph;
     const Timeline& t = e->timeline;
     std::cout << modelName(*c, o) << " on " << shown(c->device.name) << " ("
               << formatBytes(c->device.memoryBytes) << ", usable "
               << formatBytes(c->device.usableBytes()) << ")\n";
+    if (pe)
+        std::cout << "per GPU, the rank that peaks (pipeline stage " << pe->peakStage << " of "
+                  << pe->stages.size() << (pe->stages.size() > 1 ? ", one micro-batch" : "")
+                  << "):\n";
     std::cout << "micro-batch " << c->training.microBatch << " x " << c->training.accumulationSteps
               << " accumulation steps, " << precisionName(c->training.precision) << ", "
-              << optimizerName(c->training.optimizer) << ", " << c->graph.parameterCount
+              << optimizerName(c->training.optimizer) << ", " << graph.parameterCount
               << " parameters\n";
     std::cout << "strategy " << shown(e->strategy.spelling()) << ": "
               << e->program.plan.regions.size() << " checkpointed regions, "
@@ -41,7 +64,7 @@ int runSimulate(const CommonOptions& o) {
               << " of the whole peak without checkpointing, " << formatBytes(e->baselinePeakBytes)
               << ")\n";
     std::cout << "  at instruction   " << t.peakInstruction << ": "
-              << shown(describeInstruction(c->graph, e->program, t.peakInstruction)) << "\n";
+              << shown(describeInstruction(graph, e->program, t.peakInstruction)) << "\n";
     for (Category cat : kAllCategories) {
         const auto b = t.breakdownAtPeak[std::size_t(cat)];
         if (b == 0) continue;
@@ -68,6 +91,7 @@ int runSimulate(const CommonOptions& o) {
                                                     : std::to_string(t.maxMicroBatch))
               << "\n";
     if (!t.fits) std::cout << "why it does not fit: " << explainNoFit(t, c->device) << "\n";
+    if (pe) std::cout << "\n" << parallelSummaryText(*pe);
     for (const auto& r : e->program.unsafeReasons)
         std::cout << "UNSAFE: " << shown(r, kSentenceLimit) << "\n";
     return 0;

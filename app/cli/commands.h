@@ -16,5 +16,6 @@ void addPareto(CLI::App& app, int& exitCode);
 void addMaxBatch(CLI::App& app, int& exitCode);
 void addSweep(CLI::App& app, int& exitCode);
 void addImportHf(CLI::App& app, int& exitCode);
+void addFit(CLI::App& app, int& exitCode);
 
 }  // namespace remat::cli

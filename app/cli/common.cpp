@@ -23,6 +23,65 @@ void addCommonOptions(CLI::App& cmd, CommonOptions& o, bool withStrategy) {
     cmd.add_option("-o,--optimizer", o.optimizer, "sgd | momentum | adam | adamw");
     cmd.add_option("-d,--device", o.device, "device profile id or profile file");
     cmd.add_flag("--json", o.json, "print one JSON object");
+    cmd.add_option("--dp", o.dp, "data-parallel degree (parallel layouts: docs/parallelism.md)");
+    cmd.add_option("--zero", o.zero,
+                   "ZeRO stage 0|1|2|3, or FSDP's no_shard|shard_grad_op|full_shard|hybrid");
+    cmd.add_option("--tp", o.tp, "tensor-parallel degree (Megatron-LM)");
+    cmd.add_flag("--sequence-parallel", o.sequenceParallel,
+                 "split layer norms and dropout along the sequence over the tp ranks");
+    cmd.add_option("--pp", o.pp, "pipeline-parallel stages");
+    cmd.add_option("--schedule", o.schedule, "pipeline schedule gpipe|1f1b|interleaved:V");
+    cmd.add_option("--cp", o.cp, "context-parallel degree");
+    cmd.add_option("--offload", o.offload,
+                   "host-memory offload: optimizer,parameters,activations (comma list) or none");
+    cmd.add_option("--cluster", o.cluster,
+                   "cluster profile id (dgx-a100-80gb, dgx-h100, ...) or file; sets the device");
+}
+
+Status applyParallelOptions(const CommonOptions& o, ParallelConfig& p) {
+    auto degree = [](const char* flag, std::optional<std::int64_t> v,
+                     std::int64_t& dst) -> Status {
+        if (!v) return Ok{};
+        if (*v < 1 || *v > kMaxParallelDegree)
+            return makeError(std::string(flag) + " must be between 1 and " +
+                             std::to_string(kMaxParallelDegree) + echoedCount(*v));
+        dst = *v;
+        return Ok{};
+    };
+    for (auto st : {degree("--dp", o.dp, p.dp), degree("--tp", o.tp, p.tp),
+                    degree("--pp", o.pp, p.pp), degree("--cp", o.cp, p.cp)})
+        if (!st) return st;
+    if (!o.zero.empty()) {
+        auto z = parseZeroStage(o.zero, &p.hybridShard);
+        if (!z)
+            return makeError("--zero: expected 0, 1, 2, 3, no_shard, shard_grad_op, full_shard "
+                             "or hybrid, got '" + printable(o.zero) + "'");
+        p.zeroStage = *z;
+    }
+    if (o.sequenceParallel) p.sequenceParallel = true;
+    if (!o.schedule.empty()) {
+        auto s = parseSchedule(o.schedule);
+        if (!s)
+            return makeError("--schedule: expected gpipe, 1f1b or interleaved:V (V >= 2), got '" +
+                             printable(o.schedule) + "'");
+        std::tie(p.schedule, p.virtualStages) = *s;
+    }
+    if (!o.offload.empty()) {
+        p.offloadOptimizer = p.offloadParameters = p.offloadActivations = false;
+        std::string rest = o.offload;
+        while (!rest.empty()) {
+            const auto comma = rest.find(',');
+            const std::string item = rest.substr(0, comma);
+            rest = comma == std::string::npos ? std::string() : rest.substr(comma + 1);
+            if (item == "optimizer") p.offloadOptimizer = true;
+            else if (item == "parameters") p.offloadParameters = true;
+            else if (item == "activations") p.offloadActivations = true;
+            else if (item != "none")
+                return makeError("--offload: expected optimizer, parameters, activations or "
+                                 "none, got '" + printable(item) + "'");
+        }
+    }
+    return Ok{};
 }
 
 std::string echoedCount(std::int64_t v) {
@@ -60,12 +119,28 @@ Result<Context> resolve(const CommonOptions& o) {
                              printable(o.optimizer) + "'");
         c.training.optimizer = *opt;
     }
-    std::string deviceId = !o.device.empty()         ? o.device
-                           : !c.model.device.empty() ? c.model.device
-                                                     : std::string("a100-80gb");
-    auto d = findDevice(deviceId);
-    if (!d) return d.error();
-    c.device = std::move(*d);
+    if (auto st = applyParallelOptions(o, c.training.parallel); !st) return st.error();
+    if (!o.cluster.empty()) {
+        auto cl = findCluster(o.cluster);
+        if (!cl) return makeError("--cluster: " + cl.error().message);
+        c.cluster = std::move(*cl);
+        if (!o.device.empty()) {
+            auto d = findDevice(o.device);
+            if (!d) return d.error();
+            c.cluster.device = std::move(*d);
+        }
+        c.device = c.cluster.device;
+    } else {
+        std::string deviceId = !o.device.empty()         ? o.device
+                               : !c.model.device.empty() ? c.model.device
+                                                         : std::string("a100-80gb");
+        auto d = findDevice(deviceId);
+        if (!d) return d.error();
+        c.device = std::move(*d);
+        c.cluster = clusterForDevice(c.device);
+    }
+    if (auto st = validateLayout(c.model.network, c.training.parallel); !st)
+        return makeError(printable(o.model, 400) + ": " + st.error().message);
     auto g = lower(c.model.network, c.training.precision);
     if (!g) return makeError(printable(o.model, 400) + ": " + g.error().message);
     c.graph = std::move(*g);

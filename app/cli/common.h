@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "cluster.h"
 #include "device.h"
 #include "graph.h"
 #include "model_file.h"
@@ -27,6 +28,10 @@ struct CommonOptions {
     std::string optimizer;
     std::string device;
     bool json = false;
+    // Parallel layout overrides (docs/parallelism.md); unset: the model file's `parallel`.
+    std::optional<std::int64_t> dp, tp, pp, cp;
+    std::string zero, schedule, offload, cluster;
+    bool sequenceParallel = false;
 };
 
 // Registers MODEL and the shared flags on a subcommand.
@@ -38,12 +43,17 @@ struct Context {
     ModelFile model;
     TrainingConfig training;
     DeviceSpec device;
+    // The GPUs' cluster: --cluster, else the built-in one made of the device (cluster.h).
+    ClusterSpec cluster;
     Graph graph;
     Strategy strategy;
     std::vector<RegionSpec> manual;
 };
 
 Result<Context> resolve(const CommonOptions& o);
+
+// The parallel flags onto `p` (a flag given overrides the file's field).
+Status applyParallelOptions(const CommonOptions& o, ParallelConfig& p);
 
 // userError for a failure once the model is loaded (a plan that cannot be built, a program too
 // large): the message starts with the model file or preset, so it names what it concerns.

@@ -1,0 +1,325 @@
+#include "parallel_eval.h"
+
+#include <algorithm>
+#include <map>
+
+#include "lower.h"
+#include "sharding.h"
+
+namespace remat {
+namespace {
+
+// Layers (compact: consecutive instances of one layer entry become one entry with a repeat)
+// for the expanded instances [first, first + count).
+std::vector<Layer> layerRange(const Network& net, const std::vector<std::size_t>& sources,
+                              std::int64_t first, std::int64_t count) {
+    std::vector<Layer> out;
+    std::size_t lastSource = SIZE_MAX;
+    for (std::int64_t i = first; i < first + count; ++i) {
+        const std::size_t src = sources[std::size_t(i)];
+        if (src == lastSource) {
+            ++out.back().repeat;
+            continue;
+        }
+        Layer l = net.layers[src];
+        l.repeat = 1;
+        out.push_back(std::move(l));
+        lastSource = src;
+    }
+    return out;
+}
+
+// Seconds of a program's tensor- and context-parallel collectives (a recompute repeats the
+// forward's).
+double collectiveSeconds(const Graph& g, const Program& p, const LayoutPlacement& place,
+                         const ClusterSpec& c) {
+    double total = 0;
+    const std::int64_t b = p.microBatch;
+    for (std::size_t i = 0; i < p.instructions.size(); ++i) {
+        const Instruction& ins = p.instructions[i];
+        if (ins.kind != InstrKind::Forward && ins.kind != InstrKind::Recompute &&
+            ins.kind != InstrKind::Backward)
+            continue;
+        const Op& op = g.op(ins.op);
+        const auto& calls = ins.kind == InstrKind::Backward ? op.commBackward : op.commForward;
+        for (const Collective& k : calls) {
+            if (k.kind == CollectiveKind::None) continue;
+            const GroupPlacement& grp = k.group == CommGroup::Tensor ? place.tp : place.cp;
+            total += collectiveTime(k.kind, k.bytes.atReal(b), grp, c) * double(p.timesRun(i));
+        }
+    }
+    return total;
+}
+
+double parameterBytes(const Graph& g) {
+    double sum = 0;
+    for (TensorId t : g.parameters) sum += double(g.tensor(t).bytes().fixed);
+    return sum;
+}
+
+// Bytes of the optimizer's fp32 state and master weights per parameter byte of the graph.
+double optimizerStateBytes(const Program& p) {
+    double sum = 0;
+    for (const Buffer& b : p.buffers)
+        if (b.role == BufferRole::MasterWeight || b.role == BufferRole::OptimizerState)
+            sum += double(b.bytes.fixed);
+    return sum;
+}
+
+struct StageRun {
+    Graph graph;
+    Evaluation eval;
+    Baseline unshardedBaseline;
+};
+
+}  // namespace
+
+Result<StageNetwork> stageNetwork(const Network& net, const ParallelConfig& p, std::int64_t stage) {
+    StageNetwork out;
+    out.shard.tp = p.tp;
+    out.shard.sequenceParallel = p.sequenceParallel;
+    out.shard.cp = p.cp;
+    out.shard.vocab = net.input.vocab;
+    out.network = net;
+    if (p.cp > 1 && net.input.isTokens()) out.network.input.tokens = net.input.tokens / p.cp;
+    const auto sources = expandedLayerSources(net);
+    const std::int64_t n = std::int64_t(sources.size());
+    out.firstLayer = 0;
+    out.layerCount = n;
+    if (p.pp <= 1) return out;
+
+    auto shapes = inferShapes(out.network);
+    if (!shapes) return shapes.error();
+    std::vector<std::int64_t> blocks;
+    for (std::int64_t i = 0; i < n; ++i)
+        if (isBlock(net.layers[sources[std::size_t(i)]].kind)) blocks.push_back(i);
+    const std::int64_t perStage = std::int64_t(blocks.size()) / p.pp;
+    if (perStage < 1) return makeError("parallel.pp: fewer blocks than pipeline stages");
+    const std::int64_t firstBlock = blocks[std::size_t(stage * perStage)];
+    const std::int64_t lastBlock = blocks[std::size_t(stage * perStage + perStage - 1)];
+    const std::int64_t from = stage == 0 ? 0 : firstBlock;
+    const std::int64_t to = stage == p.pp - 1 ? n - 1 : lastBlock;
+    out.firstLayer = from;
+    out.layerCount = to - from + 1;
+    out.network.layers = layerRange(net, sources, from, to - from + 1);
+    out.network.tieEmbeddings = false;  // each end stage holds its own copy (Megatron-LM)
+    if (stage > 0) {
+        out.network.input = InputSpec{};
+        out.network.input.shape = (*shapes)[std::size_t(from)];
+        out.shard.receivesActivations = true;
+    }
+    out.shard.sendsActivations = stage < p.pp - 1;
+    out.network.sendsOutput = out.shard.sendsActivations;
+    return out;
+}
+
+Result<ParallelEvaluation> evaluateParallel(const Network& net, const Strategy& s,
+                                            const std::vector<RegionSpec>& manual,
+                                            const TrainingConfig& cfg, const ClusterSpec& cluster,
+                                            bool withBaseline, const CancelFlag* cancel) {
+    const ParallelConfig& lay = cfg.parallel;
+    if (auto st = validateLayout(net, lay); !st) return st.error();
+    if (lay.pp > 1 && s.kind == StrategyKind::Manual && !manual.empty())
+        return makeError("parallel.pp: a manual plan names layers of the whole network; with "
+                         "pipeline parallelism use a named strategy (full, every:K, sqrt, "
+                         "selective, optimal), which each stage applies to its own layers");
+    ParallelEvaluation out;
+    out.layout = lay;
+    out.cluster = cluster;
+    out.placement = placeLayout(lay, cluster);
+    out.microBatches = cfg.accumulationSteps;
+    out.globalBatch = cfg.microBatch * cfg.accumulationSteps * lay.dp;
+    const DeviceSpec& device = cluster.device;
+
+    TrainingConfig stageCfg = cfg;
+    stageCfg.parallel = ParallelConfig{};
+    if (lay.pp > 1) stageCfg.accumulationSteps = 1;  // one micro-batch; the pipeline does the rest
+    ShardingPlan sharding;
+    sharding.zeroStage = lay.zeroStage;
+    sharding.shardDegree = out.placement.shard.size;
+    sharding.offloadOptimizer = lay.offloadOptimizer || lay.offloadParameters;
+    sharding.offloadParameters = lay.offloadParameters;
+
+    // Stages with the same layers and ends lower and compile alike: run each kind once.
+    std::map<std::tuple<std::int64_t, bool, bool>, std::size_t> cache;
+    std::vector<StageRun> runs;
+    std::vector<std::size_t> runOf(std::size_t(lay.pp));
+    for (std::int64_t st = 0; st < lay.pp; ++st) {
+        if (cancelRequested(cancel)) return makeError(kCancelledMessage);
+        auto sn = stageNetwork(net, lay, st);
+        if (!sn) return sn.error();
+        const auto key = std::tuple{st == 0 || st == lay.pp - 1 ? st : -1,
+                                    sn->shard.receivesActivations, sn->shard.sendsActivations};
+        StageSummary sum;
+        sum.stage = st;
+        sum.firstLayer = sn->firstLayer;
+        sum.layerCount = sn->layerCount;
+        sum.inFlight = inFlightMicroBatches(lay, st, cfg.accumulationSteps);
+        out.stages.push_back(sum);
+        if (auto it = cache.find(key); it != cache.end()) {
+            runOf[std::size_t(st)] = it->second;
+            continue;
+        }
+        auto g = lower(sn->network, cfg.precision, sn->shard);
+        if (!g) return makeError("stage " + std::to_string(st) + ": " + g.error().message);
+        Baseline dummy;
+        auto e = evaluate(*g, s, lay.pp > 1 ? std::vector<RegionSpec>{} : manual, stageCfg,
+                          device, &dummy, cancel);
+        if (!e) return e.error();
+        StageRun r{std::move(*g), std::move(*e), {}};
+        cache.emplace(key, runs.size());
+        runOf[std::size_t(st)] = runs.size();
+        runs.push_back(std::move(r));
+    }
+
+    // Each stage's rank: its program rewritten for sharding and its in-flight micro-batches.
+    std::vector<Program> programs(out.stages.size());
+    std::vector<Timeline> timelines(out.stages.size());
+    for (std::size_t st = 0; st < out.stages.size(); ++st) {
+        if (cancelRequested(cancel)) return makeError(kCancelledMessage);
+        const StageRun& r = runs[runOf[st]];
+        ShardingPlan plan = sharding;
+        plan.inFlight = out.stages[st].inFlight;
+        plan.keptPerMicroBatch = r.eval.timeline.savedActivationAffine;
+        programs[st] = r.eval.program;
+        if (auto ok = applySharding(r.graph, programs[st], plan); !ok) return ok.error();
+        timelines[st] = simulate(r.graph, programs[st], device, cancel);
+        StageSummary& sum = out.stages[st];
+        sum.peakBytes = timelines[st].peakBytes;
+        sum.collectiveS = collectiveSeconds(r.graph, programs[st], out.placement, cluster);
+        const PhaseTotals& t = timelines[st].timeS;
+        sum.microBatchS = t.forward + t.recompute + t.backward + sum.collectiveS;
+        if (timelines[st].peakBytes > timelines[out.peakStage].peakBytes) out.peakStage = st;
+    }
+
+    // Time of the step.
+    StepTime& time = out.time;
+    const std::int64_t m = cfg.accumulationSteps;
+    std::size_t slow = 0;
+    for (std::size_t st = 0; st < out.stages.size(); ++st)
+        if (out.stages[st].microBatchS > out.stages[slow].microBatchS) slow = st;
+    const double perMicro = out.stages[slow].microBatchS;  // pp 1: the whole accumulation
+    const double v = lay.schedule == PipelineSchedule::Interleaved ? double(lay.virtualStages) : 1.0;
+    if (lay.pp > 1) {
+        time.computeS = double(m) * perMicro;
+        time.bubbleS = double(lay.pp - 1) / v * perMicro;
+        // The stage output (and its gradient back) crosses each boundary once per micro-batch
+        // and model chunk.
+        double sent = 0;
+        for (const StageRun& r : runs)
+            if (r.graph.stageOutput.valid())
+                sent = r.graph.tensor(r.graph.stageOutput).bytes().atReal(cfg.microBatch);
+        time.pipelineTransferS =
+            2.0 * double(m) * v * transferTime(sent, linkFor(out.placement.pp, cluster));
+    } else {
+        time.computeS = perMicro;
+    }
+    const double backwardPerMicro = lay.pp > 1
+                                        ? timelines[slow].timeS.backward
+                                        : timelines[slow].timeS.backward / double(std::max<std::int64_t>(m, 1));
+    // Data parallelism: the rank's gradients (and, sharded, its parameters).
+    double gradBytes = 0;
+    for (std::size_t st = 0; st < out.stages.size(); ++st)
+        gradBytes = std::max(gradBytes, parameterBytes(runs[runOf[st]].graph));
+    const GroupPlacement& dpGroup = out.placement.dp;
+    const GroupPlacement& shardGroup = out.placement.shard;
+    if (lay.dp > 1) {
+        if (lay.zeroStage <= 1) {
+            time.dataParallelS = collectiveTime(CollectiveKind::AllReduce, gradBytes, dpGroup, cluster);
+            time.dataParallelExposedS = std::max(0.0, time.dataParallelS - backwardPerMicro);
+        } else if (lay.zeroStage == 2) {
+            const double rs = collectiveTime(CollectiveKind::ReduceScatter, gradBytes, dpGroup, cluster);
+            const double ag = collectiveTime(CollectiveKind::AllGather, gradBytes, dpGroup, cluster);
+            time.dataParallelS = rs + ag;
+            time.dataParallelExposedS = std::max(0.0, rs - backwardPerMicro) + ag;
+        } else {
+            // Per micro-batch: gather for forward, again for backward, reduce-scatter the
+            // gradients, all behind that micro-batch's compute (prefetch).
+            const double ag = collectiveTime(CollectiveKind::AllGather, gradBytes, shardGroup, cluster);
+            const double rs = collectiveTime(CollectiveKind::ReduceScatter, gradBytes, shardGroup, cluster);
+            double replicas = 0;
+            if (shardGroup.size < lay.dp) {
+                GroupPlacement rep{lay.dp / shardGroup.size, true};
+                replicas = collectiveTime(CollectiveKind::AllReduce, gradBytes / double(shardGroup.size),
+                                          rep, cluster);
+            }
+            const double perMb = 2 * ag + rs;
+            const double microCompute = lay.pp > 1 ? perMicro : perMicro / double(std::max<std::int64_t>(m, 1));
+            time.dataParallelS = double(m) * perMb + replicas;
+            time.dataParallelExposedS =
+                double(m) * std::max(0.0, perMb - microCompute) + replicas;
+        }
+    }
+    // The optimizer: on the GPU its time follows the sharded state; offloaded, the host updates
+    // its shard at its memory bandwidth (read and write parameter, master weight and moments,
+    // read the gradient) and the updated 16-bit parameters come back over the host link.
+    time.optimizerS = timelines[slow].timeS.optimizer;
+    if (lay.offloadOptimizer || lay.offloadParameters) {
+        const double shard = double(std::max<std::int64_t>(sharding.shardDegree, 1));
+        const double stateBytes = optimizerStateBytes(runs[runOf[slow]].eval.program) /
+                                  (lay.zeroStage >= 1 ? shard : 1.0);
+        const double shardParamBytes = gradBytes / (lay.zeroStage >= 1 ? shard : 1.0);
+        const double hostBw = cluster.hostMemoryBandwidthBytesPerS / double(cluster.gpusPerNode);
+        time.optimizerS += (2.0 * stateBytes + 3.0 * shardParamBytes) / hostBw;
+        const double grads = transferTime(shardParamBytes, cluster.hostLink);
+        const double params = transferTime(shardParamBytes, cluster.hostLink);
+        double hostBytes = stateBytes + shardParamBytes;  // + the 16-bit gradients' copy
+        if (lay.offloadParameters) {
+            // Each micro-batch streams the parameter shard in for forward and again for
+            // backward and its gradients out, behind that micro-batch's compute (prefetch).
+            const double microCompute =
+                lay.pp > 1 ? perMicro : perMicro / double(std::max<std::int64_t>(m, 1));
+            time.offloadTransferS =
+                double(m) * std::max(0.0, 2.0 * params + grads - microCompute);
+            hostBytes += shardParamBytes;
+        } else {
+            time.offloadTransferS = std::max(0.0, grads - backwardPerMicro) + params;
+        }
+        out.hostBytesPerNode = std::int64_t(hostBytes) * cluster.gpusPerNode;
+        out.hostFits = out.hostBytesPerNode <= cluster.hostMemoryBytes;
+    }
+    time.totalS = time.computeS + time.bubbleS + time.pipelineTransferS +
+                  time.dataParallelExposedS + time.optimizerS + time.offloadTransferS;
+
+    // Model FLOPs: the whole network's forward and backward at the micro-batch, no recompute.
+    {
+        auto full = lower(net, cfg.precision);
+        if (!full) return full.error();
+        double perMicroFlops = 0;
+        for (const Op& op : full->ops)
+            perMicroFlops += op.forward.flops.atReal(cfg.microBatch) +
+                             op.backward.flops.atReal(cfg.microBatch);
+        out.modelFlopsPerStep = perMicroFlops * double(m) * double(lay.dp);
+        const double peak = device.matmulPeak(computeDType(cfg.precision));
+        if (time.totalS > 0 && peak > 0)
+            out.mfu = out.modelFlopsPerStep / (time.totalS * double(lay.gpus()) * peak);
+    }
+
+    // The peaking rank's evaluation, with plan `none` under the same layout as its baseline.
+    const std::size_t ps = out.peakStage;
+    StageRun& peakRun = runs[runOf[ps]];
+    out.graph = peakRun.graph;
+    out.evaluation = std::move(peakRun.eval);
+    out.evaluation.program = std::move(programs[ps]);
+    out.evaluation.timeline = std::move(timelines[ps]);
+    out.evaluation.baselinePeakBytes = 0;
+    out.evaluation.baselineTimeS = 0;
+    out.evaluation.baselineSavedActivationBytes = 0;
+    if (withBaseline) {
+        Strategy none;
+        auto b = evaluate(out.graph, none, {}, stageCfg, device, nullptr, cancel);
+        if (!b) return b.error();
+        ShardingPlan plan = sharding;
+        plan.inFlight = out.stages[ps].inFlight;
+        plan.keptPerMicroBatch = b->timeline.savedActivationAffine;
+        if (auto ok = applySharding(out.graph, b->program, plan); !ok) return ok.error();
+        Timeline bt = simulate(out.graph, b->program, device, cancel);
+        out.evaluation.baselinePeakBytes = bt.peakBytes;
+        out.evaluation.baselineTimeS = bt.timeS.total();
+        out.evaluation.baselineSavedActivationBytes = bt.savedActivationBytes;
+    }
+    out.fits = out.evaluation.timeline.fits && out.hostFits;
+    return out;
+}
+
+}  // namespace remat

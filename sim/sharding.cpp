@@ -1,0 +1,173 @@
+#include "sharding.h"
+
+#include <cmath>
+#include <vector>
+
+namespace remat {
+namespace {
+
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return b <= 1 ? a : (a + b - 1) / b; }
+
+Affine shardBytes(Affine a, std::int64_t degree) {
+    return {ceilDiv(a.perSample, degree), ceilDiv(a.fixed, degree)};
+}
+
+struct Visit {
+    std::size_t first = 0, last = 0;  // instruction indices
+    std::size_t firstBackward = SIZE_MAX;
+    int layer = -1;
+    int direction = 0;  // 0 forward, 1 recompute and backward
+    std::uint32_t microStep = 0;
+};
+
+}  // namespace
+
+std::vector<std::int64_t> layerParameterBytes(const Graph& g) {
+    std::vector<std::int64_t> out(g.layerModules.size(), 0);
+    std::vector<char> seen(g.tensors.size(), 0);
+    for (std::size_t l = 0; l < g.layerModules.size(); ++l) {
+        std::fill(seen.begin(), seen.end(), 0);
+        const Module& m = g.module(g.layerModules[l]);
+        for (std::uint32_t o = m.firstOp; o < m.firstOp + m.opCount; ++o)
+            for (TensorId t : g.ops[o].params)
+                if (!seen[t.index()]) {
+                    seen[t.index()] = 1;
+                    out[l] = satAdd(out[l], g.tensor(t).bytes().fixed);
+                }
+    }
+    return out;
+}
+
+Status applySharding(const Graph& g, Program& p, const ShardingPlan& plan) {
+    const std::int64_t d = std::max<std::int64_t>(plan.shardDegree, 1);
+    for (Buffer& b : p.buffers) {
+        switch (b.role) {
+            case BufferRole::Parameter:
+                if (plan.offloadParameters) b.bytes = {};
+                else if (plan.zeroStage >= 3) b.bytes = shardBytes(b.bytes, d);
+                break;
+            case BufferRole::ParamGrad:
+                if (plan.offloadParameters) b.bytes = {};
+                else if (plan.zeroStage >= 2) b.bytes = shardBytes(b.bytes, d);
+                break;
+            case BufferRole::MasterWeight:
+            case BufferRole::OptimizerState:
+                if (plan.offloadOptimizer) b.bytes = {};
+                else if (plan.zeroStage >= 1) b.bytes = shardBytes(b.bytes, d);
+                break;
+            default: break;
+        }
+    }
+    const bool gather = plan.zeroStage >= 3 && (d > 1 || plan.offloadParameters);
+    const bool wholeGrads = plan.zeroStage >= 2 && (d > 1 || plan.offloadParameters);
+    const bool band = plan.inFlight > 1.0;
+    if (!gather && !wholeGrads && !band) return Ok{};
+
+    const std::size_t n = p.instructions.size();
+    const std::vector<std::int64_t> unitBytes = layerParameterBytes(g);
+    // Runs of compute instructions on one layer, one direction, one micro-step.
+    std::vector<Visit> visits;
+    std::size_t firstForward = SIZE_MAX, lastBackward = SIZE_MAX;
+    for (std::size_t i = 0; i < n; ++i) {
+        const Instruction& ins = p.instructions[i];
+        if (ins.kind != InstrKind::Forward && ins.kind != InstrKind::Recompute &&
+            ins.kind != InstrKind::Backward)
+            continue;
+        if (ins.kind == InstrKind::Forward && firstForward == SIZE_MAX) firstForward = i;
+        if (ins.kind == InstrKind::Backward) lastBackward = i;
+        const int layer = g.module(g.op(ins.op).module).layerIndex;
+        const int dir = ins.kind == InstrKind::Forward ? 0 : 1;
+        if (visits.empty() || visits.back().layer != layer || visits.back().direction != dir ||
+            visits.back().microStep != ins.microStep) {
+            Visit v;
+            v.first = i;
+            v.layer = layer;
+            v.direction = dir;
+            v.microStep = ins.microStep;
+            visits.push_back(v);
+        }
+        Visit& v = visits.back();
+        v.last = i;
+        if (ins.kind == InstrKind::Backward && v.firstBackward == SIZE_MAX) v.firstBackward = i;
+    }
+
+    std::vector<std::vector<Instruction>> pre(n), post(n);
+    auto addBuffer = [&](BufferRole role, Category cat, Affine bytes, const Instruction& at,
+                         OpId op, bool backward) {
+        Buffer b;
+        b.role = role;
+        b.category = cat;
+        b.bytes = bytes;
+        b.microStep = at.microStep;
+        b.op = op;
+        b.backward = backward;
+        b.dtype = computeDType(p.precision);
+        p.buffers.push_back(b);
+        return BufferId(std::uint32_t(p.buffers.size() - 1));
+    };
+    auto allocFree = [&](BufferId b, std::size_t allocBefore, std::size_t freeAfter) {
+        Instruction a;
+        a.kind = InstrKind::Alloc;
+        a.phase = p.instructions[allocBefore].phase;
+        a.microStep = p.instructions[allocBefore].microStep;
+        a.buffer = b;
+        pre[allocBefore].push_back(a);
+        Instruction f;
+        f.kind = InstrKind::Free;
+        f.phase = p.instructions[freeAfter].phase;
+        f.microStep = p.instructions[freeAfter].microStep;
+        f.buffer = b;
+        post[freeAfter].push_back(f);
+    };
+    for (std::size_t k = 0; k < visits.size(); ++k) {
+        const Visit& v = visits[k];
+        if (v.layer < 0 || std::size_t(v.layer) >= unitBytes.size() || unitBytes[v.layer] == 0)
+            continue;
+        const OpId op = p.instructions[v.first].op;
+        const Affine whole{0, unitBytes[std::size_t(v.layer)]};
+        if (gather) {
+            // Prefetched while the previous layer of the same pass runs.
+            std::size_t from = v.first;
+            if (k > 0 && visits[k - 1].direction == v.direction &&
+                visits[k - 1].microStep == v.microStep)
+                from = visits[k - 1].first;
+            allocFree(addBuffer(BufferRole::Gathered, Category::GatheredParameters, whole,
+                                p.instructions[from], op, false),
+                      from, v.last);
+        }
+        if (wholeGrads && v.firstBackward != SIZE_MAX)
+            allocFree(addBuffer(BufferRole::Gathered, Category::Gradients, whole,
+                                p.instructions[v.firstBackward], op, true),
+                      v.firstBackward, v.last);
+    }
+    if (band && firstForward != SIZE_MAX && lastBackward != SIZE_MAX) {
+        const double extra = plan.inFlight - 1.0;
+        const Affine bytes{std::llround(double(plan.keptPerMicroBatch.perSample) * extra),
+                           std::llround(double(plan.keptPerMicroBatch.fixed) * extra)};
+        Buffer b;
+        b.role = BufferRole::InFlightActivations;
+        b.category = Category::SavedActivations;
+        b.bytes = bytes;
+        p.buffers.push_back(b);
+        allocFree(BufferId(std::uint32_t(p.buffers.size() - 1)), firstForward, lastBackward);
+    }
+
+    std::vector<Instruction> out;
+    out.reserve(n + 4 * visits.size() + 2);
+    std::vector<std::size_t> groupStart(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        groupStart[i] = out.size();
+        for (Instruction& x : pre[i]) out.push_back(std::move(x));
+        out.push_back(std::move(p.instructions[i]));
+        for (Instruction& x : post[i]) out.push_back(std::move(x));
+    }
+    groupStart[n] = out.size();
+    if (p.repeat) {
+        p.repeat->begin = groupStart[p.repeat->begin];
+        p.repeat->end = groupStart[std::min(p.repeat->end, n)];
+    }
+    p.instructions = std::move(out);
+    return validateProgram(g, p);
+}
+
+}  // namespace remat

@@ -1,0 +1,39 @@
+// One rank's program under a parallel layout: the single-GPU program rewritten for what that
+// rank keeps. ZeRO stage 1 shards the optimizer state and fp32 master weights over the data-
+// parallel ranks, stage 2 the gradients too, stage 3 (FSDP full_shard) the parameters too
+// (Rajbhandari et al. 2020, section 5). Stage 3 gathers each layer's whole parameters just
+// before it runs, with the next layer's prefetched, and frees them after; stages 2 and 3 hold
+// a layer's whole gradients from its backward until they are reduce-scattered. Offloading the
+// optimizer (ZeRO-Offload) moves its state and master weights off the GPU. A pipeline stage
+// holds the kept activations of other in-flight micro-batches for the whole of one
+// micro-batch's step. Every change is an explicit buffer with its own alloc and free, so the
+// timeline and its peak show it like any other tensor.
+#pragma once
+
+#include <cstdint>
+
+#include "graph.h"
+#include "parallel.h"
+#include "program.h"
+#include "result.h"
+
+namespace remat {
+
+struct ShardingPlan {
+    int zeroStage = 0;
+    std::int64_t shardDegree = 1;  // ranks the states are sharded over
+    bool offloadOptimizer = false;
+    bool offloadParameters = false;  // parameters and their gradients live on the host
+    // Kept activations of the other in-flight micro-batches: `inFlight - 1` times `perMicroBatch`.
+    double inFlight = 1.0;
+    Affine keptPerMicroBatch;
+};
+
+// Rewrites `p` (compiled for one rank's graph `g`) in place. A repeat's bounds follow the
+// instructions they held.
+Status applySharding(const Graph& g, Program& p, const ShardingPlan& plan);
+
+// Each layer instance's parameter bytes (whole, unsharded), by expanded layer index.
+std::vector<std::int64_t> layerParameterBytes(const Graph& g);
+
+}  // namespace remat
