@@ -158,13 +158,17 @@ struct Search {
                         break;
                     }
                     if (!e->fits) {
-                        if (why.empty() || b == 1) {
-                            why = e->hostFits ? explainNoFit(e->evaluation.timeline, cluster.device)
-                                              : "offloaded state needs " +
-                                                    formatBytes(e->hostBytesPerNode) +
-                                                    " of host memory per node, more than its " +
-                                                    formatBytes(cluster.hostMemoryBytes);
-                            if (!why.empty()) why = "per GPU, " + why;
+                        // The leanest attempt's reason stays: the last ZeRO stage and
+                        // strategy tried at the smallest micro-batch.
+                        if (b == microBatches(perRank).front()) {
+                            if (!e->hostFits)
+                                why = "offloaded state needs " + formatBytes(e->hostBytesPerNode) +
+                                      " of host memory per node, more than its " +
+                                      formatBytes(cluster.hostMemoryBytes);
+                            else
+                                why = "per GPU with ZeRO-" + std::to_string(zero) + " and " +
+                                      s.spelling() + ", " +
+                                      explainNoFit(e->evaluation.timeline, cluster.device);
                         }
                         break;  // a larger micro-batch needs more memory still
                     }
@@ -259,20 +263,22 @@ Result<FitResult> fitSearch(const Network& net, const TrainingConfig& base,
                       perGpu >= usable ? ", more than a GPU holds" : ", before any activation");
         r.modelStatesMessage = buf;
         if (options.searchMinGpus) {
-            // The smallest count that fits: from what the states alone need, doubling.
-            std::int64_t n = std::max<std::int64_t>(
-                options.gpus * 2, std::int64_t(std::ceil(states / usable)));
-            for (std::int64_t tries = 0; tries < 14 && n <= kMaxParallelDegree; ++tries) {
-                // A whole number of nodes, and a count the global batch can use.
-                const std::int64_t node = cluster.gpusPerNode;
-                n = (n + node - 1) / node * node;
-                auto found = search.run(n, r.globalBatch, false, nullptr);
+            // The smallest count that fits: whole nodes, counts of the form 2^k and 3 x 2^k
+            // (what batch sizes and layer counts divide), from what the states alone need.
+            const double need = std::max(double(options.gpus + 1), std::ceil(states / usable));
+            std::vector<std::int64_t> counts;
+            for (std::int64_t base : {std::int64_t{1}, std::int64_t{3}})
+                for (std::int64_t n = base; n <= kMaxParallelDegree; n *= 2)
+                    if (double(n) >= need && n % cluster.gpusPerNode == 0) counts.push_back(n);
+            std::sort(counts.begin(), counts.end());
+            for (std::size_t i = 0; i < counts.size() && i < 12; ++i) {
+                auto found = search.run(counts[i], r.globalBatch, false, nullptr);
                 if (cancelRequested(cancel)) return makeError(kCancelledMessage);
                 if (!found.empty()) {
-                    r.minGpus = n;
+                    r.minGpus = counts[i];
+                    r.minGpusPlan = found.front();
                     break;
                 }
-                n *= 2;
             }
         }
         // Offloading optimizer state, master weights, parameters and gradients to host memory

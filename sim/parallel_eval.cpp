@@ -290,9 +290,17 @@ Result<ParallelEvaluation> evaluateParallel(const Network& net, const Strategy& 
             perMicroFlops += op.forward.flops.atReal(cfg.microBatch) +
                              op.backward.flops.atReal(cfg.microBatch);
         out.modelFlopsPerStep = perMicroFlops * double(m) * double(lay.dp);
+        // Recompute of every rank: each stage's per-rank recompute, over its tp x cp ranks,
+        // every micro-batch (pp 1: the program holds all of them) and data-parallel replica.
+        double recompute = 0;
+        for (const Timeline& t : timelines) recompute += t.flops.recompute;
+        recompute *= double(lay.tp * lay.cp * lay.dp) * (lay.pp > 1 ? double(m) : 1.0);
         const double peak = device.matmulPeak(computeDType(cfg.precision));
-        if (time.totalS > 0 && peak > 0)
+        if (time.totalS > 0 && peak > 0) {
             out.mfu = out.modelFlopsPerStep / (time.totalS * double(lay.gpus()) * peak);
+            out.hfu = (out.modelFlopsPerStep + recompute) /
+                      (time.totalS * double(lay.gpus()) * peak);
+        }
     }
 
     // The peaking rank's evaluation, with plan `none` under the same layout as its baseline.

@@ -62,6 +62,9 @@ struct ParallelEvaluation {
     std::int64_t globalBatch = 1;   // samples per step: micro-batch x micro-batches x dp
     double modelFlopsPerStep = 0;   // the whole model's forward and backward, no recompute
     double mfu = 0;                 // model FLOPs / (step time x GPUs x peak)
+    // Hardware FLOPs utilisation: recompute counted too, as Megatron-LM reports "achieved
+    // TFLOP/s" (Narayanan et al. 2021).
+    double hfu = 0;
     std::int64_t hostBytesPerNode = 0;  // offloaded state and activations
     bool hostFits = true;
     bool fits = false;  // the peaking rank's peak and the host memory both fit
