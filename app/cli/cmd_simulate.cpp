@@ -18,7 +18,9 @@ int runSimulate(const CommonOptions& o) {
     auto e = evaluate(c->graph, c->strategy, c->manual, c->training, c->device);
     if (!e) return userError(*c, e.error().message);
     if (o.json) {
-        std::cout << dumpJson(evaluationToJson(c->graph, *e, c->device)) << "\n";
+        nlohmann::json j = evaluationToJson(c->graph, *e, c->device);
+        j["warnings"] = c->warnings;
+        std::cout << dumpJson(j) << "\n";
         return 0;
     }
     const Timeline& t = e->timeline;
