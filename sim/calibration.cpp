@@ -105,7 +105,7 @@ std::vector<std::string> calibrationWarnings(const DeviceSpec& d, const Graph& g
     }
     if (!o.backend.empty() && o.backend != "cuda")
         out.push_back(profile + " was measured on the " + printable(o.backend) + " backend (" +
-                      printable(o.deviceName) + "), not on a GPU: its times are that machine's");
+                      printable(o.deviceName, 200) + "), not on a GPU: its times are that machine's");
     const std::string wanted(precisionName(precision));
     if (!o.precision.empty() && o.precision != wanted)
         out.push_back(profile + " was measured at " + printable(o.precision) + ", this run uses " +

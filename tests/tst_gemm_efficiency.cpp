@@ -5,10 +5,13 @@
 // k; the exposed epilogue makes short reductions slow; a profile without the model is the plain
 // peak. The GEMMs each op is decomposed into carry exactly the op's FLOPs on every preset, and
 // the simulator times an op as its GEMMs at their efficiency or its bytes at the achievable
-// bandwidth, plus a launch per kernel.
+// bandwidth, plus a launch per kernel. And the check docs/devices.md reports: one GPT-3 175B
+// layer on one tensor-parallel rank of Megatron-LM's published A100 run, whose compute alone
+// must not be slower than the published throughput (which adds communication to it).
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <vector>
 
 #include "device.h"
 #include "compiler.h"
@@ -214,6 +217,55 @@ private slots:
             QVERIFY(qFuzzyCompare(instructionTime(*g, *p, ins, d), want));
         }
         QVERIFY(sawGemm && sawMemory);
+    }
+
+    // Narayanan et al. 2021, Table 1: GPT-3 175B on 1024 A100 80 GB, TP 8, PP 16, full
+    // recompute, bf16, global batch 1536 (DP 8: 192 micro-batches of one 2048-token sequence per
+    // pipeline), 138 TFLOP/s per GPU = 44 % of peak counting the recompute. One layer on one TP
+    // rank: h = 12288, 12 of the 96 heads, Megatron's fused memory-bound kernels, no sequence
+    // parallelism. The prediction has no communication, so it must reach at least the published
+    // figure, and stays below the GEMMs' best achievable fraction.
+    void gpt3LayerOnOneTensorParallelRank() {
+        const DeviceSpec d = *findDevice("a100-80gb");
+        const DType t = DType::BF16;
+        const std::int64_t h = 12288, s = 2048, tp = 8, hd = 128, heads = 96 / tp;
+        const std::vector<GemmShape> fwd = {{s, 3 * h / tp, h},     {s, s, hd, heads},
+                                            {s, hd, s, heads},      {s, h, h / tp},
+                                            {s, 4 * h / tp, h},     {s, h, 4 * h / tp}};
+        const std::vector<GemmShape> bwd = {
+            {s, h, 3 * h / tp}, {3 * h / tp, h, s}, {s, hd, s, heads}, {s, hd, s, heads},
+            {s, s, hd, heads},  {s, hd, s, heads},  {s, h / tp, h},    {h, h / tp, s},
+            {s, h, 4 * h / tp}, {4 * h / tp, h, s}, {s, 4 * h / tp, h}, {h, 4 * h / tp, s}};
+        const double bw = d.achievableBandwidth(), launch = d.launchOverheadS;
+        auto gemm = [&](const GemmShape& g) {
+            const double bytes =
+                2.0 * double(g.batch) * double(g.m * g.k + g.k * g.n + g.m * g.n);
+            return std::max(gemmComputeTime(d, t, g), bytes / bw) + launch;
+        };
+        double forward = 0, backward = 0, flops = 0;
+        for (const GemmShape& g : fwd) {
+            forward += gemm(g);
+            flops += g.flops();
+            QVERIFY(gemmEfficiency(d, t, g) > 0.4);
+        }
+        for (const GemmShape& g : bwd) backward += gemm(g);
+        // Layer norms, scale-mask-softmax, attention dropout (u8 mask), bias-dropout-adds,
+        // bias-GeLU: bytes read and written in bf16, one kernel each; backward twice.
+        const double sh = 2.0 * double(s * h), att = double(heads * s * s);
+        const double memoryBytes = 2 * sh + 4 * att + 5 * att + 2 * (3.5 * sh) + 2 * sh +
+                                   4.0 * double(s * 4 * h / tp);
+        const double memory = memoryBytes / bw + 7 * launch;
+        forward += memory;
+        backward += 2 * memory;
+        // Full recompute: forward, recomputed forward, backward; the 1F1B bubble (p - 1) / m.
+        const double perLayer = (2 * forward + backward) * (1.0 + 15.0 / 192.0);
+        const double hfu = 4 * flops / perLayer / d.peakBf16;
+        const double mfu = 3 * flops / perLayer / d.peakBf16;
+        qInfo("GPT-3 175B layer, TP rank of 8, A100: forward %.3f ms, backward %.3f ms; "
+              "HFU %.1f%%, MFU %.1f%% before communication",
+              forward * 1e3, backward * 1e3, 100 * hfu, 100 * mfu);
+        QVERIFY(hfu >= 0.44);
+        QVERIFY(hfu < d.efficiency.gemmBf16);
     }
 };
 
