@@ -1,7 +1,10 @@
 // The device bar: the device profile the step is planned for and its capacity ("80.00 GiB
 // (usable 79.00 GiB)"). It sits on the main window's second toolbar row beside the memory
 // budget, so that the strategy and training settings above it fit a 1280-pixel projector on one
-// row. It shows the document's device and turns a choice into one document edit.
+// row. It shows the document's device and turns a choice into one document edit. A calibrated
+// profile (one with measured op times) adds a label saying how many of the model's ops have a
+// measured time, and, when the profile was measured on another model, precision or backend,
+// that it was (the tooltip gives what it was measured on and the warnings).
 #pragma once
 
 #include <QWidget>
@@ -22,6 +25,7 @@ public:
 
     void setUnits(ByteUnits units);
     QComboBox* deviceCombo() const { return m_device; }
+    QLabel* calibrationLabel() const { return m_calibration; }
 
 signals:
     // The user picked a device profile (the main window remembers it as the last device).
@@ -29,11 +33,13 @@ signals:
 
 private:
     void sync();
+    void syncCalibration();
 
     Document* m_document;
     ByteUnits m_units = ByteUnits::Binary;
     QComboBox* m_device;
     QLabel* m_capacity;
+    QLabel* m_calibration;
     bool m_syncing = false;
 };
 

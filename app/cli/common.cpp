@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis.h"
+#include "calibration.h"
 #include "compiler.h"
 #include "lower.h"
 #include "text.h"
@@ -155,6 +156,10 @@ Result<Context> resolve(const CommonOptions& o) {
         return makeError(
             "--strategy manual: the model file has no manual plan (per-layer "
             "\"checkpoint\" flags or \"plan\": {\"regions\": ...})");
+    c.warnings = calibrationWarnings(c.device, c.graph, c.training.precision,
+                                     c.model.network.name.empty() ? o.model : c.model.network.name);
+    for (const std::string& w : c.warnings)
+        std::cerr << "remat: warning: " << printable(w, 4000) << "\n";
     return c;
 }
 

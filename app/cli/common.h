@@ -48,6 +48,9 @@ struct Context {
     Graph graph;
     Strategy strategy;
     std::vector<RegionSpec> manual;
+    // A calibrated profile applied to another model, precision or backend (sim/calibration.h);
+    // resolve() prints them to stderr, `--json` outputs list them under "warnings".
+    std::vector<std::string> warnings;
 };
 
 Result<Context> resolve(const CommonOptions& o);
