@@ -121,6 +121,22 @@ std::size_t LiveSetIndex::freeAt(BufferId b) const {
     return v == kNone ? npos : v;
 }
 
+std::vector<std::int64_t> peakLayerBlockBytes(const Program& p, const LiveSetIndex& live,
+                                              int layerCount) {
+    std::vector<std::int64_t> current(std::size_t(std::max(layerCount, 0))), peak(current.size());
+    for (const Instruction& ins : p.instructions) {
+        if (ins.kind != InstrKind::Alloc && ins.kind != InstrKind::Free) continue;
+        if (!ins.buffer.valid() || ins.buffer.index() >= live.bufferCount()) continue;
+        const int layer = live.layerOf(ins.buffer);
+        if (layer < 0 || layer >= layerCount || !isLayerBlock(live.kindOf(ins.buffer))) continue;
+        const std::int64_t bytes = p.buffer(ins.buffer).bytes.at(p.microBatch);
+        auto& c = current[std::size_t(layer)];
+        c += ins.kind == InstrKind::Alloc ? bytes : -bytes;
+        peak[std::size_t(layer)] = std::max(peak[std::size_t(layer)], c);
+    }
+    return peak;
+}
+
 std::vector<std::uint32_t> playbackSteps(const Program& p, bool withAllocFree) {
     std::vector<std::uint32_t> steps;
     steps.reserve(withAllocFree ? p.instructions.size() : p.instructions.size() / 2);

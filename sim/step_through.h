@@ -61,6 +61,15 @@ private:
     std::vector<BlockKind> m_kind;
 };
 
+// Whether a lesson draws a block of this kind beside its layer (kept, recomputed, transient,
+// gradient) or leaves it out (parameters, optimizer state, inputs, workspaces).
+inline bool isLayerBlock(BlockKind k) { return k != BlockKind::Other; }
+
+// Per layer (0 .. layerCount-1), the most bytes of drawn blocks (isLayerBlock) it holds live at
+// once over the whole program: the scale a view draws a layer's blocks at.
+std::vector<std::int64_t> peakLayerBlockBytes(const Program& p, const LiveSetIndex& live,
+                                              int layerCount);
+
 // Expanded layer instance of each op (its module's layer), -1 for none.
 std::vector<int> opLayers(const Graph& g);
 

@@ -147,6 +147,31 @@ private slots:
         checkLiveSetAgainstSimulator(b);
     }
 
+    // The scale of the blocks: per layer the most bytes it holds at once, as the live sets
+    // after every instruction give it.
+    void peakLayerBytes() {
+        TrainingConfig cfg = parseModel(kFourLinear, "m.json")->training;
+        cfg.accumulationSteps = 4;
+        for (const char* strategy : {"none", "every:2", "full"}) {
+            const Built b = build(kFourLinear, strategy, &cfg);
+            const LiveSetIndex live(b.graph, b.program);
+            const int layers = int(b.graph.layerModules.size());
+            std::vector<std::int64_t> expected(static_cast<std::size_t>(layers));
+            for (std::size_t i = 0; i < b.program.instructions.size(); ++i) {
+                std::vector<std::int64_t> sum(static_cast<std::size_t>(layers));
+                for (BufferId id : live.liveAfter(i))
+                    if (live.layerOf(id) >= 0 && isLayerBlock(live.kindOf(id)))
+                        sum[std::size_t(live.layerOf(id))] +=
+                            b.program.buffer(id).bytes.at(b.program.microBatch);
+                for (int l = 0; l < layers; ++l)
+                    expected[std::size_t(l)] = std::max(expected[std::size_t(l)], sum[std::size_t(l)]);
+            }
+            QCOMPARE(peakLayerBlockBytes(b.program, live, layers), expected);
+            // Layer 1 holds at least its 64-byte output (micro-batch 2 x 8 floats) at some point.
+            QVERIFY(expected[1] >= 64);
+        }
+    }
+
     void scheduleGridCells() {
         const Built b = build(kFourLinear, "every:2");
         const LiveSetIndex live(b.graph, b.program);
