@@ -6,6 +6,7 @@
 #include <QScrollBar>
 #include <QToolTip>
 #include <algorithm>
+#include <cmath>
 
 #include "layer_stack_model.h"
 #include "qt_convert.h"
@@ -160,11 +161,18 @@ std::vector<LiveBlocksView::Placed> LiveBlocksView::placeRow(int row, int top) c
     const int left = labelWidth() + kPadding;
     const int avail = std::max(1, viewport()->width() - left - kPadding);
     const int h = rowHeight();
+    const std::int64_t micro = m_data->program->microBatch;
+    std::int64_t total = 0;
+    for (BufferId b : blocks) total += m_data->program->buffer(b).bytes.at(micro);
+    // The row's length grows with the square root of its bytes, so that a layer holding a
+    // hundredth of the loss's logits still shows; its blocks share the row by their bytes.
+    const double rowWidth =
+        double(avail) * std::sqrt(std::min(1.0, double(total) / double(m_data->blockScaleBytes)));
     int x = left;
     for (BufferId b : blocks) {
-        const std::int64_t bytes = m_data->program->buffer(b).bytes.at(m_data->program->microBatch);
-        const int w = std::max(kMinBlock, int(double(avail) * double(bytes) /
-                                              double(m_data->blockScaleBytes)) - kGap);
+        const std::int64_t bytes = m_data->program->buffer(b).bytes.at(micro);
+        const double share = total > 0 ? double(bytes) / double(total) : 0.0;
+        const int w = std::max(kMinBlock, int(rowWidth * share) - kGap);
         placed.push_back({b, QRect(x, top + 2, w, h - 4)});
         x += w + kGap;
     }
