@@ -6,7 +6,9 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSlider>
-#include <QStyle>
+#include <QEvent>
+#include <QPainter>
+#include <QPixmap>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -24,6 +26,49 @@ constexpr int kSpeeds[] = {1, 2, 5, 10, 30, 100, 1000};  // steps per second
 constexpr int kDefaultSpeed = 2;                        // index: 5 steps per second
 constexpr int kFrameMs = 16;
 
+// Transport icons drawn in the palette's button-text colour (the style's media icons are dark
+// on the dark palette): bars and triangles on a 16-pixel grid.
+enum class Glyph { First, Back, Play, Pause, Forward, Last };
+
+QIcon glyphIcon(Glyph glyph, const QColor& color, qreal dpr) {
+    QPixmap pm(QSize(16, 16) * dpr);
+    pm.setDevicePixelRatio(dpr);
+    pm.fill(Qt::transparent);
+    QPainter p(&pm);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setPen(Qt::NoPen);
+    p.setBrush(color);
+    auto triangle = [&](double x0, double x1) {  // pointing from x0 to x1
+        p.drawPolygon(QPolygonF({QPointF(x0, 3), QPointF(x1, 8), QPointF(x0, 13)}));
+    };
+    switch (glyph) {
+        case Glyph::First:
+            p.drawRect(QRectF(3, 3, 2, 10));
+            triangle(13, 5);
+            break;
+        case Glyph::Back:
+            triangle(9, 2);
+            triangle(15, 8);
+            break;
+        case Glyph::Play:
+            triangle(4, 13);
+            break;
+        case Glyph::Pause:
+            p.drawRect(QRectF(4, 3, 3, 10));
+            p.drawRect(QRectF(9, 3, 3, 10));
+            break;
+        case Glyph::Forward:
+            triangle(1, 8);
+            triangle(7, 14);
+            break;
+        case Glyph::Last:
+            triangle(3, 11);
+            p.drawRect(QRectF(11, 3, 2, 10));
+            break;
+    }
+    return QIcon(pm);
+}
+
 }  // namespace
 
 StepThroughPanel::StepThroughPanel(QWidget* parent)
@@ -32,16 +77,12 @@ StepThroughPanel::StepThroughPanel(QWidget* parent)
     setFocusPolicy(Qt::StrongFocus);
     connect(m_timer, &QTimer::timeout, this, &StepThroughPanel::onTick);
 
-    QStyle* s = style();
-    auto* first = makeAction(tr("First step"), Qt::Key_Home, &StepThroughPanel::goToFirst);
-    first->setIcon(s->standardIcon(QStyle::SP_MediaSkipBackward));
-    auto* back = makeAction(tr("Step back"), Qt::Key_Left, &StepThroughPanel::stepBack);
-    back->setIcon(s->standardIcon(QStyle::SP_MediaSeekBackward));
+    m_firstAction = makeAction(tr("First step"), Qt::Key_Home, &StepThroughPanel::goToFirst);
+    m_backAction = makeAction(tr("Step back"), Qt::Key_Left, &StepThroughPanel::stepBack);
     m_playAction = makeAction(tr("Play"), Qt::Key_Space, &StepThroughPanel::togglePlay);
-    auto* forward = makeAction(tr("Step forward"), Qt::Key_Right, &StepThroughPanel::stepForward);
-    forward->setIcon(s->standardIcon(QStyle::SP_MediaSeekForward));
-    auto* last = makeAction(tr("Last step"), Qt::Key_End, &StepThroughPanel::goToLast);
-    last->setIcon(s->standardIcon(QStyle::SP_MediaSkipForward));
+    m_forwardAction =
+        makeAction(tr("Step forward"), Qt::Key_Right, &StepThroughPanel::stepForward);
+    m_lastAction = makeAction(tr("Last step"), Qt::Key_End, &StepThroughPanel::goToLast);
     auto* prevPhase =
         makeAction(tr("Previous phase"), Qt::Key_PageUp, &StepThroughPanel::previousPhase);
     auto* nextPhaseAction =
@@ -94,7 +135,8 @@ StepThroughPanel::StepThroughPanel(QWidget* parent)
 
     auto* transport = new QHBoxLayout;
     transport->setSpacing(2);
-    for (QAction* a : {first, back, m_playAction, forward, last}) transport->addWidget(addButton(a));
+    for (QAction* a : {m_firstAction, m_backAction, m_playAction, m_forwardAction, m_lastAction})
+        transport->addWidget(addButton(a));
     transport->addSpacing(6);
     transport->addWidget(m_speed);
     transport->addStretch(1);
@@ -122,8 +164,23 @@ StepThroughPanel::StepThroughPanel(QWidget* parent)
     layout->addWidget(legendLabel);
     layout->addWidget(m_blocks, 1);
     setSpeedIndex(kDefaultSpeed);
-    updatePlayButton();
+    updateIcons();
     showCurrent();
+}
+
+void StepThroughPanel::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) updateIcons();
+}
+
+void StepThroughPanel::updateIcons() {
+    const QColor c = palette().color(QPalette::ButtonText);
+    const qreal dpr = devicePixelRatioF();
+    m_firstAction->setIcon(glyphIcon(Glyph::First, c, dpr));
+    m_backAction->setIcon(glyphIcon(Glyph::Back, c, dpr));
+    m_forwardAction->setIcon(glyphIcon(Glyph::Forward, c, dpr));
+    m_lastAction->setIcon(glyphIcon(Glyph::Last, c, dpr));
+    updatePlayButton();
 }
 
 StepThroughPanel::~StepThroughPanel() = default;
@@ -295,8 +352,8 @@ void StepThroughPanel::updatePlayButton() {
     m_playAction->setText(playing ? tr("Pause") : tr("Play"));
     m_playAction->setToolTip(QStringLiteral("%1 (%2)").arg(
         m_playAction->text(), m_playAction->shortcut().toString(QKeySequence::NativeText)));
-    m_playAction->setIcon(
-        style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+    m_playAction->setIcon(glyphIcon(playing ? Glyph::Pause : Glyph::Play,
+                                    palette().color(QPalette::ButtonText), devicePixelRatioF()));
 }
 
 void StepThroughPanel::stepForward() {

@@ -87,12 +87,16 @@ signals:
     // A new program was indexed (the schedule grid shows the same).
     void programChanged(std::shared_ptr<const remat::ui::PlaybackProgram> data);
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
     void ensureBuilt();
     void goToStep(std::size_t step);
     void showCurrent();
     void onTick();
     void updatePlayButton();
+    void updateIcons();
     QToolButton* addButton(QAction* action);
     QAction* makeAction(const QString& text, const QKeySequence& key, void (StepThroughPanel::*slot)());
 
@@ -112,7 +116,11 @@ private:
     ByteUnits m_units = ByteUnits::Binary;
 
     QTimer* m_timer;
+    QAction* m_firstAction;
+    QAction* m_backAction;
     QAction* m_playAction;
+    QAction* m_forwardAction;
+    QAction* m_lastAction;
     QComboBox* m_speed;
     QCheckBox* m_allocFree;
     QSlider* m_slider;
