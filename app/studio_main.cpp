@@ -1,6 +1,6 @@
 // remat-studio: the desktop app. `remat-studio [MODEL] [--strategy S] [--screenshot FILE.png]
 // [--dark] [--expand-all] [--language CODE] [--size WxH] [--output DIR] [--autosave-dir DIR]
-// [--recover] [--step-through STEP]`.
+// [--recover] [--step-through STEP] [--compare-with S]`.
 // With a display it opens the main window on MODEL (default: the gpt2-small preset), then
 // offers to recover work a crashed or killed session left in the autosave folder (`--recover`
 // recovers the newest without asking); `--screenshot` renders the window offscreen to FILE and
@@ -27,6 +27,7 @@
 #include "language.h"
 #include "layer_stack_view.h"
 #include "main_window.h"
+#include "plan_diff_panel.h"
 #include "qt_convert.h"
 #include "step_through_panel.h"
 #include "termination_signal.h"
@@ -142,7 +143,14 @@ int main(int argc, char** argv) {
                                 "steps), or at the peak with 'peak'."),
         QStringLiteral("STEP"));
     parser.addOption(screenshotOption);
+    QCommandLineOption compareOption(
+        QStringLiteral("compare-with"),
+        QApplication::translate("main",
+                                "Show the two-plans tab comparing the strategy with S (none, "
+                                "full, every:3, ...)."),
+        QStringLiteral("S"));
     parser.addOption(stepOption);
+    parser.addOption(compareOption);
     parser.addOption(sizeOption);
     parser.addOption(autosaveDirOption);
     parser.addOption(recoverOption);
@@ -208,6 +216,11 @@ int main(int argc, char** argv) {
 
     if (parser.isSet(expandOption)) window.layerStack()->tree()->expandAll();
     if (windowSize.isValid()) window.resize(windowSize);
+    if (parser.isSet(compareOption)) {
+        window.planDiff()->setOtherStrategy(parser.value(compareOption));
+        window.planDiffDock()->show();
+        window.planDiffDock()->raise();
+    }
     if (parser.isSet(stepOption)) {
         const QString step = parser.value(stepOption);
         bool ok = false;

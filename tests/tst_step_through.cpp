@@ -9,6 +9,7 @@
 #include <string>
 
 #include "model_file.h"
+#include "plan_diff.h"
 #include "schedule_grid.h"
 #include "sim_test_support.h"
 #include "step_through.h"
@@ -281,6 +282,55 @@ private slots:
         QCOMPARE(first.runLast, std::size_t(47));
         QVERIFY(!recomputeContext(b.program, layers, 16).valid);  // a forward
         QVERIFY(!recomputeContext(b.program, layers, 27).valid);  // an alloc
+    }
+
+    // Two plans side by side: 4 x Linear(16) at micro-batch 4096, where each activation is
+    // 256 KiB (4096 x 16 x 4 B) and the weights 1 KiB and 64 B. Without checkpointing the peak is
+    // the start of backward (input, target, four outputs, the loss's gradient); with every:2 it
+    // is layer 3's backward (its region recomputed: layer 2's copy, and the gradients).
+    void twoPlansAtTheirPeaks() {
+        const char* model = R"({"format":"remat-model/1","input":{"shape":[16]},
+            "layers":[{"kind":"linear","out":16},{"kind":"linear","out":16},
+                      {"kind":"linear","out":16},{"kind":"linear","out":16},{"kind":"mse"}],
+            "training":{"micro_batch":4096}})";
+        const Built a = build(model, "none");
+        const Built b = build(model, "every:2");
+        const std::int64_t act = 4096 * 16 * 4, params = 4 * (1024 + 64);
+        const PeakDifference d = peakDifference(a.graph, a.program, a.timeline, b.program, b.timeline);
+        QCOMPARE(d.peakA, params + 7 * act);
+        QCOMPARE(d.peakB, params + 5 * act + 1024 + 64);
+        auto names = [](const std::vector<PeakTensor>& v) {
+            std::vector<std::string> out;
+            for (const PeakTensor& t : v) out.push_back(t.label);
+            return out;
+        };
+        QCOMPARE(names(d.onlyA),
+                 (std::vector<std::string>{"0/linear", "2/linear", "3/linear", "target"}));
+        QCOMPARE(names(d.onlyB),
+                 (std::vector<std::string>{"2/linear (recompute)", "grad 2/linear",
+                                           "grad 3/linear.weight", "grad 3/linear.bias"}));
+        QCOMPARE(d.onlyB[0].bytes, act);
+        QCOMPARE(int(d.onlyB[0].category), int(Category::RecomputedActivations));
+        QCOMPARE(d.onlyB[3].bytes, std::int64_t(64));
+        // Shared: the weights, the input, layer 1's kept output, the loss's gradient.
+        QCOMPARE(d.sharedBytes, params + 3 * act);
+        // Both ways round, the lists swap.
+        const PeakDifference r = peakDifference(a.graph, b.program, b.timeline, a.program, a.timeline);
+        QCOMPARE(names(r.onlyA), names(d.onlyB));
+        QCOMPARE(names(r.onlyB), names(d.onlyA));
+
+        // Resampled onto time: every slice's maximum, the peak in the slice where it runs, and
+        // nothing past the plan's end.
+        const double end = a.timeline.endS.back();
+        const auto half = resampleTotals(a.timeline, 2 * end, 200);
+        QCOMPARE(half.size(), std::size_t(200));
+        QCOMPARE(*std::max_element(half.begin(), half.end()), a.timeline.peakBytes);
+        for (std::size_t k = 101; k < 200; ++k) QCOMPARE(half[k], std::int64_t(-1));
+        const auto whole = resampleTotals(a.timeline, end, 50);
+        QCOMPARE(*std::max_element(whole.begin(), whole.end()), a.timeline.peakBytes);
+        for (std::int64_t v : whole) QVERIFY(v >= 0);  // the plan fills its own span
+        const double peakAt = a.timeline.endS[a.timeline.peakInstruction];
+        QCOMPARE(whole[std::size_t(std::min(49.0, peakAt / end * 50))], a.timeline.peakBytes);
     }
 
     void stepsAndPhases() {

@@ -32,6 +32,7 @@
 #include "palette.h"
 #include "qt_convert.h"
 #include "run_panel.h"
+#include "plan_diff_panel.h"
 #include "schedule_grid_view.h"
 #include "step_through_panel.h"
 #include "strategy_bar.h"
@@ -104,6 +105,7 @@ void MainWindow::buildViews() {
     m_sweep = new SweepPanel(this);
     m_stepThrough = new StepThroughPanel(this);
     m_schedule = new ScheduleGridView(this);
+    m_planDiff = new PlanDiffPanel(this);
 
     m_strategyBar = new StrategyBar(m_document, this);
     auto* bar = new QToolBar(tr("Strategy and training"), this);
@@ -171,6 +173,9 @@ void MainWindow::buildDocks() {
     tabifyDockWidget(m_summaryDock, m_stepDock);
     m_scheduleDock = dock(tr("Schedule"), "scheduleDock", m_schedule, Qt::BottomDockWidgetArea);
     tabifyDockWidget(m_sweepDock, m_scheduleDock);
+    m_planDiffDock = dock(tr("Two plans"), "planDiffDock", m_planDiff, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(m_scheduleDock, m_planDiffDock);
+    connect(m_planDiffDock, &QDockWidget::visibilityChanged, m_planDiff, &PlanDiffPanel::setShown);
     connect(m_stepDock, &QDockWidget::visibilityChanged, this, [this](bool shown) {
         m_stepDockShown = shown;
         updateStepThroughActive();
@@ -293,6 +298,7 @@ void MainWindow::onDocumentChanged() {
     m_sweep->setModel(state->model, state->model.training, state->device);  // when it is shown
     m_stepThrough->setProgram(state, *state->graph, state->evaluation.program,
                               state->evaluation.timeline);  // indexed when shown
+    m_planDiff->setState(state, m_document->strategySpelling());  // evaluated when shown
     m_timingLabel->setText(tr("updated in %1 ms").arg(m_lastUpdateMs, 0, 'f', 1));
     updateEditActions();
     updateTitle();
@@ -345,6 +351,7 @@ void MainWindow::setUnits(ByteUnits units) {
     m_runPanel->setUnits(units);
     m_sweep->setUnits(units);
     m_stepThrough->setUnits(units);
+    m_planDiff->setUnits(units);
     if (m_gibUnits) m_gibUnits->setChecked(units == ByteUnits::Binary);
     if (m_gbUnits) m_gbUnits->setChecked(units == ByteUnits::Decimal);
 }

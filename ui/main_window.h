@@ -1,6 +1,6 @@
 // Remat Studio's one screen: the layer stack (with palette and inspector) on the left, the
 // memory timeline in the centre, the summary, comparison, run, sweep, step-through and schedule
-// panels around it, and the
+// panels and two plans side by side around it, and the
 // strategy bar on top. It wires the document to every view (each edit redraws the timeline and
 // summary; the comparison recomputes in the background, and so does an expensive edit, with
 // its progress and a Cancel button in the status bar), owns the menus and
@@ -41,6 +41,7 @@ class SummaryPanel;
 class TimelinePlot;
 class StepThroughPanel;
 class ScheduleGridView;
+class PlanDiffPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -73,6 +74,8 @@ public:
     ScheduleGridView* scheduleGrid() const { return m_schedule; }
     QDockWidget* stepThroughDock() const { return m_stepDock; }
     QDockWidget* scheduleDock() const { return m_scheduleDock; }
+    PlanDiffPanel* planDiff() const { return m_planDiff; }
+    QDockWidget* planDiffDock() const { return m_planDiffDock; }
     Autosaver* autosaver() const { return m_autosaver.get(); }
 
     // A file path or a preset name. On failure the current model stays and the error (naming
@@ -166,6 +169,7 @@ private:
     SweepPanel* m_sweep = nullptr;
     StepThroughPanel* m_stepThrough = nullptr;
     ScheduleGridView* m_schedule = nullptr;
+    PlanDiffPanel* m_planDiff = nullptr;
     std::unique_ptr<Autosaver> m_autosaver;
 
     QDockWidget* m_stackDock = nullptr;
@@ -177,6 +181,7 @@ private:
     QDockWidget* m_sweepDock = nullptr;
     QDockWidget* m_stepDock = nullptr;
     QDockWidget* m_scheduleDock = nullptr;
+    QDockWidget* m_planDiffDock = nullptr;
     bool m_stepDockShown = false;
     bool m_scheduleDockShown = false;
     QLabel* m_timingLabel = nullptr;
