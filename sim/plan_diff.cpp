@@ -72,8 +72,7 @@ PeakDifference peakDifference(const Graph& g, const Program& a, const Timeline& 
             const int other = it == y.end() ? 0 : it->second.count;
             const int extra = tally.count - other;
             if (shared) *shared += tally.bytesEach * std::min(tally.count, other);
-            if (extra > 0)
-                out.push_back({label, tally.category, tally.bytesEach * extra, extra});
+            if (extra > 0) out.push_back({label, tally.category, tally.bytesEach * extra, extra});
         }
     };
     onlyIn(atA, atB, d.onlyA, &d.sharedBytes);

@@ -27,7 +27,7 @@ struct PeakTensor {
     std::string label;  // bufferLabel
     Category category = Category::Transient;
     std::int64_t bytes = 0;
-    int count = 1;      // buffers with this caption (input data of several micro-steps)
+    int count = 1;  // buffers with this caption (input data of several micro-steps)
 };
 
 struct PeakDifference {

@@ -18,9 +18,8 @@ ScheduleGrid::ScheduleGrid(const Graph& g, const Program& p, const LiveSetIndex&
         const Instruction& ins = p.instructions[i];
         if (!isGridColumn(ins.kind)) continue;
         m_columnInstruction.push_back(std::uint32_t(i));
-        m_columnLayer.push_back(ins.op.valid() && ins.op.index() < layers.size()
-                                    ? layers[ins.op.index()]
-                                    : -1);
+        m_columnLayer.push_back(
+            ins.op.valid() && ins.op.index() < layers.size() ? layers[ins.op.index()] : -1);
         ScheduleCell action;
         switch (ins.kind) {
             case InstrKind::Forward:
@@ -48,9 +47,9 @@ ScheduleGrid::ScheduleGrid(const Graph& g, const Program& p, const LiveSetIndex&
     };
     std::vector<std::vector<Event>> events(static_cast<std::size_t>(m_rows));
     auto firstColumnAtOrAfter = [&](std::size_t instruction) {
-        return std::uint32_t(std::lower_bound(m_columnInstruction.begin(),
-                                              m_columnInstruction.end(), instruction) -
-                             m_columnInstruction.begin());
+        return std::uint32_t(
+            std::lower_bound(m_columnInstruction.begin(), m_columnInstruction.end(), instruction) -
+            m_columnInstruction.begin());
     };
     for (std::size_t b = 0; b < live.bufferCount(); ++b) {
         const BufferId id(static_cast<std::uint32_t>(b));
@@ -67,8 +66,8 @@ ScheduleGrid::ScheduleGrid(const Graph& g, const Program& p, const LiveSetIndex&
         int depth = 0;
         if (kind == BlockKind::Recomputed) {
             // Made by the recompute it was allocated for: the first column after its alloc.
-            depth = m_columnAction[first].kind == CellKind::Recompute ? m_columnAction[first].depth
-                                                                      : 1;
+            depth =
+                m_columnAction[first].kind == CellKind::Recompute ? m_columnAction[first].depth : 1;
             m_maxDepth = std::max(m_maxDepth, depth);
         }
         events[std::size_t(row)].push_back({first, +1, depth});

@@ -67,9 +67,7 @@ public:
     ScheduleCell actionOfColumn(std::size_t column) const { return m_columnAction[column]; }
 
     // Held spans of a row, ascending and disjoint.
-    const std::vector<ScheduleSpan>& heldSpans(int row) const {
-        return m_held[std::size_t(row)];
-    }
+    const std::vector<ScheduleSpan>& heldSpans(int row) const { return m_held[std::size_t(row)]; }
     ScheduleCell cell(int row, std::size_t column) const;
 
 private:

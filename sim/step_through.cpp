@@ -56,8 +56,10 @@ LiveSetIndex::LiveSetIndex(const Graph& g, const Program& p)
     for (std::size_t i = 0; i < p.instructions.size(); ++i) {
         const Instruction& ins = p.instructions[i];
         if (!ins.buffer.valid() || ins.buffer.index() >= n) continue;
-        if (ins.kind == InstrKind::Alloc) m_alloc[ins.buffer.index()] = std::uint32_t(i);
-        else if (ins.kind == InstrKind::Free) m_free[ins.buffer.index()] = std::uint32_t(i);
+        if (ins.kind == InstrKind::Alloc)
+            m_alloc[ins.buffer.index()] = std::uint32_t(i);
+        else if (ins.kind == InstrKind::Free)
+            m_free[ins.buffer.index()] = std::uint32_t(i);
     }
     const std::vector<int> layerOfOp = opLayers(g);
     auto opLayer = [&](OpId op) {
@@ -200,8 +202,8 @@ RecomputeContext recomputeContext(const Program& p, const std::vector<int>& laye
     auto inRun = [&](std::size_t j) {
         const Instruction& x = p.instructions[j];
         return x.kind == InstrKind::Recompute && x.regionDepth == ins.regionDepth &&
-               x.microStep == ins.microStep && p.inRepeat(j) == p.inRepeat(index) &&
-               x.op.valid() && r.contains(x.op.value);
+               x.microStep == ins.microStep && p.inRepeat(j) == p.inRepeat(index) && x.op.valid() &&
+               r.contains(x.op.value);
     };
     c.runFirst = c.runLast = index;
     for (std::size_t j = index; j-- > 0;) {

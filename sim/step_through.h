@@ -63,7 +63,9 @@ private:
 
 // Whether a lesson draws a block of this kind beside its layer (kept, recomputed, transient,
 // gradient) or leaves it out (parameters, optimizer state, inputs, workspaces).
-inline bool isLayerBlock(BlockKind k) { return k != BlockKind::Other; }
+inline bool isLayerBlock(BlockKind k) {
+    return k != BlockKind::Other;
+}
 
 // Per layer (0 .. layerCount-1), the most bytes of drawn blocks (isLayerBlock) it holds live at
 // once over the whole program: the scale a view draws a layer's blocks at.
@@ -91,8 +93,8 @@ std::size_t previousPhaseStart(const Program& p, std::size_t i);
 // What a recompute instruction is doing, in the plan's terms.
 struct RecomputeContext {
     bool valid = false;
-    std::size_t region = 0;   // index into program.plan.regions
-    int depth = 1;            // the region's nesting depth (1 = outermost)
+    std::size_t region = 0;                           // index into program.plan.regions
+    int depth = 1;                                    // the region's nesting depth (1 = outermost)
     int regionFirstLayer = -1, regionLastLayer = -1;  // layers of the region's first/last op
     // The run of recompute instructions this one belongs to (same micro-step and depth, allocs
     // and frees between them ignored): its first and last instruction and their layers.

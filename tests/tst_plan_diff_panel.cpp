@@ -72,7 +72,8 @@ private slots:
         QCOMPARE(table->topLevelItem(table->topLevelItemCount() - 1)->text(2),
                  QStringLiteral("none"));
         QStringList rows;
-        for (int i = 0; i < table->topLevelItemCount(); ++i) rows << table->topLevelItem(i)->text(0);
+        for (int i = 0; i < table->topLevelItemCount(); ++i)
+            rows << table->topLevelItem(i)->text(0);
         QCOMPARE(rows, expectedRows);
         QStringList noneOnly;
         for (int i = int(d.onlyA.size()); i < table->topLevelItemCount(); ++i)
@@ -97,7 +98,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(panel->hasResult() && !panel->isBusy(), 20000);
         QVERIFY(w.document()->setStrategy(QStringLiteral("full")));
         QTRY_VERIFY_WITH_TIMEOUT(!panel->isBusy() && panel->headline().contains("full"), 20000);
-        QCOMPARE(panel->difference().peakA, w.document()->stateHandle()->evaluation.timeline.peakBytes);
+        QCOMPARE(panel->difference().peakA,
+                 w.document()->stateHandle()->evaluation.timeline.peakBytes);
     }
 };
 

@@ -76,8 +76,7 @@ private slots:
         };
         // After the forward of layer 2 (16): layer 0's output was freed at 14 (inside region
         // 0-1), layer 1's is kept (region 2-3's input), layer 2's is transient.
-        QCOMPARE(labels(b, live.liveAfter(16)),
-                 with({"input", "target", "1/linear", "2/linear"}));
+        QCOMPARE(labels(b, live.liveAfter(16)), with({"input", "target", "1/linear", "2/linear"}));
         // After recomputing layer 3 (30): the kept 3/linear was freed after the loss's
         // backward (26); the recomputed copies of layers 2 and 3 and the loss's gradient live.
         QCOMPARE(labels(b, live.liveAfter(30)),
@@ -127,9 +126,12 @@ private slots:
         QTest::addColumn<int>("accumulation");
         QTest::newRow("4 linear every:2") << QString() << "every:2" << 1;
         QTest::newRow("4 linear none") << QString() << "none" << 1;
-        QTest::newRow("gpt2-tiny full, G=6") << "gpt2-tiny" << "full" << 6;
-        QTest::newRow("gpt2-tiny selective, G=2") << "gpt2-tiny" << "selective:attention" << 2;
-        QTest::newRow("mlp-3x1024 sqrt") << "mlp-3x1024" << "sqrt" << 1;
+        QTest::newRow("gpt2-tiny full, G=6") << "gpt2-tiny"
+                                             << "full" << 6;
+        QTest::newRow("gpt2-tiny selective, G=2") << "gpt2-tiny"
+                                                  << "selective:attention" << 2;
+        QTest::newRow("mlp-3x1024 sqrt") << "mlp-3x1024"
+                                         << "sqrt" << 1;
     }
     void liveSetMatchesSimulator() {
         QFETCH(QString, model);
@@ -165,7 +167,8 @@ private slots:
                         sum[std::size_t(live.layerOf(id))] +=
                             b.program.buffer(id).bytes.at(b.program.microBatch);
                 for (int l = 0; l < layers; ++l)
-                    expected[std::size_t(l)] = std::max(expected[std::size_t(l)], sum[std::size_t(l)]);
+                    expected[std::size_t(l)] =
+                        std::max(expected[std::size_t(l)], sum[std::size_t(l)]);
             }
             QCOMPARE(peakLayerBlockBytes(b.program, live, layers), expected);
             // Layer 1 holds at least its 64-byte output (micro-batch 2 x 8 floats) at some point.
@@ -191,23 +194,32 @@ private slots:
 
         // . empty  F forward  K kept  R recompute  r recomputed (held)  B backward
         const char* table[] = {
-            "F.........RrrB",
-            ".FKKKKKKKK.RB.",
-            "..F...RrrB....",
-            "...FKK.RB.....",
-            "....FB........",
+            "F.........RrrB", ".FKKKKKKKK.RB.", "..F...RrrB....",
+            "...FKK.RB.....", "....FB........",
         };
         for (int row = 0; row < 5; ++row) {
             QString got;
             for (std::size_t c = 0; c < grid.columnCount(); ++c) {
                 const ScheduleCell cell = grid.cell(row, c);
                 switch (cell.kind) {
-                    case CellKind::Empty: got += '.'; break;
-                    case CellKind::Kept: got += 'K'; break;
-                    case CellKind::Recomputed: got += 'r'; break;
-                    case CellKind::Forward: got += 'F'; break;
-                    case CellKind::Recompute: got += 'R'; break;
-                    case CellKind::Backward: got += 'B'; break;
+                    case CellKind::Empty:
+                        got += '.';
+                        break;
+                    case CellKind::Kept:
+                        got += 'K';
+                        break;
+                    case CellKind::Recomputed:
+                        got += 'r';
+                        break;
+                    case CellKind::Forward:
+                        got += 'F';
+                        break;
+                    case CellKind::Recompute:
+                        got += 'R';
+                        break;
+                    case CellKind::Backward:
+                        got += 'B';
+                        break;
                 }
                 if (cell.kind == CellKind::Recompute || cell.kind == CellKind::Recomputed)
                     QCOMPARE(cell.depth, 1);
@@ -219,8 +231,9 @@ private slots:
         // Held spans as stored: layer 1 kept from its forward until region 0-1's recompute, then
         // its recomputed copy from that recompute to layer 1's backward (the column's own
         // action, the recompute, is drawn over the span's first column).
-        QCOMPARE(grid.heldSpans(1), (std::vector<ScheduleSpan>{{1, 10, {CellKind::Kept, 0}},
-                                                               {11, 12, {CellKind::Recomputed, 1}}}));
+        QCOMPARE(grid.heldSpans(1),
+                 (std::vector<ScheduleSpan>{{1, 10, {CellKind::Kept, 0}},
+                                            {11, 12, {CellKind::Recomputed, 1}}}));
         QCOMPARE(grid.heldSpans(0),
                  (std::vector<ScheduleSpan>{{10, 13, {CellKind::Recomputed, 1}}}));
     }
@@ -296,7 +309,8 @@ private slots:
         const Built a = build(model, "none");
         const Built b = build(model, "every:2");
         const std::int64_t act = 4096 * 16 * 4, params = 4 * (1024 + 64);
-        const PeakDifference d = peakDifference(a.graph, a.program, a.timeline, b.program, b.timeline);
+        const PeakDifference d =
+            peakDifference(a.graph, a.program, a.timeline, b.program, b.timeline);
         QCOMPARE(d.peakA, params + 7 * act);
         QCOMPARE(d.peakB, params + 5 * act + 1024 + 64);
         auto names = [](const std::vector<PeakTensor>& v) {
@@ -315,7 +329,8 @@ private slots:
         // Shared: the weights, the input, layer 1's kept output, the loss's gradient.
         QCOMPARE(d.sharedBytes, params + 3 * act);
         // Both ways round, the lists swap.
-        const PeakDifference r = peakDifference(a.graph, b.program, b.timeline, a.program, a.timeline);
+        const PeakDifference r =
+            peakDifference(a.graph, b.program, b.timeline, a.program, a.timeline);
         QCOMPARE(names(r.onlyA), names(d.onlyB));
         QCOMPARE(names(r.onlyB), names(d.onlyA));
 
@@ -350,8 +365,7 @@ private slots:
         QCOMPARE(previousPhaseStart(b.program, 27), std::size_t(23));
         QCOMPARE(previousPhaseStart(b.program, 8), std::size_t(0));
         QCOMPARE(previousPhaseStart(b.program, 0), LiveSetIndex::npos);
-        QCOMPARE(nextPhaseStart(b.program, b.program.instructions.size() - 1),
-                 LiveSetIndex::npos);
+        QCOMPARE(nextPhaseStart(b.program, b.program.instructions.size() - 1), LiveSetIndex::npos);
     }
 };
 

@@ -143,8 +143,10 @@ private slots:
         for (std::size_t i = 0; i < program.instructions.size(); ++i) {
             const Instruction& ins = program.instructions[i];
             work += isWorkInstruction(ins.kind);
-            if (ins.kind == InstrKind::Recompute && firstRecompute == 0) firstRecompute = i;
-            else if (ins.kind == InstrKind::Recompute && secondRecompute == 0) secondRecompute = i;
+            if (ins.kind == InstrKind::Recompute && firstRecompute == 0)
+                firstRecompute = i;
+            else if (ins.kind == InstrKind::Recompute && secondRecompute == 0)
+                secondRecompute = i;
             if (ins.kind == InstrKind::Forward && forward0 == 0) forward0 = i;
         }
         QCOMPARE(panel->stepCount(), work);

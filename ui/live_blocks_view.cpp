@@ -14,8 +14,8 @@
 namespace remat::ui {
 namespace {
 
-constexpr int kGap = 1;        // between blocks
-constexpr int kMinBlock = 3;   // pixels: a tiny tensor still shows
+constexpr int kGap = 1;       // between blocks
+constexpr int kMinBlock = 3;  // pixels: a tiny tensor still shows
 constexpr int kPadding = 4;
 
 const std::vector<BufferId> kNoBlocks;
@@ -114,7 +114,8 @@ void LiveBlocksView::setInstruction(std::size_t index) {
         const int h = rowHeight();
         QScrollBar* bar = verticalScrollBar();
         const int top = m_markedRow * h, bottom = top + h;
-        if (top - h < bar->value()) bar->setValue(std::max(0, top - h));
+        if (top - h < bar->value())
+            bar->setValue(std::max(0, top - h));
         else if (bottom + h > bar->value() + viewport()->height())
             bar->setValue(bottom + h - viewport()->height());
     }

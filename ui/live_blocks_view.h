@@ -60,9 +60,9 @@ private:
     std::shared_ptr<const PlaybackProgram> m_data;
     std::size_t m_index = static_cast<std::size_t>(-1);
     ByteUnits m_units = ByteUnits::Binary;
-    std::vector<BufferId> m_live;                // after m_index
-    std::vector<std::vector<BufferId>> m_rows;   // per layer
-    std::vector<int> m_dirtyRows;                // rows filled for the previous instruction
+    std::vector<BufferId> m_live;               // after m_index
+    std::vector<std::vector<BufferId>> m_rows;  // per layer
+    std::vector<int> m_dirtyRows;               // rows filled for the previous instruction
     int m_markedRow = -1;
 };
 

@@ -47,8 +47,9 @@ PlanDiffPanel::PlanDiffPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("planDiff"));
     m_other = new QLineEdit(QStringLiteral("none"), this);
     m_other->setObjectName(QStringLiteral("planDiffOther"));
-    m_other->setToolTip(tr("The plan to compare with, spelled as on the command line: none, "
-                           "full, every:3, sqrt, selective:mlp, optimal:40GiB, ..."));
+    m_other->setToolTip(
+        tr("The plan to compare with, spelled as on the command line: none, "
+           "full, every:3, sqrt, selective:mlp, optimal:40GiB, ..."));
     m_other->setMaximumWidth(fontMetrics().horizontalAdvance(QLatin1Char('x')) * 24);
     connect(m_other, &QLineEdit::editingFinished, this, [this] {
         if (m_other->text().trimmed() != m_spellingB || !hasResult()) start();
@@ -168,9 +169,12 @@ void PlanDiffPanel::start() {
                                 a.baselineSavedActivationBytes};
         auto r = evaluate(*state->graph, strategy, manualRegions(state->model),
                           state->model.training, state->device, &baseline, cancel.get());
-        if (r) o.evaluation = std::make_shared<const Evaluation>(std::move(*r));
-        else if (cancel->load()) o.cancelled = true;
-        else o.error = toQString(r.error().message);
+        if (r)
+            o.evaluation = std::make_shared<const Evaluation>(std::move(*r));
+        else if (cancel->load())
+            o.cancelled = true;
+        else
+            o.error = toQString(r.error().message);
         return o;
     }));
 }
@@ -180,9 +184,9 @@ void PlanDiffPanel::install(const Outcome& o) {
     if (!o.evaluation) {
         m_difference.reset();
         m_evaluationB.reset();
-        m_headline->setText(tr("Cannot compare with '%1': %2")
-                                .arg(printableText(o.spelling),
-                                     printableText(o.error, kShownMessageChars)));
+        m_headline->setText(
+            tr("Cannot compare with '%1': %2")
+                .arg(printableText(o.spelling), printableText(o.error, kShownMessageChars)));
         redraw();
         emit finished();
         return;
@@ -214,8 +218,9 @@ void PlanDiffPanel::redraw() {
            "differ are listed.")
             .arg(bytesText(d.peakA, m_units), printableText(nameA), bytesText(d.peakB, m_units),
                  printableText(nameB), bytesText(gap < 0 ? -gap : gap, m_units),
-                 gap == 0 ? tr("the same") : (gap > 0 ? tr("more with %1").arg(printableText(nameA))
-                                                      : tr("more with %1").arg(printableText(nameB))),
+                 gap == 0 ? tr("the same")
+                          : (gap > 0 ? tr("more with %1").arg(printableText(nameA))
+                                     : tr("more with %1").arg(printableText(nameB))),
                  bytesText(d.sharedBytes, m_units)));
 
     const double endA = ta.endS.empty() ? 0.0 : ta.endS.back();
@@ -263,10 +268,10 @@ void PlanDiffPanel::redraw() {
         for (const PeakTensor& t : tensors) {
             QString label = printableText(t.label);
             if (t.count > 1) label = tr("%1 (× %2)").arg(label).arg(t.count);
-            auto* item = new QTreeWidgetItem(
-                m_table, {label, bytesText(t.bytes, m_units), plan});
+            auto* item = new QTreeWidgetItem(m_table, {label, bytesText(t.bytes, m_units), plan});
             item->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
-            item->setToolTip(0, QStringLiteral("%1 (%2)").arg(label, categoryDisplayName(t.category)));
+            item->setToolTip(0,
+                             QStringLiteral("%1 (%2)").arg(label, categoryDisplayName(t.category)));
             item->setData(0, Qt::DecorationRole, categoryColor(t.category));
         }
     };

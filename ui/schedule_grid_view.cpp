@@ -139,8 +139,8 @@ void ScheduleGridView::setProgram(std::shared_ptr<const PlaybackProgram> data) {
 }
 
 void ScheduleGridView::setCursorInstruction(std::size_t index) {
-    const std::size_t column = m_data && index != npos ? m_data->grid.columnOfInstruction(index)
-                                                       : npos;
+    const std::size_t column =
+        m_data && index != npos ? m_data->grid.columnOfInstruction(index) : npos;
     if (column == m_cursorColumn) return;
     m_cursorColumn = column;
     update();
@@ -217,8 +217,8 @@ void ScheduleGridView::renderImage() {
         p.setPen(pal.color(QPalette::Mid));
         p.drawRect(swatch.adjusted(0, 0, -1, -1));
         p.setPen(pal.color(QPalette::Text));
-        p.drawText(QRect(x + sw + 4, y, w, fontMetrics().height()), Qt::AlignLeft | Qt::AlignVCenter,
-                   name);
+        p.drawText(QRect(x + sw + 4, y, w, fontMetrics().height()),
+                   Qt::AlignLeft | Qt::AlignVCenter, name);
         x += w;
     }
 }
@@ -241,7 +241,8 @@ void ScheduleGridView::paintEvent(QPaintEvent*) {
 
 void ScheduleGridView::mouseReleaseEvent(QMouseEvent* event) {
     const std::size_t c = columnAt(event->position().toPoint().x());
-    if (event->button() == Qt::LeftButton && c != npos && rowAt(event->position().toPoint().y()) >= 0)
+    if (event->button() == Qt::LeftButton && c != npos &&
+        rowAt(event->position().toPoint().y()) >= 0)
         emit instructionClicked(qint64(m_data->grid.instructionOfColumn(c)));
     QWidget::mouseReleaseEvent(event);
 }
@@ -284,8 +285,10 @@ bool ScheduleGridView::event(QEvent* event) {
         auto* help = static_cast<QHelpEvent*>(event);
         const std::size_t c = columnAt(help->pos().x());
         const int row = rowAt(help->pos().y());
-        if (c != npos && row >= 0) QToolTip::showText(help->globalPos(), cellText(row, c), this);
-        else QToolTip::hideText();
+        if (c != npos && row >= 0)
+            QToolTip::showText(help->globalPos(), cellText(row, c), this);
+        else
+            QToolTip::hideText();
         return true;
     }
     return QWidget::event(event);

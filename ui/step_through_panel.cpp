@@ -3,12 +3,12 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QSlider>
-#include <QEvent>
 #include <QPainter>
 #include <QPixmap>
+#include <QSlider>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -23,7 +23,7 @@ namespace remat::ui {
 namespace {
 
 constexpr int kSpeeds[] = {1, 2, 5, 10, 30, 100, 1000};  // steps per second
-constexpr int kDefaultSpeed = 2;                        // index: 5 steps per second
+constexpr int kDefaultSpeed = 2;                         // index: 5 steps per second
 constexpr int kFrameMs = 16;
 
 // Transport icons drawn in the palette's button-text colour (the style's media icons are dark
@@ -71,8 +71,7 @@ QIcon glyphIcon(Glyph glyph, const QColor& color, qreal dpr) {
 
 }  // namespace
 
-StepThroughPanel::StepThroughPanel(QWidget* parent)
-    : QWidget(parent), m_timer(new QTimer(this)) {
+StepThroughPanel::StepThroughPanel(QWidget* parent) : QWidget(parent), m_timer(new QTimer(this)) {
     setObjectName(QStringLiteral("stepThrough"));
     setFocusPolicy(Qt::StrongFocus);
     connect(m_timer, &QTimer::timeout, this, &StepThroughPanel::onTick);
@@ -80,8 +79,7 @@ StepThroughPanel::StepThroughPanel(QWidget* parent)
     m_firstAction = makeAction(tr("First step"), Qt::Key_Home, &StepThroughPanel::goToFirst);
     m_backAction = makeAction(tr("Step back"), Qt::Key_Left, &StepThroughPanel::stepBack);
     m_playAction = makeAction(tr("Play"), Qt::Key_Space, &StepThroughPanel::togglePlay);
-    m_forwardAction =
-        makeAction(tr("Step forward"), Qt::Key_Right, &StepThroughPanel::stepForward);
+    m_forwardAction = makeAction(tr("Step forward"), Qt::Key_Right, &StepThroughPanel::stepForward);
     m_lastAction = makeAction(tr("Last step"), Qt::Key_End, &StepThroughPanel::goToLast);
     auto* prevPhase =
         makeAction(tr("Previous phase"), Qt::Key_PageUp, &StepThroughPanel::previousPhase);
@@ -122,8 +120,8 @@ StepThroughPanel::StepThroughPanel(QWidget* parent)
     m_caption = box->label();
 
     QString legend;
-    for (BlockKind k : {BlockKind::Kept, BlockKind::Recomputed, BlockKind::Transient,
-                        BlockKind::Gradient})
+    for (BlockKind k :
+         {BlockKind::Kept, BlockKind::Recomputed, BlockKind::Transient, BlockKind::Gradient})
         legend += QStringLiteral("<span style=\"color:%1\">&#9632;</span>&nbsp;%2&nbsp;&nbsp; ")
                       .arg(blockColor(k).name(), blockKindName(k).toHtmlEscaped());
     auto* legendLabel = new QLabel(legend, this);
@@ -252,6 +250,7 @@ void StepThroughPanel::ensureBuilt() {
     // lesson's place), else the start.
     const std::size_t keep = m_instruction;
     m_instruction = npos;
+    if (m_data->instructionCount() == 0) return showCurrent();
     seekInstruction(keep == npos ? 0 : std::min(keep, m_data->instructionCount() - 1));
 }
 
@@ -293,8 +292,8 @@ void StepThroughPanel::showCurrent() {
                                .arg(m_steps.size())
                                .arg(m_instruction)
                                .arg(m_data->instructionCount()));
-    m_caption->setText(stepCaption(*m_data->graph, *m_data->program, m_data->opLayers,
-                                   m_data->live, m_instruction, m_units));
+    m_caption->setText(stepCaption(*m_data->graph, *m_data->program, m_data->opLayers, m_data->live,
+                                   m_instruction, m_units));
     m_blocks->setInstruction(m_instruction);
     if (m_active) emit currentInstructionChanged(qint64(m_instruction));
 }
@@ -332,8 +331,10 @@ void StepThroughPanel::pause() {
 }
 
 void StepThroughPanel::togglePlay() {
-    if (isPlaying()) pause();
-    else play();
+    if (isPlaying())
+        pause();
+    else
+        play();
 }
 
 void StepThroughPanel::onTick() {
@@ -387,7 +388,8 @@ void StepThroughPanel::previousPhase() {
         const std::size_t prev = previousPhaseStart(*m_data->program, at);
         if (prev == LiveSetIndex::npos) return goToFirst();
         const auto it = std::lower_bound(m_steps.begin(), m_steps.end(), prev);
-        const std::size_t step = it == m_steps.end() ? m_steps.size() - 1 : std::size_t(it - m_steps.begin());
+        const std::size_t step =
+            it == m_steps.end() ? m_steps.size() - 1 : std::size_t(it - m_steps.begin());
         if (step < m_step) return goToStep(step);
         at = prev;
     }

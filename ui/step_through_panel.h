@@ -98,7 +98,8 @@ private:
     void updatePlayButton();
     void updateIcons();
     QToolButton* addButton(QAction* action);
-    QAction* makeAction(const QString& text, const QKeySequence& key, void (StepThroughPanel::*slot)());
+    QAction* makeAction(const QString& text, const QKeySequence& key,
+                        void (StepThroughPanel::*slot)());
 
     // The program given, not yet indexed while inactive.
     std::shared_ptr<const void> m_owner;

@@ -29,7 +29,8 @@ struct Compiled {
 };
 
 std::shared_ptr<const Compiled> compiled(std::int64_t instances) {
-    const ModelFile m = instances > 0 ? test::presetWithInstances(instances) : *loadModel("gpt2-small");
+    const ModelFile m =
+        instances > 0 ? test::presetWithInstances(instances) : *loadModel("gpt2-small");
     const DeviceSpec& device = builtinDevices().front();
     auto c = std::make_shared<Compiled>();
     c->graph = *lower(m.network, m.training.precision);
@@ -80,7 +81,8 @@ void BM_Caption(benchmark::State& state) {
     std::size_t at = 0;
     while (c.program.instructions[at].kind != InstrKind::Recompute) ++at;
     for (auto _ : state)
-        benchmark::DoNotOptimize(stepCaption(c.graph, c.program, layers, live, at, ByteUnits::Binary));
+        benchmark::DoNotOptimize(
+            stepCaption(c.graph, c.program, layers, live, at, ByteUnits::Binary));
     count(state, c);
 }
 BENCHMARK(BM_Caption)->Arg(0)->Arg(400)->Unit(benchmark::kMicrosecond);
