@@ -238,7 +238,8 @@ int main(int argc, char** argv) {
         // Shown (and so indexed) once the window is on screen.
         QTimer::singleShot(0, &window, [&window, step, n] {
             remat::ui::StepThroughPanel* panel = window.stepThrough();
-            if (step == QLatin1String("peak")) panel->goToPeak();
+            if (step == QLatin1String("peak"))
+                panel->goToPeak();
             else if (panel->stepCount() > 0)
                 panel->seekInstruction(
                     panel->steps()[std::size_t(std::min<long long>(n, panel->stepCount())) - 1]);

@@ -634,7 +634,8 @@ QColor LayerStackModel::markColor(bool own) {
 
 QVariant LayerStackModel::markBackground(const Node& n) const {
     if (m_marked < 0) return {};
-    const bool layerRow = n.kind == NodeKind::Instance || (n.kind == NodeKind::Entry && n.module.valid());
+    const bool layerRow =
+        n.kind == NodeKind::Instance || (n.kind == NodeKind::Entry && n.module.valid());
     if (layerRow && n.instance == m_marked) return QBrush(markColor(true));
     if (n.kind == NodeKind::Entry && !n.module.valid() && !n.children.empty()) {
         const std::int64_t first = m_nodes[std::size_t(n.children.front())].instance;

@@ -3,9 +3,9 @@
 // its instances, each instance (and each non-repeated block) expandable into its sub-modules
 // (attention, attention_core, mlp, shortcut). Columns: name, kind, output shape, the bytes kept
 // for backward under the current plan (with a bar fraction for the delegate) and the
-// checkpoint toggle. The step-through's current layer is marked. Check-state edits, drag-and-drop moves and layer kinds dropped from the
-// palette (inserted where they land) become document edits (undo commands); the model itself
-// stores nothing the document does not hold.
+// checkpoint toggle. The step-through's current layer is marked. Check-state edits, drag-and-drop
+// moves and layer kinds dropped from the palette (inserted where they land) become document edits
+// (undo commands); the model itself stores nothing the document does not hold.
 #pragma once
 
 #include <QAbstractItemModel>

@@ -30,9 +30,9 @@
 #include "layer_insert.h"
 #include "layer_stack_view.h"
 #include "palette.h"
+#include "plan_diff_panel.h"
 #include "qt_convert.h"
 #include "run_panel.h"
-#include "plan_diff_panel.h"
 #include "schedule_grid_view.h"
 #include "step_through_panel.h"
 #include "strategy_bar.h"
@@ -169,7 +169,8 @@ void MainWindow::buildDocks() {
     connect(m_sweepDock, &QDockWidget::visibilityChanged, m_sweep, &SweepPanel::setShown);
     // The step-through shares the right side with the summary; the schedule grid, wide and
     // short, sits with the comparison under the plot.
-    m_stepDock = dock(tr("Step-through"), "stepThroughDock", m_stepThrough, Qt::RightDockWidgetArea);
+    m_stepDock =
+        dock(tr("Step-through"), "stepThroughDock", m_stepThrough, Qt::RightDockWidgetArea);
     tabifyDockWidget(m_summaryDock, m_stepDock);
     m_scheduleDock = dock(tr("Schedule"), "scheduleDock", m_schedule, Qt::BottomDockWidgetArea);
     tabifyDockWidget(m_sweepDock, m_scheduleDock);
@@ -297,7 +298,7 @@ void MainWindow::onDocumentChanged() {
                            state->evaluation.timeline, state->device);
     m_sweep->setModel(state->model, state->model.training, state->device);  // when it is shown
     m_stepThrough->setProgram(state, *state->graph, state->evaluation.program,
-                              state->evaluation.timeline);  // indexed when shown
+                              state->evaluation.timeline);        // indexed when shown
     m_planDiff->setState(state, m_document->strategySpelling());  // evaluated when shown
     m_timingLabel->setText(tr("updated in %1 ms").arg(m_lastUpdateMs, 0, 'f', 1));
     updateEditActions();
