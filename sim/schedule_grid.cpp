@@ -35,6 +35,13 @@ ScheduleGrid::ScheduleGrid(const Graph& g, const Program& p, const LiveSetIndex&
                 break;
         }
         m_columnAction.push_back(action);
+        const auto column = std::uint32_t(m_columnInstruction.size() - 1);
+        const std::int64_t times = p.timesRun(i);
+        if (m_bands.empty() || m_bands.back().microStep != ins.microStep ||
+            m_bands.back().times != times)
+            m_bands.push_back({column, column + 1, ins.microStep, times});
+        else
+            m_bands.back().end = column + 1;
     }
 
     // Lifetimes of the layers' kept and recomputed activations, in columns: a buffer allocated

@@ -44,6 +44,15 @@ struct ScheduleSpan {
     bool operator==(const ScheduleSpan&) const = default;
 };
 
+// Columns [first, end) of one micro-step, or of the repeat's body standing for `times`
+// micro-steps from `microStep` on (program.h).
+struct MicroStepBand {
+    std::uint32_t first = 0, end = 0;
+    std::uint32_t microStep = 0;
+    std::int64_t times = 1;
+    bool operator==(const MicroStepBand&) const = default;
+};
+
 class ScheduleGrid {
 public:
     static constexpr std::size_t npos = static_cast<std::size_t>(-1);
@@ -69,6 +78,8 @@ public:
     // Held spans of a row, ascending and disjoint.
     const std::vector<ScheduleSpan>& heldSpans(int row) const { return m_held[std::size_t(row)]; }
     ScheduleCell cell(int row, std::size_t column) const;
+    // The columns of each micro-step as written, in order (one band without accumulation).
+    const std::vector<MicroStepBand>& microStepBands() const { return m_bands; }
 
 private:
     int m_rows = 0;
@@ -77,6 +88,7 @@ private:
     std::vector<int> m_columnLayer;
     std::vector<ScheduleCell> m_columnAction;
     std::vector<std::vector<ScheduleSpan>> m_held;
+    std::vector<MicroStepBand> m_bands;
 };
 
 }  // namespace remat

@@ -238,6 +238,21 @@ private slots:
                  (std::vector<ScheduleSpan>{{10, 13, {CellKind::Recomputed, 1}}}));
     }
 
+    void microStepBands() {
+        TrainingConfig cfg = parseModel(kFourLinear, "m.json")->training;
+        cfg.accumulationSteps = 5;  // micro-step 0, a body for 1..3, micro-step 4
+        const Built b = build(kFourLinear, "every:2", &cfg);
+        const LiveSetIndex live(b.graph, b.program);
+        const ScheduleGrid grid(b.graph, b.program, live);
+        QCOMPARE(grid.columnCount(), std::size_t(3 * 14));
+        QCOMPARE(grid.microStepBands(),
+                 (std::vector<MicroStepBand>{{0, 14, 0, 1}, {14, 28, 1, 3}, {28, 42, 4, 1}}));
+        const Built one = build(kFourLinear, "none");
+        const LiveSetIndex oneLive(one.graph, one.program);
+        const ScheduleGrid single(one.graph, one.program, oneLive);
+        QCOMPARE(single.microStepBands().size(), std::size_t(1));
+    }
+
     void nestedDepths() {
         // Regions [0, 3] and [1, 2]: the inner one is recomputed at depth 2 during the outer's
         // backward.

@@ -98,10 +98,14 @@ int ScheduleGridView::labelWidth() const {
     return fontMetrics().horizontalAdvance(QStringLiteral("0000")) + kMargin;
 }
 
+int ScheduleGridView::bandHeight() const {
+    return m_data && m_data->grid.microStepBands().size() > 1 ? fontMetrics().height() + 2 : 0;
+}
+
 QRect ScheduleGridView::gridRect() const {
     const int rows = m_data ? std::max(1, m_data->grid.rowCount()) : 1;
     const int left = labelWidth() + kMargin;
-    const int top = kMargin;
+    const int top = kMargin + bandHeight();
     const int width = std::max(1, this->width() - left - kMargin);
     const int avail = std::max(1, height() - top - legendHeight() - kMargin);
     const int h = std::min(avail, rows * kMaxRowHeight);
@@ -194,6 +198,28 @@ void ScheduleGridView::renderImage() {
         lastRow = row;
         lastX = cell.left();
         p.fillRect(cell, cellColor(g.actionOfColumn(c)));
+    }
+    // With accumulation, the micro-steps as written: a rule before each and its name above it
+    // where it fits ("micro-batches 2–7 (× 6)" for the repeat's body).
+    const auto& bands = g.microStepBands();
+    if (bands.size() > 1) {
+        QColor rule = pal.color(QPalette::Text);
+        rule.setAlpha(120);
+        for (const MicroStepBand& b : bands) {
+            const int x0 = int(std::floor(columnX(b.first)));
+            const int x1 = int(std::floor(columnX(b.end)));
+            if (b.first > 0)
+                p.fillRect(QRect(x0, r.top() - bandHeight(), 1, r.height() + bandHeight()), rule);
+            const QString name = b.times > 1 ? tr("micro-batches %1–%2 (× %3)")
+                                                   .arg(b.microStep + 1)
+                                                   .arg(std::int64_t(b.microStep) + b.times)
+                                                   .arg(b.times)
+                                             : tr("micro-batch %1").arg(b.microStep + 1);
+            const QRect box(x0 + 3, r.top() - bandHeight(), x1 - x0 - 6, bandHeight());
+            p.setPen(pal.color(QPalette::Text));
+            if (fontMetrics().horizontalAdvance(name) <= box.width())
+                p.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, name);
+        }
     }
     // Layer numbers, as many as fit.
     p.setPen(pal.color(QPalette::Text));

@@ -5,7 +5,8 @@
 // levels), its backward running, or nothing (freed or not made yet), with a legend underneath.
 // The whole program is fitted to the width (a long program packs several columns into a pixel;
 // the picture is drawn once per size and program, then only the cursor moves). The step-
-// through's current instruction is a cursor line; a click asks the step-through to go to that
+// through's current instruction is a cursor line; with gradient accumulation the micro-steps as
+// written (the first, the repeated body, the last) are ruled off and named above the grid; a click asks the step-through to go to that
 // column's instruction, and a cell's tooltip says what it is.
 #pragma once
 
@@ -57,6 +58,7 @@ protected:
 private:
     void renderImage();
     int legendHeight() const;
+    int bandHeight() const;  // the micro-step names above the grid, with accumulation
     int labelWidth() const;
     QString cellText(int row, std::size_t column) const;
 
