@@ -125,6 +125,7 @@ private slots:
             QCOMPARE(w->timeline()->cursorInstruction(), i);
             QCOMPARE(w->layerStack()->model()->markedInstance(),
                      std::int64_t(w->timeline()->layerOfInstruction(i)));
+            QCOMPARE(panel->blocks()->markedRow(), w->timeline()->layerOfInstruction(i));
             QCOMPARE(w->scheduleGrid()->cursorColumn(), data->grid.columnOfInstruction(i));
             QVERIFY(!panel->caption().isEmpty());
             ++visited;

@@ -99,16 +99,8 @@ void LiveBlocksView::setInstruction(std::size_t index) {
         if (row.empty()) m_dirtyRows.push_back(layer);
         row.push_back(b);
     }
-    m_markedRow = -1;
-    if (index < m_data->instructionCount()) {
-        const Instruction& ins = m_data->program->instructions[index];
-        if (ins.op.valid() && ins.op.index() < m_data->opLayers.size())
-            m_markedRow = m_data->opLayers[ins.op.index()];
-        else if (ins.buffer.valid())
-            m_markedRow = m_data->live.layerOf(ins.buffer);
-        else if (!ins.params.empty() && ins.params[0].valid())  // an optimizer step
-            m_markedRow = m_data->live.layerOf(ins.params[0]);
-    }
+    // The layer the timeline and the layer stack give the instruction.
+    m_markedRow = m_data->layerOfInstruction(index);
     if (m_markedRow >= 0) {
         // Scrolled so that the marked row is in view, with a row of context where there is one.
         const int h = rowHeight();

@@ -298,7 +298,7 @@ void MainWindow::onDocumentChanged() {
                            state->evaluation.timeline, state->device);
     m_sweep->setModel(state->model, state->model.training, state->device);  // when it is shown
     m_stepThrough->setProgram(state, *state->graph, state->evaluation.program,
-                              state->evaluation.timeline);        // indexed when shown
+                              state->evaluation.timeline, state->series);  // indexed when shown
     m_planDiff->setState(state, m_document->strategySpelling());  // evaluated when shown
     m_timingLabel->setText(tr("updated in %1 ms").arg(m_lastUpdateMs, 0, 'f', 1));
     updateEditActions();
@@ -372,7 +372,8 @@ void MainWindow::showStepInstruction(qint64 index) {
     const std::size_t i = index < 0 ? TimelinePlot::npos : std::size_t(index);
     m_timeline->setCursorInstruction(i);
     m_schedule->setCursorInstruction(i);
-    m_layerStack->markInstance(index < 0 ? -1 : m_timeline->layerOfInstruction(i));
+    const auto data = m_stepThrough->data();
+    m_layerStack->markInstance(index < 0 || !data ? -1 : data->layerOfInstruction(i));
 }
 
 void MainWindow::addLayerFromPalette(int kindValue) {

@@ -15,6 +15,7 @@
 #include "schedule_grid.h"
 #include "simulator.h"
 #include "step_through.h"
+#include "timeline_series.h"
 
 namespace remat::ui {
 
@@ -24,6 +25,9 @@ struct PlaybackProgram {
     const Program* program = nullptr;
     const Timeline* timeline = nullptr;
     std::vector<int> opLayers;
+    // The timeline's inputs: each instruction's layer (an alloc belongs to the work it
+    // prepares, a free to the work before it), shared with the timeline when it has them.
+    std::shared_ptr<const TimelineSeriesInputs> series;
     LiveSetIndex live;
     ScheduleGrid grid;
     // The most bytes of drawn blocks any one layer holds at once (at least 1).
@@ -31,10 +35,14 @@ struct PlaybackProgram {
 
     int layerCount() const { return int(graph->layerModules.size()); }
     std::size_t instructionCount() const { return program->instructions.size(); }
+    int layerOfInstruction(std::size_t i) const {
+        return i < series->layers.size() ? series->layers[i] : -1;
+    }
 };
 
-std::shared_ptr<const PlaybackProgram> makePlaybackProgram(std::shared_ptr<const void> owner,
-                                                           const Graph& g, const Program& p,
-                                                           const Timeline& t);
+// `series`, when given, is timelineSeriesInputs(g, p, t) already made (the document's).
+std::shared_ptr<const PlaybackProgram> makePlaybackProgram(
+    std::shared_ptr<const void> owner, const Graph& g, const Program& p, const Timeline& t,
+    std::shared_ptr<const TimelineSeriesInputs> series = nullptr);
 
 }  // namespace remat::ui

@@ -204,11 +204,13 @@ QToolButton* StepThroughPanel::addButton(QAction* action) {
 }
 
 void StepThroughPanel::setProgram(std::shared_ptr<const void> owner, const Graph& g,
-                                  const Program& p, const Timeline& t) {
+                                  const Program& p, const Timeline& t,
+                                  std::shared_ptr<const TimelineSeriesInputs> series) {
     m_owner = std::move(owner);
     m_graph = &g;
     m_program = &p;
     m_timeline = &t;
+    m_series = std::move(series);
     m_dirty = true;
     if (m_active) {
         ensureBuilt();
@@ -241,8 +243,9 @@ void StepThroughPanel::setUnits(ByteUnits units) {
 void StepThroughPanel::ensureBuilt() {
     if (!m_dirty || !m_program) return;
     m_dirty = false;
-    m_data = makePlaybackProgram(m_owner, *m_graph, *m_program, *m_timeline);
-    m_owner.reset();  // m_data holds it now
+    m_data = makePlaybackProgram(m_owner, *m_graph, *m_program, *m_timeline, m_series);
+    m_owner.reset();  // m_data holds them now
+    m_series.reset();
     m_steps = playbackSteps(*m_data->program, m_withAllocFree);
     m_blocks->setProgram(m_data);
     emit programChanged(m_data);

@@ -45,8 +45,10 @@ public:
 
     // The program on show; `owner` keeps graph, program and timeline alive. Indexed at once
     // when the panel is active, else when it becomes active.
+    // `series`, when given, is timelineSeriesInputs(g, p, t) already made.
     void setProgram(std::shared_ptr<const void> owner, const Graph& g, const Program& p,
-                    const Timeline& t);
+                    const Timeline& t,
+                    std::shared_ptr<const TimelineSeriesInputs> series = nullptr);
     // Whether a step-through view (this panel or the schedule grid) is shown. Inactive, the
     // panel pauses and indexes nothing.
     void setActive(bool active);
@@ -106,6 +108,7 @@ private:
     const Graph* m_graph = nullptr;
     const Program* m_program = nullptr;
     const Timeline* m_timeline = nullptr;
+    std::shared_ptr<const TimelineSeriesInputs> m_series;
     bool m_dirty = false;
     bool m_active = false;
 
