@@ -69,6 +69,7 @@ int runCalibrate(CalibrateOptions o) {
     o.common.strategy = "none";
     auto c = resolve(o.common);
     if (!c) return userError(c.error().message);
+    if (auto st = singleGpuOnly(*c, "calibrate"); !st) return userError(*c, st.error().message);
     Plan none;
     none.strategy = "none";
     auto program = compile(c->graph, none, c->training, compileOptionsFor(c->device));

@@ -39,6 +39,14 @@ void addCommonOptions(CLI::App& cmd, CommonOptions& o, bool withStrategy) {
                    "cluster profile id (dgx-a100-80gb, dgx-h100, ...) or file; sets the device");
 }
 
+Status singleGpuOnly(const Context& c, const std::string& command) {
+    if (c.training.parallel.single()) return Ok{};
+    return makeError("remat " + command + " answers for one GPU; the layout " +
+                     describeLayout(c.training.parallel) +
+                     " is predicted by remat simulate, compare, program and fit "
+                     "(docs/parallelism.md)");
+}
+
 Status applyParallelOptions(const CommonOptions& o, ParallelConfig& p) {
     auto degree = [](const char* flag, std::optional<std::int64_t> v,
                      std::int64_t& dst) -> Status {

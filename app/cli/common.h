@@ -55,6 +55,10 @@ struct Context {
 
 Result<Context> resolve(const CommonOptions& o);
 
+// For the commands that answer for one GPU (run, calibrate, max-batch, pareto, sweep): an error
+// naming the layout when the model or the flags spread the step over several GPUs.
+Status singleGpuOnly(const Context& c, const std::string& command);
+
 // The parallel flags onto `p` (a flag given overrides the file's field).
 Status applyParallelOptions(const CommonOptions& o, ParallelConfig& p);
 
