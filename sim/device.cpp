@@ -19,6 +19,11 @@ double DeviceSpec::matmulPeak(DType t) const {
     }
 }
 
+double DeviceSpec::matmulPeak(DType t, bool tf32Allowed) const {
+    if (t == DType::F32 && tf32Allowed) return peakTf32;
+    return matmulPeak(t);
+}
+
 namespace {
 
 // A finite number in [lo, hi]; the message names the field, the range and the value.

@@ -35,6 +35,11 @@ struct DeviceSpec {
 
     std::int64_t usableBytes() const { return memoryBytes - reserveBytes; }
     double matmulPeak(DType t) const;
+    // The same with TF32 allowed or not for this GEMM by the framework (PyTorch's
+    // allow_tf32 flags): an fp32 GEMM runs at the `tf32` rate when it is allowed or the
+    // profile says `"fp32_matmul": "tf32"`. A card without TF32 (V100, T4) lists its FP32 rate
+    // as `tf32`, so allowing it changes nothing there.
+    double matmulPeak(DType t, bool tf32Allowed) const;
     double vectorPeak() const { return peakFp32; }
 };
 

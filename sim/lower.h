@@ -10,6 +10,10 @@
 
 namespace remat {
 
+// The graph under the training settings that shape it: the precision mode (dtypes, autocast's
+// casts) and the cross-entropy's implementation.
+Result<Graph> lower(const Network& net, const TrainingConfig& training);
+// The same with every other setting at its default (standard cross-entropy).
 Result<Graph> lower(const Network& net, Precision precision);
 
 }  // namespace remat

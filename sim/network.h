@@ -114,6 +114,14 @@ struct TrainingConfig {
     std::int64_t accumulationSteps = 1;
     Precision precision = Precision::Fp32;
     Optimizer optimizer = Optimizer::Sgd;
+    // Framework behaviour (docs/memory-model.md): fp32 main gradients under Megatron-style
+    // mixed precision, the optimizer's implementation (fused: what Megatron-LM and DeepSpeed
+    // run, no temporaries), the cross-entropy's, and where fp32 GEMMs may use TF32 (PyTorch's
+    // defaults: convolutions yes, matmuls no).
+    MainGrads mainGrads = MainGrads::Param;
+    OptimizerImpl optimizerImpl = OptimizerImpl::Fused;
+    LossImpl lossImpl = LossImpl::Standard;
+    Tf32Mode tf32 = Tf32Mode::Conv;
     bool operator==(const TrainingConfig&) const = default;
 };
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "training_rules.h"
+
 namespace remat {
 
 double Timeline::samplesPerS() const {
@@ -12,10 +14,10 @@ double Timeline::samplesPerS() const {
 
 namespace {
 
-double roofline(const OpCost& c, std::int64_t b, DType dtype, const DeviceSpec& d) {
+double roofline(const OpCost& c, std::int64_t b, DType dtype, bool tf32, const DeviceSpec& d) {
     const double flops = c.flops.atReal(b);
     const double bytes = c.bytesMoved.atReal(b);
-    const double peak = c.matmul ? d.matmulPeak(dtype) : d.vectorPeak();
+    const double peak = c.matmul ? d.matmulPeak(dtype, tf32) : d.vectorPeak();
     const double compute = peak > 0 ? flops / peak : 0.0;
     const double memory = d.bandwidthBytesPerS > 0 ? bytes / d.bandwidthBytesPerS : 0.0;
     return std::max(compute, memory) + d.launchOverheadS;
@@ -37,6 +39,11 @@ double instructionTime(const Graph& g, const Program& p, const Instruction& ins,
             for (BufferId s : ins.params) bytes += 2.0 * double(p.buffer(s).bytes.at(b));
             for (BufferId s : ins.paramGrads) bytes += double(p.buffer(s).bytes.at(b));
             for (BufferId s : ins.state) bytes += 2.0 * double(p.buffer(s).bytes.at(b));
+            // foreach and for-loop temporaries: written once and read once.
+            if (ins.parameter.valid())
+                bytes += 2.0 * double(optimizerTemporaryBytes(g.tensor(ins.parameter).elements(),
+                                                             p.precision, p.optimizer,
+                                                             p.optimizerImpl));
             return bytes / d.bandwidthBytesPerS + d.launchOverheadS;
         }
         default: break;
@@ -51,7 +58,9 @@ double instructionTime(const Graph& g, const Program& p, const Instruction& ins,
         }
     }
     if (op.kind == OpKind::Flatten) return 0.0;
-    return roofline(ins.kind == InstrKind::Backward ? op.backward : op.forward, b, act, d);
+    // TF32 (PyTorch's allow_tf32 flags): convolutions and matmuls each by their own flag.
+    const bool tf32 = op.kind == OpKind::Conv2d ? tf32ForConv(p.tf32) : tf32ForMatmul(p.tf32);
+    return roofline(ins.kind == InstrKind::Backward ? op.backward : op.forward, b, act, tf32, d);
 }
 
 Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,

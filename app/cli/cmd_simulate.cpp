@@ -26,8 +26,7 @@ int runSimulate(const CommonOptions& o) {
               << formatBytes(c->device.memoryBytes) << ", usable "
               << formatBytes(c->device.usableBytes()) << ")\n";
     std::cout << "micro-batch " << c->training.microBatch << " x " << c->training.accumulationSteps
-              << " accumulation steps, " << precisionName(c->training.precision) << ", "
-              << optimizerName(c->training.optimizer) << ", " << c->graph.parameterCount
+              << " accumulation steps, " << trainingText(c->training) << ", " << c->graph.parameterCount
               << " parameters\n";
     std::cout << "strategy " << shown(e->strategy.spelling()) << ": "
               << e->program.plan.regions.size() << " checkpointed regions, "
