@@ -295,6 +295,26 @@ private slots:
                              instructionTime(bf.graph, bf.program, firstStep(bf), d);
         QVERIFY2(std::abs(extra - 2.0 * 4 * 2048 / d.bandwidthBytesPerS) < 1e-15,
                  qPrintable(QString::number(extra)));
+
+        // With accumulation written as a repeat, the temporaries come once, after the last
+        // micro-step: the compact program expands to the flat one and peaks alike.
+        for (OptimizerImpl impl : {OptimizerImpl::Foreach, OptimizerImpl::ForLoop}) {
+            TrainingConfig cfg = config(Precision::MixedBf16, Optimizer::AdamW);
+            cfg.optimizerImpl = impl;
+            cfg.accumulationSteps = 6;
+            Built compact = build(kMlp, "none", &cfg);
+            QVERIFY(compact.program.repeat.has_value());
+            auto expanded = expandProgram(compact.program);
+            QVERIFY(expanded.ok());
+            CompileOptions flatOptions;
+            flatOptions.expandAccumulation = true;
+            auto flat = compile(compact.graph, compact.program.plan, cfg, flatOptions);
+            QVERIFY(flat.ok());
+            QCOMPARE(expanded->instructions.size(), flat->instructions.size());
+            QCOMPARE(simulate(compact.graph, *flat, d).peakBytes, compact.timeline.peakBytes);
+            QCOMPARE(int(optimizerWorkspaces(compact).size()),
+                     impl == OptimizerImpl::Foreach ? 1 : 4);
+        }
     }
 
     // The chunked cross-entropy on gpt2-tiny (128 tokens, vocabulary 512, width 128, tied
