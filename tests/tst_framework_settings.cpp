@@ -141,8 +141,8 @@ private slots:
         // bias), linear, cast(mse input), mse.
         std::vector<OpKind> kinds;
         for (const Op& op : g.ops) kinds.push_back(op.kind);
-        const std::vector<OpKind> expected = {OpKind::Cast, OpKind::Cast,   OpKind::Linear,
-                                              OpKind::Relu, OpKind::Cast,   OpKind::Linear,
+        const std::vector<OpKind> expected = {OpKind::Cast, OpKind::Cast, OpKind::Linear,
+                                              OpKind::Relu, OpKind::Cast, OpKind::Linear,
                                               OpKind::Cast, OpKind::Mse};
         QVERIFY(kinds == expected);
         QCOMPARE(g.tensor(g.inputs[0]).dtype, DType::F32);  // data as loaded
@@ -190,8 +190,7 @@ private slots:
             {"4/linear", DType::BF16},
             {"5/log_probs", DType::F32},
         };
-        for (const auto& e : expected)
-            QVERIFY2(tensorNamed(*g, e.name).dtype == e.dtype, e.name);
+        for (const auto& e : expected) QVERIFY2(tensorNamed(*g, e.name).dtype == e.dtype, e.name);
         for (TensorId p : g->parameters) QCOMPARE(g->tensor(p).dtype, DType::F32);
 
         const std::int64_t tv = 128 * 512;
@@ -199,10 +198,8 @@ private slots:
             Precision precision;
             std::int64_t forward, backward;
         } ce[] = {
-            {Precision::Fp32, 0, 4 * tv},
-            {Precision::MixedBf16, 4 * tv, 8 * tv},
-            {Precision::AutocastBf16, 0, 4 * tv},
-            {Precision::AutocastFp16, 0, 4 * tv},
+            {Precision::Fp32, 0, 4 * tv},         {Precision::MixedBf16, 4 * tv, 8 * tv},
+            {Precision::AutocastBf16, 0, 4 * tv}, {Precision::AutocastFp16, 0, 4 * tv},
             {Precision::Bf16, 0, 2 * tv},
         };
         for (const auto& row : ce) {
@@ -241,7 +238,8 @@ private slots:
             if (impl == OptimizerImpl::Foreach) {
                 QCOMPARE(int(ws.size()), 1);
                 QCOMPARE(ws[0]->bytes, (Affine{0, 4 * kMlpParams}));
-                QCOMPARE(bufferLabel(b.graph, *ws[0]), std::string("optimizer temporaries (foreach)"));
+                QCOMPARE(bufferLabel(b.graph, *ws[0]),
+                         std::string("optimizer temporaries (foreach)"));
                 const std::size_t at = allocOf(b, ws[0]);
                 QCOMPARE(b.program.instructions[at + 1].kind, InstrKind::OptimizerStep);
                 QCOMPARE(liveAt(b, at), 20 * kMlpParams);
@@ -284,7 +282,8 @@ private slots:
         // Their traffic (written and read once) is in the step's time: the 64x32 weight's
         // foreach step moves 2 x 4 x 2,048 B more than its fused step.
         TrainingConfig fused = config(Precision::Fp32), foreach = fused;
-        foreach.optimizerImpl = OptimizerImpl::Foreach;
+        foreach
+            .optimizerImpl = OptimizerImpl::Foreach;
         Built bf = build(kMlp, "none", &fused), be = build(kMlp, "none", &foreach);
         auto firstStep = [](const Built& b) -> const Instruction& {
             for (const Instruction& ins : b.program.instructions)
