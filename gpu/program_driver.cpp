@@ -294,6 +294,28 @@ private:
 
 Status checkRunnable(const Backend& backend, const Graph& graph, const Program& program,
                      bool allowUnsafe) {
+    // Settings the executors do not implement: refused by name before any op, so the message
+    // says which setting to change rather than which kernel is missing.
+    const std::string who = "the " + backend.displayName() + " executor";
+    if (program.precision != Precision::Fp32 && program.precision != Precision::MixedBf16 &&
+        program.precision != Precision::MixedFp16)
+        return makeError(who + " runs fp32, mixed-bf16 and mixed-fp16 programs; precision " +
+                         std::string(precisionName(program.precision)) +
+                         " is simulated only (remat simulate)");
+    if (program.mainGrads == MainGrads::Fp32 && program.precision != Precision::Fp32)
+        return makeError(who + " keeps parameter gradients in the parameters' dtype; fp32 main "
+                         "gradients (main_grads fp32) are simulated only");
+    // cuBLAS runs the CUDA executor's fp32 GEMMs in full FP32 (gemm.cu); a TF32 prediction
+    // would be compared with an FP32 measurement. Convolutions it does not run at all.
+    if (backend.name() == "cuda" && program.precision == Precision::Fp32 &&
+        tf32ForMatmul(program.tf32))
+        return makeError(who + " runs fp32 matmuls in full FP32; run with --tf32 conv or none "
+                         "(tf32 " + std::string(tf32ModeName(program.tf32)) +
+                         " is simulated only)");
+    for (const Op& op : graph.ops)
+        if (op.kind == OpKind::LinearCrossEntropy)
+            return makeError(who + " runs the standard cross-entropy; the chunked one "
+                             "(loss_impl chunked, '" + op.name + "') is simulated only");
     for (const Instruction& ins : program.instructions) {
         if (!ins.op.valid() || ins.op.index() >= graph.ops.size()) continue;
         const Op& op = graph.op(ins.op);

@@ -66,6 +66,9 @@ Result<Program> compileReference(const Graph& graph, const Program& program,
     cfg.accumulationSteps = program.accumulationSteps;
     cfg.precision = program.precision;
     cfg.optimizer = program.optimizer;
+    cfg.mainGrads = program.mainGrads;
+    cfg.optimizerImpl = program.optimizerImpl;
+    cfg.tf32 = program.tf32;
     Plan none;
     none.strategy = "none";
     return compile(graph, none, cfg, options);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "training_rules.h"
+
 namespace remat {
 namespace {
 
@@ -38,6 +40,10 @@ public:
         m_p.accumulationSteps = m_cfg.accumulationSteps;
         m_p.precision = m_cfg.precision;
         m_p.optimizer = m_cfg.optimizer;
+        m_p.mainGrads = m_cfg.mainGrads;
+        m_p.optimizerImpl = m_cfg.optimizerImpl;
+        m_p.tf32 = m_cfg.tf32;
+        if (auto st = checkTrainingConfig(m_cfg); !st) return st.error();
         buildTree(plan);
         computeGradFlow();
         reserveBuffers();
@@ -301,8 +307,9 @@ private:
         m_paramBuf.assign(m_g.tensors.size(), BufferId::invalid());
         m_paramGrad.assign(m_g.tensors.size(), BufferId::invalid());
         m_stateBufs.assign(m_g.tensors.size(), {});
-        const DType act = computeDType(m_cfg.precision);
-        const bool mixed = m_cfg.precision != Precision::Fp32;
+        const DType act = parameterDType(m_cfg.precision);
+        const bool mixed = hasMasterWeights(m_cfg.precision);
+        const DType stateType = optimizerStateDType(m_cfg.precision);
         for (TensorId p : m_g.parameters) {
             BufferId b = newBuffer(BufferRole::Parameter, p, act, 0);
             m_p.buffers[b.index()].category = Category::Parameters;
@@ -315,7 +322,7 @@ private:
                 state.push_back(mw);
             }
             for (int s = 0; s < optimizerStateCount(m_cfg.optimizer); ++s) {
-                BufferId st = newBuffer(BufferRole::OptimizerState, p, DType::F32, 0);
+                BufferId st = newBuffer(BufferRole::OptimizerState, p, stateType, 0);
                 m_p.buffers[st.index()].category = Category::OptimizerState;
                 m_p.buffers[st.index()].moment = std::uint8_t(s + 1);
                 state.push_back(st);
@@ -404,7 +411,8 @@ private:
                 }
             }
             for (TensorId p : op.params) ins.params.push_back(m_paramBuf[p.index()]);
-            ins.workspace = workspace(op.workspaceForward, OpId(o), false, m_micro);
+            ins.workspace =
+                workspace(opWorkspace(op, false, m_cfg.microBatch), OpId(o), false, m_micro);
             emit(std::move(ins));
             if (child < 0 && m_needsBackward[o]) {
                 auto& saved = m_saved[o];
@@ -520,22 +528,37 @@ private:
             ins.params.push_back(m_paramBuf[p.index()]);
             BufferId b = m_paramGrad[p.index()];
             if (!b.valid()) {
-                b = newBuffer(BufferRole::ParamGrad, p, computeDType(m_cfg.precision), m_micro);
+                b = newBuffer(BufferRole::ParamGrad, p, gradientDType(m_cfg), m_micro);
                 m_p.buffers[b.index()].category = Category::Gradients;
                 m_paramGrad[p.index()] = b;
             }
             ins.paramGrads.push_back(b);
         }
-        ins.workspace = workspace(op.workspaceBackward, ins.op, true, m_micro);
+        ins.workspace = workspace(opWorkspace(op, true, m_cfg.microBatch), ins.op, true, m_micro);
         for (BufferId b : ins.saved) release(b);
         emit(std::move(ins));
     }
 
     void optimizerSteps() {
+        // foreach: one list of temporaries over every parameter the step updates, live from
+        // the first parameter's update to the last one's (training_rules.h).
+        BufferId shared;
+        if (m_cfg.optimizerImpl == OptimizerImpl::Foreach) {
+            std::int64_t bytes = 0;
+            for (TensorId p : m_g.parameters)
+                if (m_paramGrad[p.index()].valid())
+                    bytes = satAdd(bytes, optimizerTemporaryBytes(m_g.tensor(p).elements(),
+                                                                  m_cfg));
+            shared = optimizerWorkspace(bytes, TensorId::invalid());
+        }
         for (TensorId p : m_g.parameters) {
             const BufferId grad = m_paramGrad[p.index()];
             if (!grad.valid()) continue;  // no gradient reached it: skipped, as torch does
             Instruction ins;
+            ins.workspace = shared;
+            if (m_cfg.optimizerImpl == OptimizerImpl::ForLoop)
+                ins.workspace = optimizerWorkspace(
+                    optimizerTemporaryBytes(m_g.tensor(p).elements(), m_cfg), p);
             ins.kind = InstrKind::OptimizerStep;
             ins.phase = Phase::Optimizer;
             ins.microStep = std::uint32_t(m_cfg.accumulationSteps - 1);
@@ -545,6 +568,18 @@ private:
             ins.state = m_stateBufs[p.index()];
             emit(std::move(ins));
         }
+    }
+
+    // Temporaries of the optimizer step (`parameter` for a for-loop step's own, invalid for
+    // foreach's list over all parameters); none when `bytes` is 0.
+    BufferId optimizerWorkspace(std::int64_t bytes, TensorId parameter) {
+        if (bytes <= 0) return BufferId::invalid();
+        BufferId id = workspace({0, bytes}, OpId::invalid(), false,
+                                std::uint32_t(m_cfg.accumulationSteps - 1));
+        Buffer& b = m_p.buffers[id.index()];
+        b.tensor = parameter;
+        b.optimizer = true;
+        return id;
     }
 
     // Every byte count must stay far inside int64 once scaled by the micro-batch, or sums

@@ -19,12 +19,22 @@ double DeviceSpec::matmulBestFraction(DType t) const {
     }
 }
 
+double DeviceSpec::matmulBestFraction(DType t, bool tf32Allowed) const {
+    if (t == DType::F32 && tf32Allowed) return efficiency.gemmTf32;
+    return matmulBestFraction(t);
+}
+
 double DeviceSpec::matmulPeak(DType t) const {
     switch (t) {
         case DType::BF16: return peakBf16;
         case DType::F16: return peakFp16;
         default: return fp32MatmulUsesTf32 ? peakTf32 : peakFp32;
     }
+}
+
+double DeviceSpec::matmulPeak(DType t, bool tf32Allowed) const {
+    if (t == DType::F32 && tf32Allowed) return peakTf32;
+    return matmulPeak(t);
 }
 
 namespace {

@@ -65,9 +65,16 @@ struct DeviceSpec {
 
     std::int64_t usableBytes() const { return memoryBytes - reserveBytes; }
     double matmulPeak(DType t) const;
+    // The same with TF32 allowed or not for this GEMM by the framework (PyTorch's
+    // allow_tf32 flags): an fp32 GEMM runs at the `tf32` rate when it is allowed or the
+    // profile says `"fp32_matmul": "tf32"`. A card without TF32 (V100, T4) lists its FP32 rate
+    // as `tf32`, so allowing it changes nothing there.
+    double matmulPeak(DType t, bool tf32Allowed) const;
     double vectorPeak() const { return peakFp32; }
     // The best achievable fraction of matmulPeak(t) (1 without an efficiency model).
     double matmulBestFraction(DType t) const;
+    // The same for an fp32 GEMM allowed to use TF32 (matmulPeak(t, tf32Allowed)).
+    double matmulBestFraction(DType t, bool tf32Allowed) const;
     // Achievable bytes per second for memory-bound kernels.
     double achievableBandwidth() const { return bandwidthBytesPerS * efficiency.bandwidth; }
     bool calibrated() const { return !measured.empty() || !measuredByShape.empty(); }

@@ -239,7 +239,7 @@ Result<FitResult> fitSearch(const Network& net, const TrainingConfig& base,
         return makeError("--global-batch must be between 1 and 1073741824");
     Search search{net, base, cluster, cancel, factsOf(net), {}};
     search.strategies = fitStrategies(search.facts);
-    search.flops = modelFlopsOf(net, base.precision);
+    search.flops = modelFlopsOf(net, base);
 
     auto all = search.run(options.gpus, r.globalBatch, false, &r.rejected);
     if (cancelRequested(cancel)) return makeError(kCancelledMessage);
@@ -248,7 +248,7 @@ Result<FitResult> fitSearch(const Network& net, const TrainingConfig& base,
     r.candidates = std::move(all);
     if (!r.fits) {
         // Model states: what no layout without offload can shrink below states / N per GPU.
-        auto g = lower(net, base.precision);
+        auto g = lower(net, base);
         if (!g) return g.error();
         TrainingConfig one = base;
         one.parallel = ParallelConfig{};

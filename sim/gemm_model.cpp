@@ -51,16 +51,16 @@ GemmSchedule gemmSchedule(const DeviceSpec& d, DType dtype, const GemmShape& g) 
     return best;
 }
 
-double gemmEfficiency(const DeviceSpec& d, DType dtype, const GemmShape& g) {
+double gemmEfficiency(const DeviceSpec& d, DType dtype, const GemmShape& g, bool tf32) {
     if (!d.efficiency.present) return 1.0;
     const GemmSchedule s = gemmSchedule(d, dtype, g);
-    return d.matmulBestFraction(dtype) * s.utilization * s.fill;
+    return d.matmulBestFraction(dtype, tf32) * s.utilization * s.fill;
 }
 
-double gemmComputeTime(const DeviceSpec& d, DType dtype, const GemmShape& g) {
-    const double peak = d.matmulPeak(dtype);
+double gemmComputeTime(const DeviceSpec& d, DType dtype, const GemmShape& g, bool tf32) {
+    const double peak = d.matmulPeak(dtype, tf32);
     if (peak <= 0) return 0.0;
-    return g.flops() / (peak * gemmEfficiency(d, dtype, g));
+    return g.flops() / (peak * gemmEfficiency(d, dtype, g, tf32));
 }
 
 namespace {

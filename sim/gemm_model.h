@@ -49,9 +49,10 @@ double epilogueKFill(const DeviceSpec& d, DType dtype);
 // Fraction of the dtype's peak one GEMM of this shape reaches on the device: the profile's best
 // achievable fraction x utilization x fill of its schedule. In (0, 1]; 1 for a profile without
 // an efficiency model.
-double gemmEfficiency(const DeviceSpec& d, DType dtype, const GemmShape& g);
+double gemmEfficiency(const DeviceSpec& d, DType dtype, const GemmShape& g, bool tf32 = false);
 // Seconds of tensor-core work for the GEMM at that efficiency (no memory term, no launch).
-double gemmComputeTime(const DeviceSpec& d, DType dtype, const GemmShape& g);
+// `tf32`: an fp32 GEMM allowed to run on TF32 tensor cores (training.tf32).
+double gemmComputeTime(const DeviceSpec& d, DType dtype, const GemmShape& g, bool tf32 = false);
 
 enum class Direction { Forward, Backward };
 

@@ -94,8 +94,14 @@ enum class OpKind {
     Flatten,      // a view: no memory, no work
     CrossEntropy,
     Mse,
+    Cast,                // dtype conversion (autocast): of an activation, or of parameters
+    LinearCrossEntropy,  // the head's linear and the cross-entropy fused, run over row chunks
 };
 std::string_view opKindName(OpKind k);
+
+// Rows of one chunk of the chunked cross-entropy (LossImpl::Chunked): its logits, their fp32
+// form and gradient exist for one chunk at a time (docs/memory-model.md).
+inline constexpr std::int64_t kLossChunkRows = 1024;
 
 // Everything an executor needs to run an op besides its operand tensors. One flat record; each
 // kind uses the fields its comment in op_catalog.cpp names.
@@ -107,6 +113,9 @@ struct OpAttrs {
     double p = 0.0;        // dropout probability
     bool causal = false;
     bool bias = false;
+    // Chunked ops (linear_cross_entropy): rows per chunk; its workspaces hold one chunk, so they
+    // grow with the micro-batch only until the rows (micro-batch x tokens) fill a chunk.
+    std::int64_t chunkRows = 0;
 };
 
 // A collective a tensor- or context-parallel op runs over its group (parallel.h), with the bytes
@@ -142,6 +151,10 @@ struct Op {
     // direction; a recompute runs the forward ones again.
     std::array<Collective, 2> commForward{}, commBackward{};
 };
+
+// The scratch bytes of `op` (its backward's when `backward`) at a micro-batch: the op's affine
+// workspace, or for a chunked op the workspace of one chunk once the rows exceed a chunk.
+Affine opWorkspace(const Op& op, bool backward, std::int64_t microBatch);
 
 struct Module {
     std::string name;  // path segment: "3", "attention", "attention_core"

@@ -582,7 +582,7 @@ Result<HfImport> importHfConfig(const std::string& text, const std::string& orig
     // The result must load and lower like any model file (docs/model-format.md's limits).
     auto again = parseModel(modelToJson(m), origin);
     if (!again) return again.error();
-    auto g = lower(m.network, m.training.precision);
+    auto g = lower(m.network, m.training);
     if (!g) return makeError(shownOrigin + ": " + g.error().message);
     return out;
 }

@@ -8,10 +8,16 @@ namespace {
 
 class Lowerer {
 public:
-    Lowerer(const Network& net, Precision precision, const ShardOptions& shard)
-        : m_net(net), m_act(computeDType(precision)), m_shard(shard),
+    Lowerer(const Network& net, const TrainingConfig& cfg, const ShardOptions& shard)
+        : m_net(net),
+          m_act(computeDType(cfg.precision)),
+          m_paramType(parameterDType(cfg.precision)),
+          m_autocast(isAutocast(cfg.precision)),
+          m_precision(cfg.precision),
+          m_lossImpl(cfg.lossImpl),
+          m_shard(shard),
           m_seq(shard.sequenceParallel ? shard.tp : 1) {
-        m_g.precision = precision;
+        m_g.precision = cfg.precision;
         Module root;
         root.kind = "network";
         root.name = net.name;
@@ -32,14 +38,14 @@ public:
             // gradient goes back to that stage.
             Shape s = inShape;
             if (!s.empty()) s.front() /= m_seq;
-            x = input("received", m_act, s);
+            x = input("received", dataDType(), s);
             m_g.tensors[x.index()].requiresGrad = true;
         } else {
             // Under sequence parallelism a sequence enters split like every layer outside the
             // tensor-parallel GEMMs.
             Shape s = inShape;
             if (s.size() == 2) s.front() /= m_seq;
-            x = input("input", m_act, s);
+            x = input("input", dataDType(), s);
         }
         for (std::size_t inst = 0; inst < sources.size(); ++inst) {
             const Layer& layer = m_net.layers[sources[inst]];
@@ -47,7 +53,14 @@ public:
             ModuleId mod = push(std::to_string(inst), std::string(layerKindName(layer.kind)));
             m_g.modules[mod.index()].layerIndex = static_cast<int>(inst);
             m_g.layerModules.push_back(mod);
-            auto r = lowerLayer(layer, x, shapeIn, static_cast<int>(inst));
+            // Chunked cross-entropy: a linear right before the loss becomes part of the loss's
+            // fused op (its parameters stay named after this layer).
+            const bool fuseHead = m_lossImpl == LossImpl::Chunked &&
+                                  layer.kind == LayerKind::Linear &&
+                                  inst + 1 < sources.size() &&
+                                  m_net.layers[sources[inst + 1]].kind == LayerKind::CrossEntropy;
+            auto r = fuseHead ? holdHead(layer, x, static_cast<int>(inst))
+                              : lowerLayer(layer, x, shapeIn, static_cast<int>(inst));
             if (!r) return r.error();
             if (!m_error.empty())
                 return makeError("layer " + layerLabel(m_net, sources[inst]) + ": " + m_error);
@@ -144,7 +157,7 @@ private:
         Tensor t;
         t.name = opName(label);
         t.kind = TensorKind::Parameter;
-        t.dtype = m_act;
+        t.dtype = m_paramType;
         t.shape = shape;
         t.batched = false;
         TensorId id = addTensor(std::move(t));
@@ -204,7 +217,10 @@ private:
     // ---- primitive ops ---------------------------------------------------------------------
     TensorId unary(OpKind kind, const std::string& label, TensorId x, bool inplace = false) {
         const Tensor in = m_g.tensor(x);
-        TensorId y = activation(label, in.dtype, in.shape, in.batched);
+        // Autocast runs softmax in fp32 (its fp32_set_opt_dtype list): the 16-bit input is
+        // read and an fp32 result written, no copy. Other activations keep their input's dtype.
+        const DType outType = kind == OpKind::Softmax && m_autocast ? DType::F32 : in.dtype;
+        TensorId y = activation(label, outType, in.shape, in.batched);
         if (inplace) m_g.tensors[y.index()].storage = m_g.tensor(x).storage;
         Op op;
         op.kind = kind;
@@ -240,6 +256,22 @@ private:
 
     TensorId linear(const std::string& label, TensorId x, std::int64_t out, bool bias,
                     TensorId tiedWeight = TensorId::invalid(), Split split = Split::None) {
+        const std::int64_t inF = m_g.tensor(x).shape.back();
+        std::vector<TensorId> params = {tiedWeight.valid() ? tiedWeight
+                                                           : param(label + ".weight", {out, inF})};
+        if (bias) params.push_back(param(label + ".bias", {out}));
+        return linearWith(label, x, out, std::move(params), split);
+    }
+
+    // A linear over existing parameters (weight, optional bias). Under autocast it runs on
+    // 16-bit copies of its input and parameters (linear is on autocast's lower-precision list):
+    // it saves the copies, and the casts' backward turns the 16-bit gradients into the fp32
+    // parameter gradients.
+    TensorId linearWith(const std::string& label, TensorId x, std::int64_t out,
+                        std::vector<TensorId> params, Split split = Split::None) {
+        const bool bias = params.size() > 1;
+        x = castTo(x, m_act, label + ".input_cast");
+        std::vector<TensorId> weights = castParams(label, params);
         const Tensor in = m_g.tensor(x);
         const std::int64_t inF = in.shape.back();
         const bool tp = m_shard.tp > 1 && split != Split::None;
@@ -256,14 +288,18 @@ private:
         op.name = opName(label);
         op.inputs = {x};
         op.outputs = {y};
-        op.params = {tiedWeight.valid() ? tiedWeight : param(label + ".weight", {out, inF})};
-        if (bias) op.params.push_back(param(label + ".bias", {out}));
-        op.saved = {x};
+        if (m_autocast) {
+            op.inputs.insert(op.inputs.end(), weights.begin(), weights.end());
+            op.saved = {x, weights[0]};
+        } else {
+            op.params = params;
+            op.saved = {x};
+        }
         op.attrs.in = inF;
         op.attrs.out = out;
         op.attrs.bias = bias;
         const std::int64_t rows = m_g.tensor(x).elements() / inF * gather;
-        const Affine w = bytesOf(op.params[0]);
+        const Affine w = bytesOf(weights[0]);
         if (tp) {
             const Affine xFull = scaled(bytesOf(x), gather), yFull = scaled(bytesOf(y), scatter);
             if (split == Split::Column) {
@@ -297,11 +333,15 @@ private:
     }
 
     TensorId norm(NormKind kind, const std::string& label, TensorId x) {
+        // Autocast runs layer_norm in fp32 (its fp32 list: a 16-bit input is cast first, and
+        // the copy is what backward keeps); RMSNorm modules (Hugging Face's LlamaRMSNorm)
+        // compute in fp32 and return fp32 as well (fp32 weight x normalised value).
+        if (m_autocast) x = castTo(x, DType::F32, label + ".input_cast");
         const Tensor in = m_g.tensor(x);
         const std::int64_t c = in.shape.back();
         Shape rowShape(in.shape.begin(), in.shape.end() - 1);
         if (rowShape.empty()) rowShape = {1};
-        TensorId y = activation(label, m_act, in.shape);
+        TensorId y = activation(label, m_autocast ? DType::F32 : m_act, in.shape);
         Op op;
         op.name = opName(label);
         op.inputs = {x};
@@ -351,7 +391,12 @@ private:
     TensorId binary(OpKind kind, const std::string& label, TensorId a, TensorId b,
                     bool inplace = false) {
         const Tensor in = m_g.tensor(a);
-        TensorId y = activation(label, in.dtype, in.shape);
+        // Type promotion: an fp32 and a 16-bit operand give fp32 (the residual stream under
+        // autocast); an in-place op keeps its target's dtype.
+        const DType other = m_g.tensor(b).dtype;
+        const DType outType = !inplace && dtypeBytes(other) > dtypeBytes(in.dtype) ? other
+                                                                                   : in.dtype;
+        TensorId y = activation(label, outType, in.shape);
         if (inplace) m_g.tensors[y.index()].storage = m_g.tensor(a).storage;
         Op op;
         op.kind = kind;
@@ -455,6 +500,8 @@ private:
             }
             TensorId pr = unary(OpKind::Softmax, "softmax", s);
             TensorId pd = dropout("dropout", pr, l.dropout);
+            // Under autocast the probabilities are fp32 (softmax) and the matmul casts them.
+            pd = castTo(pd, m_act, "probs_cast");
             y = activation("context", m_act, {t, h * d});
             Op op;
             op.kind = OpKind::AttnContext;
@@ -522,15 +569,24 @@ private:
         const Shape in = m_g.tensor(x).shape;
         const std::int64_t ho = (in[1] + 2 * padding - k) / stride + 1;
         const std::int64_t wo = (in[2] + 2 * padding - k) / stride + 1;
+        std::vector<TensorId> params = {param(label + ".weight", {outC, in[0], k, k})};
+        if (bias) params.push_back(param(label + ".bias", {outC}));
+        // conv2d is on autocast's lower-precision list, as linear (linearWith).
+        x = castTo(x, m_act, label + ".input_cast");
+        std::vector<TensorId> weights = castParams(label, params);
         TensorId y = activation(label, m_act, {outC, ho, wo});
         Op op;
         op.kind = OpKind::Conv2d;
         op.name = opName(label);
         op.inputs = {x};
         op.outputs = {y};
-        op.params = {param(label + ".weight", {outC, in[0], k, k})};
-        if (bias) op.params.push_back(param(label + ".bias", {outC}));
-        op.saved = {x};
+        if (m_autocast) {
+            op.inputs.insert(op.inputs.end(), weights.begin(), weights.end());
+            op.saved = {x, weights[0]};
+        } else {
+            op.params = params;
+            op.saved = {x};
+        }
         op.attrs.in = in[0];
         op.attrs.out = outC;
         op.attrs.kernel = k;
@@ -540,16 +596,18 @@ private:
         const std::int64_t f = satProduct({2, outC, ho, wo, in[0], k, k});
         op.forward.matmul = op.backward.matmul = true;
         op.forward.flops = {f, 0};
-        op.forward.bytesMoved = bytesOf(x) + bytesOf(y) + bytesOf(op.params[0]);
+        op.forward.bytesMoved = bytesOf(x) + bytesOf(y) + bytesOf(weights[0]);
         op.backward.flops = {satMul(2, f), 0};
-        op.backward.bytesMoved = bytesOf(x) + bytesOf(x) + bytesOf(y) + bytesOf(op.params[0]);
+        op.backward.bytesMoved = bytesOf(x) + bytesOf(x) + bytesOf(y) + bytesOf(weights[0]);
         addOp(std::move(op));
         return y;
     }
 
     TensorId batchnorm(const std::string& label, TensorId x) {
         const Shape in = m_g.tensor(x).shape;
-        TensorId y = activation(label, m_act, in);
+        // Not on any autocast list: cuDNN's batch norm takes a 16-bit input with fp32
+        // parameters and returns the input's dtype.
+        TensorId y = activation(label, m_g.tensor(x).dtype, in);
         TensorId mean = activation(label + ".mean", DType::F32, {in[0]}, false, false);
         TensorId invstd = activation(label + ".invstd", DType::F32, {in[0]}, false, false);
         Op op;
@@ -572,7 +630,7 @@ private:
         const Shape in = m_g.tensor(x).shape;
         const std::int64_t ho = (in[1] + 2 * padding - k) / stride + 1;
         const std::int64_t wo = (in[2] + 2 * padding - k) / stride + 1;
-        TensorId y = activation(label, m_act, {in[0], ho, wo});
+        TensorId y = activation(label, m_g.tensor(x).dtype, {in[0], ho, wo});
         TensorId idx = activation(label + ".indices", DType::I64, {in[0], ho, wo}, true, false);
         Op op;
         op.kind = OpKind::MaxPool2d;
@@ -623,7 +681,8 @@ private:
         // are summed (all-reduce), or reduce-scattered along the sequence with sequence
         // parallelism.
         const std::int64_t t = m_net.input.tokens, tp = m_shard.tp;
-        TensorId y = activation("embed", m_act, {t / m_seq, l.dim});
+        // A lookup in the weight: its dtype (fp32 under autocast, not on any list).
+        TensorId y = activation("embed", m_paramType, {t / m_seq, l.dim});
         Op op;
         op.kind = OpKind::Embedding;
         op.name = opName("embed");
@@ -655,6 +714,8 @@ private:
     }
 
     TensorId loss(LayerKind kind, TensorId x) {
+        if (kind == LayerKind::CrossEntropy && m_head.held) return chunkedCrossEntropy(x);
+        if (kind == LayerKind::Mse && m_autocast) x = castTo(x, DType::F32, "input_cast");
         const Tensor in = m_g.tensor(x);
         TensorId lossT = activation("loss", DType::F32, {}, false, true);
         Op op;
@@ -663,30 +724,41 @@ private:
             const std::int64_t v = in.shape.back();
             Shape rowShape(in.shape.begin(), in.shape.end() - 1);
             TensorId targets = input("targets", DType::I64, rowShape);
-            TensorId logp = activation("log_probs", DType::F32, in.shape, true, false);
+            // Log-probabilities: fp32, but for pure bf16, where log_softmax runs in the
+            // logits' dtype.
+            const DType logpType = m_precision == Precision::Bf16 ? DType::BF16 : DType::F32;
+            TensorId logp = activation("log_probs", logpType, in.shape, true, false);
             op.kind = OpKind::CrossEntropy;
             op.inputs = {x, targets};
             op.outputs = {lossT, logp};
             op.saved = {logp, targets};
             op.attrs.vocab = v;
-            if (m_shard.tp > 1 && v * m_shard.tp == (m_shard.vocab > 0 ? m_shard.vocab : m_net.input.vocab)) {
+            if (m_shard.tp > 1 &&
+                v * m_shard.tp == (m_shard.vocab > 0 ? m_shard.vocab : m_net.input.vocab)) {
                 // Vocabulary-parallel cross-entropy: the row maximum, the sum of exponentials
                 // and the target logit are all-reduced (fp32, one each per row).
                 const Affine rows{satMul(satMul(elemsOf(x).perSample / v, 3), 4), 0};
                 op.commForward[0] = {CollectiveKind::AllReduce, CommGroup::Tensor, rows};
             }
-            // A 16-bit model's logits are first copied to fp32 (a transient the size of the
-            // logits in fp32); backward produces the fp32 gradient of the log-probabilities
-            // and, for 16-bit logits, the fp32 gradient of that copy before the cast back.
-            const std::int64_t f32 = in.elements() * 4;
-            const bool half = in.dtype != DType::F32;
-            op.workspaceForward = {half ? f32 : 0, 0};
-            op.workspaceBackward = {half ? 2 * f32 : f32, 0};
+            // Megatron-style mixed precision copies the 16-bit logits to fp32 first
+            // (`output.float()`: a transient the size of the logits in fp32); backward produces
+            // the fp32 gradient of the log-probabilities and, for 16-bit logits, the fp32
+            // gradient of that copy before the cast back. Autocast instead runs log_softmax
+            // on the 16-bit logits with an fp32 result (fp32_set_opt_dtype, no copy) and its
+            // backward writes the 16-bit gradient directly: only the gradient of the
+            // log-probabilities. Pure bf16 does the same in bf16.
+            const std::int64_t logpBytes = satMul(in.elements(), dtypeBytes(logpType));
+            const std::int64_t f32 = satMul(in.elements(), 4);
+            const bool copy = hasMasterWeights(m_precision);
+            op.workspaceForward = {copy ? f32 : 0, 0};
+            op.workspaceBackward = {copy ? 2 * f32 : logpBytes, 0};
             Affine io = bytesOf(x) + bytesOf(logp);
             op.forward = elementwise(elemsOf(logp), 5, io + bytesOf(logp));
             op.backward = elementwise(elemsOf(logp), 4, io + bytesOf(logp) + bytesOf(x));
         } else {
-            TensorId target = input("target", in.dtype, in.shape);
+            // The target is data as loaded: fp32 under autocast (mse_loss is on its fp32 list,
+            // so a 16-bit input is cast to fp32 first, above).
+            TensorId target = input("target", dataDType(), in.shape);
             op.kind = OpKind::Mse;
             op.inputs = {x, target};
             op.outputs = {lossT};
@@ -695,6 +767,136 @@ private:
             op.forward = elementwise(elemsOf(x), 3, io);
             op.backward = elementwise(elemsOf(x), 3, io + bytesOf(x));
         }
+        addOp(std::move(op));
+        m_g.loss = lossT;
+        return lossT;
+    }
+
+    // ---- precision -------------------------------------------------------------------------
+    // Dense input data (images, regression targets): fp32 under autocast (the data loader's
+    // tensors are not cast), else in the model's activation dtype.
+    DType dataDType() const { return m_autocast ? DType::F32 : m_act; }
+
+    // `x` converted to `dtype` by a cast op (autocast's cast kernels), or `x` itself when it
+    // has that dtype. The copy is what the consuming op saves; backward casts the gradient back.
+    TensorId castTo(TensorId x, DType dtype, const std::string& label) {
+        const Tensor in = m_g.tensor(x);
+        if (!m_autocast || in.dtype == dtype) return x;
+        TensorId y = activation(label, dtype, in.shape, in.batched, in.requiresGrad);
+        Op op;
+        op.kind = OpKind::Cast;
+        op.name = opName(label);
+        op.inputs = {x};
+        op.outputs = {y};
+        op.forward = elementwise(elemsOf(y), 1, bytesOf(x) + bytesOf(y));
+        op.backward = elementwise(elemsOf(y), 1, bytesOf(x) + bytesOf(y));
+        addOp(std::move(op));
+        return y;
+    }
+
+    // Under autocast, the 16-bit copies of an op's fp32 parameters, made by one cast op
+    // (`label.weight_cast`); else the parameters themselves. The cast's backward converts the
+    // copies' gradients into the parameters' fp32 gradients.
+    std::vector<TensorId> castParams(const std::string& label, const std::vector<TensorId>& params) {
+        if (!m_autocast) return params;
+        Op op;
+        op.kind = OpKind::Cast;
+        op.name = opName(label + ".weight_cast");
+        op.params = params;
+        Affine io;
+        std::int64_t elements = 0;
+        for (TensorId p : params) {
+            const Tensor& pt = m_g.tensor(p);
+            const std::string base = pt.name.substr(pt.name.rfind('/') + 1);
+            TensorId c = activation(base + "_cast", m_act, pt.shape, false, true);
+            op.outputs.push_back(c);
+            io += bytesOf(p) + bytesOf(c);
+            elements = satAdd(elements, pt.elements());
+        }
+        op.forward = elementwise({0, elements}, 1, io);
+        op.backward = elementwise({0, elements}, 1, io);
+        std::vector<TensorId> copies = op.outputs;
+        addOp(std::move(op));
+        return copies;
+    }
+
+    // ---- chunked cross-entropy ---------------------------------------------------------------
+    // The linear before a chunked cross-entropy: its parameters are made here, in its own
+    // module, and the loss's fused op computes it (the layer's output passes through).
+    Result<TensorId> holdHead(const Layer& l, TensorId x, int inst) {
+        const std::int64_t inF = m_g.tensor(x).shape.back();
+        m_head = {};
+        m_head.held = true;
+        m_head.out = l.out;
+        const bool tied = m_net.tieEmbeddings && m_tokenEmbedding.valid() &&
+                          static_cast<std::size_t>(inst) + 2 ==
+                              static_cast<std::size_t>(expandedLayerCount(m_net));
+        if (tied) {
+            const Shape& w = m_g.tensor(m_tokenEmbedding).shape;
+            if (l.out != w[0] || inF != w[1])
+                return makeError("layer " + std::to_string(inst) +
+                                 " (linear): tie_embeddings needs out = vocab and in = the "
+                                 "embedding width");
+            m_head.params = {m_tokenEmbedding};
+        } else {
+            m_head.params = {param("linear.weight", {l.out, inF})};
+        }
+        if (l.bias) m_head.params.push_back(param("linear.bias", {l.out}));
+        return x;
+    }
+
+    // The head's linear and the cross-entropy as one op over chunks of kLossChunkRows rows
+    // (Wijmans et al. 2024, "Cut Your Losses in Large-Vocabulary Language Models"; Liger
+    // Kernel's fused linear cross-entropy): forward computes each chunk's logits and keeps only
+    // each row's log-sum-exp (fp32); backward recomputes each chunk's logits and accumulates
+    // the input and weight gradients. Saves the hidden states, the log-sum-exp and the
+    // targets; the logits never exist for more than one chunk.
+    TensorId chunkedCrossEntropy(TensorId x) {
+        m_head.held = false;
+        x = castTo(x, m_act, "input_cast");
+        std::vector<TensorId> weights = castParams("linear", m_head.params);
+        const Tensor in = m_g.tensor(x);
+        const std::int64_t h = in.shape.back(), v = m_head.out;
+        Shape rowShape(in.shape.begin(), in.shape.end() - 1);
+        if (rowShape.empty()) rowShape = {1};
+        const std::int64_t rows = in.elements() / h;  // per sample
+        TensorId targets = input("targets", DType::I64, rowShape);
+        TensorId lossT = activation("loss", DType::F32, {}, false, true);
+        TensorId lse = activation("lse", DType::F32, rowShape, true, false);
+        Op op;
+        op.kind = OpKind::LinearCrossEntropy;
+        op.name = opName("linear_cross_entropy");
+        op.inputs = {x, targets};
+        op.outputs = {lossT, lse};
+        if (m_autocast) op.inputs.insert(op.inputs.end(), weights.begin(), weights.end());
+        else op.params = m_head.params;
+        op.saved = {x, lse, targets};
+        if (m_autocast) op.saved.push_back(weights[0]);
+        op.attrs.in = h;
+        op.attrs.out = v;
+        op.attrs.vocab = v;
+        op.attrs.bias = m_head.params.size() > 1;
+        op.attrs.tokens = rows;
+        op.attrs.chunkRows = kLossChunkRows;
+        // Per element of a chunk's logits: forward the logits (b bytes) and, when 16-bit, their
+        // fp32 form for the log-sum-exp; backward the recomputed logits, the fp32 softmax
+        // turned in place into the gradient and, when 16-bit, that gradient cast back for the
+        // two GEMMs.
+        const std::int64_t b = dtypeBytes(in.dtype);
+        const std::int64_t fwdPerElement = b == 4 ? 4 : b + 4;
+        const std::int64_t bwdPerElement = b == 4 ? 8 : 2 * b + 4;
+        const std::int64_t logits = satMul(rows, v);
+        op.workspaceForward = {satMul(logits, fwdPerElement), 0};
+        op.workspaceBackward = {satMul(logits, bwdPerElement), 0};
+        const std::int64_t gemm = satProduct({2, rows, h, v});
+        op.forward.matmul = op.backward.matmul = true;
+        op.forward.flops = {satAdd(gemm, satMul(5, logits)), 0};
+        op.backward.flops = {satAdd(satMul(3, gemm), satMul(4, logits)), 0};
+        const Affine w = bytesOf(weights[0]);
+        const Affine chunkTraffic = {satMul(2, satMul(logits, fwdPerElement)), 0};
+        op.forward.bytesMoved = bytesOf(x) + w + bytesOf(lse) + chunkTraffic;
+        op.backward.bytesMoved = bytesOf(x) + bytesOf(x) + w + w + bytesOf(lse) +
+                                 Affine{satMul(2, satMul(logits, bwdPerElement)), 0};
         addOp(std::move(op));
         m_g.loss = lossT;
         return lossT;
@@ -737,7 +939,7 @@ private:
             case LayerKind::MaxPool2d: return maxpool("maxpool", x, l.kernel, l.stride, l.padding);
             case LayerKind::GlobalAvgPool: {
                 const Shape in = m_g.tensor(x).shape;
-                TensorId y = activation("avgpool", m_act, {in[0], 1, 1});
+                TensorId y = activation("avgpool", m_g.tensor(x).dtype, {in[0], 1, 1});
                 Op op;
                 op.kind = OpKind::GlobalAvgPool;
                 op.name = opName("avgpool");
@@ -777,9 +979,19 @@ private:
     static constexpr std::int64_t kMaxOpCost = std::int64_t{1} << 60;
 
     const Network& m_net;
-    DType m_act;
+    DType m_act;        // 16-bit ops' (every op's but under autocast) activation dtype
+    DType m_paramType;  // parameters' dtype
+    bool m_autocast;
+    Precision m_precision;
+    LossImpl m_lossImpl;
     ShardOptions m_shard;
     std::int64_t m_seq = 1;  // sequence split of the layers outside the tensor-parallel GEMMs
+    // The head linear a chunked cross-entropy fuses (holdHead).
+    struct HeldHead {
+        bool held = false;
+        std::int64_t out = 0;
+        std::vector<TensorId> params;
+    } m_head;
     std::string m_error;
     Graph m_g;
     std::vector<ModuleId> m_stack;
@@ -788,8 +1000,23 @@ private:
 
 }  // namespace
 
-Result<Graph> lower(const Network& net, Precision precision, const ShardOptions& shard) {
-    return Lowerer(net, precision, shard).run();
+Result<Graph> lower(const Network& net, const TrainingConfig& training,
+                    const ShardOptions& shard) {
+    return Lowerer(net, training, shard).run();
+}
+
+Result<Graph> lower(const Network& net, Precision precision) {
+    TrainingConfig training;
+    training.precision = precision;
+    return lower(net, training);
+}
+
+Affine opWorkspace(const Op& op, bool backward, std::int64_t microBatch) {
+    const Affine w = backward ? op.workspaceBackward : op.workspaceForward;
+    const std::int64_t rowsPerSample = op.attrs.tokens;
+    if (op.attrs.chunkRows <= 0 || rowsPerSample <= 0 || w.perSample == 0) return w;
+    if (satMul(rowsPerSample, microBatch) <= op.attrs.chunkRows) return w;
+    return {0, satMul(w.perSample / rowsPerSample, op.attrs.chunkRows)};
 }
 
 std::string_view opKindName(OpKind k) {
@@ -818,6 +1045,8 @@ std::string_view opKindName(OpKind k) {
         case OpKind::Flatten: return "flatten";
         case OpKind::CrossEntropy: return "cross_entropy";
         case OpKind::Mse: return "mse";
+        case OpKind::Cast: return "cast";
+        case OpKind::LinearCrossEntropy: return "linear_cross_entropy";
     }
     return "?";
 }

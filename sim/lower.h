@@ -34,6 +34,11 @@ struct ShardOptions {
     std::int64_t vocab = 0;
 };
 
-Result<Graph> lower(const Network& net, Precision precision, const ShardOptions& shard = {});
+// The graph under the training settings that shape it: the precision mode (dtypes, autocast's
+// casts) and the cross-entropy's implementation; `shard` for one rank of a parallel layout.
+Result<Graph> lower(const Network& net, const TrainingConfig& training,
+                    const ShardOptions& shard = {});
+// The same with every other setting at its default (standard cross-entropy).
+Result<Graph> lower(const Network& net, Precision precision);
 
 }  // namespace remat

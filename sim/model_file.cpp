@@ -13,6 +13,7 @@
 #include "lower.h"
 #include "plan.h"
 #include "text.h"
+#include "training_rules.h"
 
 namespace remat {
 
@@ -556,7 +557,8 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrig
             r.fail("$.training", "expected an object");
             return r.error();
         }
-        r.onlyKeys(t, {"micro_batch", "accumulation_steps", "precision", "optimizer"},
+        r.onlyKeys(t, {"micro_batch", "accumulation_steps", "precision", "optimizer",
+                       "main_grads", "optimizer_impl", "loss_impl", "tf32"},
                    "$.training");
         m.training.microBatch = r.size(t, "micro_batch", "$.training", 1);
         if (m.training.microBatch > (std::int64_t{1} << 24))
@@ -568,9 +570,21 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrig
                    "expected a whole number from 1 to 1000000, got " +
                        std::to_string(m.training.accumulationSteps));
         m.training.precision = r.choice(t, "precision", "$.training", Precision::Fp32,
-                                        parsePrecision, "fp32, mixed-bf16, mixed-fp16");
+                                        parsePrecision, std::string(precisionNames()));
         m.training.optimizer = r.choice(t, "optimizer", "$.training", Optimizer::Sgd,
                                         parseOptimizer, "sgd, momentum, adam, adamw");
+        m.training.mainGrads = r.choice(t, "main_grads", "$.training", MainGrads::Param,
+                                        parseMainGrads, "param, fp32");
+        m.training.optimizerImpl =
+            r.choice(t, "optimizer_impl", "$.training", OptimizerImpl::Fused, parseOptimizerImpl,
+                     "fused, foreach, for-loop");
+        m.training.lossImpl = r.choice(t, "loss_impl", "$.training", LossImpl::Standard,
+                                       parseLossImpl, "standard, chunked");
+        m.training.tf32 = r.choice(t, "tf32", "$.training", Tf32Mode::Conv, parseTf32Mode,
+                                   "none, conv, matmul, all");
+        if (!r.failed())
+            if (auto st = checkTrainingConfig(m.training); !st)
+                r.fail("$.training.main_grads", st.error().message);
     }
     if (j.contains("parallel")) {
         if (version < 2)
@@ -604,7 +618,7 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrig
     }
     // Lowering refuses what shape inference cannot see: internal tensors (attention scores)
     // and costs (a convolution's FLOPs) too large to compute with.
-    auto g = lower(m.network, m.training.precision);
+    auto g = lower(m.network, m.training);
     if (!g) return makeError(origin + ": $.layers: " + printable(g.error().message, 400));
     if (m.planForm == PlanForm::Regions || m.planForm == PlanForm::PerLayer) {
         auto st = checkManualPlan(m, *g, origin);
@@ -655,6 +669,15 @@ std::string modelToJson(const ModelFile& m) {
                      {"accumulation_steps", m.training.accumulationSteps},
                      {"precision", precisionName(m.training.precision)},
                      {"optimizer", optimizerName(m.training.optimizer)}};
+    // Settings at their defaults are left out, so files written before them stay as they were.
+    const TrainingConfig defaults;
+    if (m.training.mainGrads != defaults.mainGrads)
+        j["training"]["main_grads"] = mainGradsName(m.training.mainGrads);
+    if (m.training.optimizerImpl != defaults.optimizerImpl)
+        j["training"]["optimizer_impl"] = optimizerImplName(m.training.optimizerImpl);
+    if (m.training.lossImpl != defaults.lossImpl)
+        j["training"]["loss_impl"] = lossImplName(m.training.lossImpl);
+    if (m.training.tf32 != defaults.tf32) j["training"]["tf32"] = tf32ModeName(m.training.tf32);
     if (!m.training.parallel.single()) j["parallel"] = parallelToJson(m.training.parallel);
     if (!m.device.empty()) j["device"] = m.device;
     return j.dump(2) + "\n";

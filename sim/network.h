@@ -117,6 +117,14 @@ struct TrainingConfig {
     Optimizer optimizer = Optimizer::Sgd;
     // The GPUs the step is spread over (the model file's `parallel` object).
     ParallelConfig parallel;
+    // Framework behaviour (docs/memory-model.md): fp32 main gradients under Megatron-style
+    // mixed precision, the optimizer's implementation (fused: what Megatron-LM and DeepSpeed
+    // run, no temporaries), the cross-entropy's, and where fp32 GEMMs may use TF32 (PyTorch's
+    // defaults: convolutions yes, matmuls no).
+    MainGrads mainGrads = MainGrads::Param;
+    OptimizerImpl optimizerImpl = OptimizerImpl::Fused;
+    LossImpl lossImpl = LossImpl::Standard;
+    Tf32Mode tf32 = Tf32Mode::Conv;
     bool operator==(const TrainingConfig&) const = default;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "simulator.h"
+#include "training_rules.h"
 
 namespace remat {
 namespace {
@@ -192,29 +193,51 @@ private:
 
     // ---- plan-independent background -----------------------------------------------------------
     void residentAndTimes() {
-        const DType act = computeDType(m_cfg.precision);
-        const bool mixed = m_cfg.precision != Precision::Fp32;
+        const DType act = parameterDType(m_cfg.precision);
+        const bool mixed = hasMasterWeights(m_cfg.precision);
+        const std::int64_t stateBytes = dtypeBytes(optimizerStateDType(m_cfg.precision));
+        const std::int64_t gradBytes = dtypeBytes(gradientDType(m_cfg));
         std::vector<bool> hasGrad(m_g.tensors.size(), false);
         for (const Op& op : m_g.ops)
             for (TensorId p : op.params) hasGrad[p.index()] = true;
         std::int64_t resident = m_d.gemmWorkspaceBytes;
-        std::int64_t grads = 0;
+        std::int64_t grads = 0, foreachTemps = 0;
         for (TensorId p : m_g.parameters) {
             const std::int64_t n = m_g.tensor(p).elements();
             resident += n * dtypeBytes(act);
             if (mixed) resident += n * 4;
-            resident += n * 4 * optimizerStateCount(m_cfg.optimizer);
-            if (hasGrad[p.index()]) grads += n * dtypeBytes(act);
+            resident += n * stateBytes * optimizerStateCount(m_cfg.optimizer);
+            if (hasGrad[p.index()]) {
+                grads += n * gradBytes;
+                foreachTemps += optimizerTemporaryBytes(n, m_cfg);
+            }
+        }
+        // The optimizer phase: every gradient live at the first step, each freed after its own
+        // step (the compiler's rule), plus the implementation's temporaries: foreach's list
+        // over all parameters, or a for-loop step's own.
+        std::int64_t optimizerPeak = grads;
+        if (m_cfg.optimizerImpl == OptimizerImpl::Foreach) {
+            optimizerPeak = grads + foreachTemps;
+        } else if (m_cfg.optimizerImpl == OptimizerImpl::ForLoop) {
+            std::int64_t remaining = grads;
+            for (TensorId p : m_g.parameters) {
+                if (!hasGrad[p.index()]) continue;
+                const std::int64_t n = m_g.tensor(p).elements();
+                optimizerPeak =
+                    std::max(optimizerPeak, remaining + optimizerTemporaryBytes(n, m_cfg));
+                remaining -= n * gradBytes;
+            }
         }
         m_model.m_residentBytes = resident;
         m_model.m_paramGradBytes = grads;
-        m_model.m_floorBytes = resident + grads;
+        m_model.m_floorBytes = resident + optimizerPeak;
         m_paramGradConst = m_cfg.accumulationSteps >= 2 ? grads : 0;
         m_model.m_constantBytes = resident + m_paramGradConst;
 
         Program stub;
         stub.microBatch = m_cfg.microBatch;
         stub.precision = m_cfg.precision;
+        stub.tf32 = m_cfg.tf32;
         stub.accumulationSteps = m_cfg.accumulationSteps;
         m_opTimeS.assign(m_g.ops.size(), 0.0);
         for (std::size_t o = 0; o < m_g.ops.size(); ++o) {
@@ -299,7 +322,7 @@ private:
             }
         std::vector<std::int64_t> paramAlloc(nOps, 0);
         if (m_cfg.accumulationSteps < 2) {
-            const std::int64_t bpe = dtypeBytes(computeDType(m_cfg.precision));
+            const std::int64_t bpe = dtypeBytes(gradientDType(m_cfg));
             std::vector<bool> seen(nT, false);
             for (std::size_t oo = nOps; oo-- > 0;) {
                 if (!m_needsBackward[oo]) continue;
@@ -407,7 +430,7 @@ private:
         for (std::uint32_t o = unit.firstOp; o <= opt.stop; ++o) {
             for (const Live& v : live)
                 if (v.allocOp == std::int64_t(o)) current += v.bytes;
-            const std::int64_t local = current + m_g.ops[o].workspaceForward.at(m_b);
+            const std::int64_t local = current + opWorkspace(m_g.ops[o], false, m_b).at(m_b);
             r.peakLocalBytes = std::max(r.peakLocalBytes, local);
             r.peakBytes = std::max(r.peakBytes, local + m_bgForward[o]);
             for (const Live& v : live)
@@ -420,7 +443,7 @@ private:
                 if (v.bwdFreeOp >= 0 && v.bwdFreeOp <= std::int64_t(oo)) kept += v.bytes;
             r.backwardPeakBytes =
                 std::max(r.backwardPeakBytes,
-                         kept + m_g.ops[oo].workspaceBackward.at(m_b) + m_bgBackward[oo]);
+                         kept + opWorkspace(m_g.ops[oo], true, m_b).at(m_b) + m_bgBackward[oo]);
         }
         return r;
     }

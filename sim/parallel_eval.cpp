@@ -108,9 +108,11 @@ Result<StageNetwork> stageNetwork(const Network& net, const ParallelConfig& p, s
     return out;
 }
 
-ModelFlops modelFlopsOf(const Network& net, Precision precision) {
+ModelFlops modelFlopsOf(const Network& net, const TrainingConfig& training) {
     ModelFlops f;
-    auto full = lower(net, precision);
+    TrainingConfig one = training;
+    one.parallel = ParallelConfig{};
+    auto full = lower(net, one);
     if (!full) return f;
     for (const Op& op : full->ops) {
         f.perSample += double(op.forward.flops.perSample) + double(op.backward.flops.perSample);
@@ -129,9 +131,12 @@ Result<PreparedLayout> prepareParallel(const Network& net, const Strategy& s,
         return makeError("parallel.pp: a manual plan names layers of the whole network; with "
                          "pipeline parallelism use a named strategy (full, every:K, sqrt, "
                          "selective, optimal), which each stage applies to its own layers");
+    if (lay.tp > 1 && cfg.lossImpl == LossImpl::Chunked)
+        return makeError("parallel.tp: the chunked cross-entropy (loss_impl chunked) is not "
+                         "modelled with tensor parallelism; use the standard one");
     PreparedLayout out;
     out.cfg = cfg;
-    out.flops = flops ? *flops : modelFlopsOf(net, cfg.precision);
+    out.flops = flops ? *flops : modelFlopsOf(net, cfg);
     TrainingConfig stageCfg = cfg;
     stageCfg.parallel = ParallelConfig{};
     if (lay.pp > 1) stageCfg.accumulationSteps = 1;  // one micro-batch; the pipeline does the rest
@@ -154,7 +159,7 @@ Result<PreparedLayout> prepareParallel(const Network& net, const Strategy& s,
             out.runOf[std::size_t(st)] = it->second;
             continue;
         }
-        auto g = lower(sn->network, cfg.precision, sn->shard);
+        auto g = lower(sn->network, stageCfg, sn->shard);
         if (!g) return makeError("stage " + std::to_string(st) + ": " + g.error().message);
         Baseline dummy;
         auto e = evaluate(*g, s, lay.pp > 1 ? std::vector<RegionSpec>{} : manual, stageCfg,

@@ -75,7 +75,7 @@ struct ParallelEvaluation {
 struct ModelFlops {
     double perSample = 0, fixed = 0;
 };
-ModelFlops modelFlopsOf(const Network& net, Precision precision);
+ModelFlops modelFlopsOf(const Network& net, const TrainingConfig& training);
 
 // The expensive half of an evaluation: each distinct stage lowered, planned, compiled and
 // simulated once. The layout's ZeRO stage, hybrid sharding and offload are applied only by

@@ -255,6 +255,11 @@ Result<Program> expandProgram(const Program& p) {
 }
 
 std::string bufferLabel(const Graph& g, const Buffer& b) {
+    if (b.role == BufferRole::Workspace && b.optimizer) {
+        if (!b.tensor.valid() || b.tensor.index() >= g.tensors.size())
+            return "optimizer temporaries (foreach)";
+        return g.tensor(b.tensor).name + " optimizer temporaries (for-loop)";
+    }
     if (b.role == BufferRole::Workspace) {
         if (!b.op.valid() || b.op.index() >= g.ops.size()) return "GEMM library workspace";
         return g.op(b.op).name + (b.backward ? " backward workspace" : " workspace");

@@ -65,6 +65,9 @@ struct Buffer {
     bool recomputed = false;  // activations: made by a recompute
     bool backward = false;    // workspaces: the backward's scratch
     std::uint8_t moment = 0;  // optimizer state: 1 or 2
+    // Workspaces: the optimizer step's temporaries (foreach: over every parameter, `tensor`
+    // invalid; for-loop: those of the parameter `tensor`).
+    bool optimizer = false;
 };
 
 // The buffer's caption: "3/mlp/fc1", "3/mlp/fc1 (recompute)", "grad 3/mlp/fc1.weight",
@@ -139,6 +142,10 @@ struct Program {
     // op overwriting a saved tensor). Executors run them only when asked.
     std::vector<std::string> unsafeReasons;
     bool unsafe() const { return !unsafeReasons.empty(); }
+    // The rest of the training settings the program was compiled under (TrainingConfig).
+    MainGrads mainGrads = MainGrads::Param;
+    OptimizerImpl optimizerImpl = OptimizerImpl::Fused;
+    Tf32Mode tf32 = Tf32Mode::Conv;
 
     const Buffer& buffer(BufferId id) const { return buffers[id.index()]; }
     bool inRepeat(std::size_t i) const { return repeat && i >= repeat->begin && i < repeat->end; }

@@ -23,6 +23,12 @@ nlohmann::json evaluationToJson(const Graph& g, const Evaluation& e, const Devic
     j["accumulation_steps"] = e.program.accumulationSteps;
     j["precision"] = precisionName(e.program.precision);
     j["optimizer"] = optimizerName(e.program.optimizer);
+    j["main_grads"] = mainGradsName(e.program.mainGrads);
+    j["optimizer_impl"] = optimizerImplName(e.program.optimizerImpl);
+    j["loss_impl"] = !g.ops.empty() && g.ops.back().kind == OpKind::LinearCrossEntropy
+                        ? "chunked"
+                        : "standard";
+    j["tf32"] = tf32ModeName(e.program.tf32);
     j["parameters"] = g.parameterCount;
     j["peak_bytes"] = t.peakBytes;
     j["peak_instruction"] = t.peakInstruction;

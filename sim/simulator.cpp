@@ -5,6 +5,7 @@
 
 #include "calibration.h"
 #include "gemm_model.h"
+#include "training_rules.h"
 
 namespace remat {
 
@@ -18,15 +19,16 @@ namespace {
 // The slower of the op's compute (its GEMMs at their shape's efficiency, or CUDA-core work at
 // the vector peak) and its bytes at the achievable bandwidth, plus a launch per kernel.
 double opTime(const Graph& g, const Op& op, Direction dir, std::int64_t b, DType dtype,
-              const DeviceSpec& d) {
+              bool tf32, const DeviceSpec& d) {
     const OpCost& c = dir == Direction::Forward ? op.forward : op.backward;
     const double bytes = c.bytesMoved.atReal(b);
     double compute = 0.0;
     const GemmList gemms = c.matmul ? opGemms(g, op, dir, b) : GemmList{};
     if (!gemms.empty()) {
-        for (const GemmShape& s : gemms) compute += gemmComputeTime(d, dtype, s);
+        for (const GemmShape& s : gemms) compute += gemmComputeTime(d, dtype, s, tf32);
     } else {
-        const double peak = c.matmul ? d.matmulPeak(dtype) * d.matmulBestFraction(dtype) : d.vectorPeak();
+        const double peak = c.matmul ? d.matmulPeak(dtype, tf32) * d.matmulBestFraction(dtype, tf32)
+                                      : d.vectorPeak();
         compute = peak > 0 ? c.flops.atReal(b) / peak : 0.0;
     }
     const double bw = d.achievableBandwidth();
@@ -50,6 +52,11 @@ double instructionTime(const Graph& g, const Program& p, const Instruction& ins,
             for (BufferId s : ins.params) bytes += 2.0 * double(p.buffer(s).bytes.at(b));
             for (BufferId s : ins.paramGrads) bytes += double(p.buffer(s).bytes.at(b));
             for (BufferId s : ins.state) bytes += 2.0 * double(p.buffer(s).bytes.at(b));
+            // foreach and for-loop temporaries: written once and read once.
+            if (ins.parameter.valid())
+                bytes += 2.0 * double(optimizerTemporaryBytes(g.tensor(ins.parameter).elements(),
+                                                             p.precision, p.optimizer,
+                                                             p.optimizerImpl));
             return bytes / d.achievableBandwidth() + d.launchOverheadS;
         }
         default: break;
@@ -62,8 +69,10 @@ double instructionTime(const Graph& g, const Program& p, const Instruction& ins,
         }
     }
     if (op.kind == OpKind::Flatten) return 0.0;
+    // TF32 (PyTorch's allow_tf32 flags): convolutions and matmuls each by their own flag.
+    const bool tf32 = op.kind == OpKind::Conv2d ? tf32ForConv(p.tf32) : tf32ForMatmul(p.tf32);
     return opTime(g, op, ins.kind == InstrKind::Backward ? Direction::Backward : Direction::Forward,
-                  b, act, d);
+                  b, act, tf32, d);
 }
 
 Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,

@@ -228,7 +228,7 @@ Result<SweepResult> sweep(const ModelFile& model, const TrainingConfig& training
             expandedLayerCount(m.network) > kMaxLayerInstances
                 ? Result<Graph>(makeError("more than " + std::to_string(kMaxLayerInstances) +
                                           " layer instances"))
-                : lower(m.network, cfg.precision);
+                : lower(m.network, cfg);
         Result<Baseline> base = g ? evaluateBaseline(*g, cfg, device) : Result<Baseline>(g.error());
         if (!base) {
             refuseAll(base.error().message);

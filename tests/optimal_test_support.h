@@ -18,6 +18,7 @@
 #include "network.h"
 #include "optimal_model.h"
 #include "simulator.h"
+#include "training_rules.h"
 
 namespace remat::test {
 
@@ -184,8 +185,37 @@ inline TrainingConfig randomTraining(std::mt19937& rng) {
     return cfg;
 }
 
+// randomTraining with the framework settings drawn too: every precision mode (fp32 main
+// gradients among the mixed ones), optimizer implementation, cross-entropy implementation and
+// TF32 mode. For the simulator-side tests; the executors run only some of these.
+inline TrainingConfig randomFrameworkTraining(std::mt19937& rng) {
+    TrainingConfig cfg = randomTraining(rng);
+    std::uniform_int_distribution<int> pick(0, 99);
+    const Precision precisions[] = {Precision::Fp32,         Precision::MixedBf16,
+                                    Precision::MixedFp16,    Precision::AutocastBf16,
+                                    Precision::AutocastFp16, Precision::Bf16};
+    cfg.precision = precisions[pick(rng) % 6];
+    if (hasMasterWeights(cfg.precision) && pick(rng) < 50) cfg.mainGrads = MainGrads::Fp32;
+    const Optimizer opts[] = {Optimizer::Sgd, Optimizer::Momentum, Optimizer::Adam,
+                              Optimizer::AdamW};
+    cfg.optimizer = opts[pick(rng) % 4];
+    const OptimizerImpl impls[] = {OptimizerImpl::Fused, OptimizerImpl::Foreach,
+                                   OptimizerImpl::ForLoop};
+    cfg.optimizerImpl = impls[pick(rng) % 3];
+    cfg.lossImpl = pick(rng) < 50 ? LossImpl::Chunked : LossImpl::Standard;
+    const Tf32Mode tf32[] = {Tf32Mode::None, Tf32Mode::Conv, Tf32Mode::Matmul, Tf32Mode::All};
+    cfg.tf32 = tf32[pick(rng) % 4];
+    return cfg;
+}
+
 inline Graph lowerOrDie(const Network& net, Precision p) {
     auto g = lower(net, p);
+    if (!g) qFatal("lower: %s", g.error().message.c_str());
+    return std::move(*g);
+}
+
+inline Graph lowerOrDie(const Network& net, const TrainingConfig& cfg) {
+    auto g = lower(net, cfg);
     if (!g) qFatal("lower: %s", g.error().message.c_str());
     return std::move(*g);
 }

@@ -40,7 +40,7 @@ inline Built build(const std::string& modelJson, const std::string& strategy,
     if (!m) qFatal("model: %s", m.error().message.c_str());
     b.model = *m;
     TrainingConfig cfg = training ? *training : b.model.training;
-    auto g = lower(b.model.network, cfg.precision);
+    auto g = lower(b.model.network, cfg);
     if (!g) qFatal("lower: %s", g.error().message.c_str());
     b.graph = std::move(*g);
     auto s = parseStrategy(strategy);

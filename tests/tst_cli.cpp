@@ -141,6 +141,7 @@ private slots:
     void outOfMemoryIsAUserError();
     void badFilesNeverReachInternalError();
     void importHfOutputLoadsEverywhere();
+    void frameworkSettingsOnEveryCommand();
 };
 
 void TstCli::initTestCase() {
@@ -588,6 +589,37 @@ void TstCli::userErrors_data() {
         << QStringList{"import-hf", kDataDir + "/cli"} << kDataDir + "/cli/config.json";
     QTest::newRow("import-hf model file") << QStringList{"import-hf", kDataDir + "/good/minimal.json"}
                                           << "$.model_type: missing";
+    // The framework settings (docs/memory-model.md): bad values on each command, settings that
+    // do not go together, and what the CPU executor only simulates.
+    QTest::newRow("unknown --main-grads")
+        << QStringList{"program", "mlp-3x1024", "--main-grads", "fp16"}
+        << "--main-grads: expected param or fp32, got 'fp16'";
+    QTest::newRow("unknown --optimizer-impl")
+        << QStringList{"max-batch", "mlp-3x1024", "--optimizer-impl", "apex"}
+        << "--optimizer-impl: expected fused, foreach or for-loop, got 'apex'";
+    QTest::newRow("unknown --loss-impl")
+        << QStringList{"pareto", "gpt2-tiny", "--loss-impl", "fused"}
+        << "--loss-impl: expected standard or chunked, got 'fused'";
+    QTest::newRow("unknown --tf32")
+        << QStringList{"sweep", "gpt2-tiny", "--tf32", "yes"}
+        << "--tf32: expected none, conv, matmul or all, got 'yes'";
+    QTest::newRow("fp32 main grads with pure bf16")
+        << QStringList{"compare", "mlp-3x1024", "-p", "bf16", "--main-grads", "fp32"}
+        << "--main-grads: main_grads fp32 applies to mixed-bf16 and mixed-fp16";
+    QTest::newRow("run autocast on the CPU")
+        << QStringList{"run", "mlp-3x1024", "--backend", "cpu", "-p", "autocast-bf16"}
+        << "the CPU executor runs fp32, mixed-bf16 and mixed-fp16 programs; precision "
+           "autocast-bf16 is simulated only";
+    QTest::newRow("run pure bf16 on the CPU")
+        << QStringList{"run", "mlp-3x1024", "--backend", "cpu", "-p", "bf16"}
+        << "precision bf16 is simulated only";
+    QTest::newRow("run fp32 main grads on the CPU")
+        << QStringList{"run", "mlp-3x1024", "--backend", "cpu", "-p", "mixed-bf16", "--main-grads",
+                       "fp32"}
+        << "fp32 main gradients (main_grads fp32) are simulated only";
+    QTest::newRow("run chunked loss on the CPU")
+        << QStringList{"run", "gpt2-tiny", "--backend", "cpu", "--loss-impl", "chunked"}
+        << "the chunked one (loss_impl chunked, '5/linear_cross_entropy') is simulated only";
 }
 
 void TstCli::userErrors() {
@@ -1103,3 +1135,71 @@ void TstCli::importHfOutputLoadsEverywhere() {
 
 QTEST_GUILESS_MAIN(TstCli)
 #include "tst_cli.moc"
+
+// Every command with the common options takes the framework settings; `simulate --json` reports
+// them, and they change what they should: fp32 main gradients are 4 bytes per parameter where
+// the 16-bit ones were 2 (mlp-3x1024 with Adam: the gradients are all live at the optimizer's
+// first step), the chunked loss lowers GPT-2's peak, and the CPU executor runs foreach and
+// for-loop programs (their temporaries are allocated where the program says; the update is its
+// fused kernel, the same arithmetic).
+void TstCli::frameworkSettingsOnEveryCommand() {
+    const QStringList settings = {"--main-grads", "fp32",  "--optimizer-impl", "for-loop",
+                                  "--loss-impl",  "chunked", "--tf32",         "all"};
+    for (const QStringList& command :
+         {QStringList{"simulate", "gpt2-tiny"}, QStringList{"compare", "gpt2-tiny"},
+          QStringList{"program", "gpt2-tiny"}, QStringList{"pareto", "gpt2-tiny"},
+          QStringList{"max-batch", "gpt2-tiny"},
+          QStringList{"sweep", "gpt2-tiny", "--values", "1,2"}}) {
+        const QStringList args = command + QStringList{"-p", "mixed-bf16"} + settings;
+        const RunResult r = runRemat(args);
+        QVERIFY2(r.finished && r.exitCode == 0, qPrintable(describe(args, r)));
+    }
+    bool ok = false;
+    const json j = runJson({"simulate", "gpt2-tiny", "-p", "mixed-bf16", "--main-grads", "fp32",
+                            "--optimizer-impl", "foreach", "--loss-impl", "chunked", "--tf32",
+                            "none", "--json"},
+                           &ok);
+    QVERIFY(ok);
+    QCOMPARE(j.at("precision").get<std::string>(), std::string("mixed-bf16"));
+    QCOMPARE(j.at("main_grads").get<std::string>(), std::string("fp32"));
+    QCOMPARE(j.at("optimizer_impl").get<std::string>(), std::string("foreach"));
+    QCOMPARE(j.at("loss_impl").get<std::string>(), std::string("chunked"));
+    QCOMPARE(j.at("tf32").get<std::string>(), std::string("none"));
+    const json defaults = runJson({"simulate", "gpt2-tiny", "--json"}, &ok);
+    QVERIFY(ok);
+    QCOMPARE(defaults.at("main_grads").get<std::string>(), std::string("param"));
+    QCOMPARE(defaults.at("optimizer_impl").get<std::string>(), std::string("fused"));
+    QCOMPARE(defaults.at("loss_impl").get<std::string>(), std::string("standard"));
+    QCOMPARE(defaults.at("tf32").get<std::string>(), std::string("conv"));
+
+    const json half =
+        runJson({"simulate", "mlp-3x1024", "-p", "mixed-bf16", "-o", "adam", "--json"}, &ok);
+    QVERIFY(ok);
+    const json full = runJson({"simulate", "mlp-3x1024", "-p", "mixed-bf16", "-o", "adam",
+                               "--main-grads", "fp32", "--json"},
+                              &ok);
+    QVERIFY(ok);
+    const auto params = full.at("parameters").get<std::int64_t>();
+    const json& hb = half.at("breakdown_at_peak");
+    const json& fb = full.at("breakdown_at_peak");
+    // The peak is the last gradient's allocation in backward, every gradient then live.
+    QCOMPARE(hb.at("gradients").get<std::int64_t>(), 2 * params);
+    QCOMPARE(fb.at("gradients").get<std::int64_t>(), 4 * params);
+    QCOMPARE(fb.at("parameters").get<std::int64_t>(), 2 * params);
+    QCOMPARE(fb.at("optimizer_state").get<std::int64_t>(), 12 * params);
+
+    const json standard = runJson({"simulate", "gpt2-small", "--json"}, &ok);
+    QVERIFY(ok);
+    const json chunked = runJson({"simulate", "gpt2-small", "--loss-impl", "chunked", "--json"}, &ok);
+    QVERIFY(ok);
+    QVERIFY(chunked.at("peak_bytes").get<std::int64_t>() <
+            standard.at("peak_bytes").get<std::int64_t>());
+
+    for (const char* impl : {"foreach", "for-loop"}) {
+        const QStringList args = {"run", "mlp-3x1024", "--backend", "cpu", "-o", "adam",
+                                  "--optimizer-impl", impl, "--threads", "1"};
+        const RunResult r = runRemat(args);
+        QVERIFY2(r.finished && r.exitCode == 0, qPrintable(describe(args, r)));
+        QVERIFY2(r.out.contains(QString(impl) + " optimizer"), qPrintable(r.out));
+    }
+}

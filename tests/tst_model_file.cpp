@@ -155,6 +155,7 @@ private slots:
     void writtenJsonKeepsEveryGivenField();
     void defaultsAreTheDocumentedOnes();
     void planForms();
+    void frameworkSettingsRoundTrip();
     void saveAndLoad_data();
     void saveAndLoad();
     void saveToMissingDirectoryFails();
@@ -322,6 +323,16 @@ void TstModelFile::defaultsAreTheDocumentedOnes() {
     QCOMPARE(m->training.accumulationSteps, std::int64_t{1});
     QCOMPARE(m->training.precision, Precision::Fp32);
     QCOMPARE(m->training.optimizer, Optimizer::Sgd);
+    // The framework settings' defaults (docs/model-format.md): gradients in the parameters'
+    // dtype, the fused optimizer, the standard cross-entropy, TF32 for convolutions only.
+    QCOMPARE(m->training.mainGrads, MainGrads::Param);
+    QCOMPARE(m->training.optimizerImpl, OptimizerImpl::Fused);
+    QCOMPARE(m->training.lossImpl, LossImpl::Standard);
+    QCOMPARE(m->training.tf32, Tf32Mode::Conv);
+    // Defaults are not written, so files from before these settings are written unchanged.
+    const json written = json::parse(modelToJson(*m));
+    for (const char* key : {"main_grads", "optimizer_impl", "loss_impl", "tf32"})
+        QVERIFY2(!written.at("training").contains(key), key);
     const Layer& emb = m->network.layers[0];
     QCOMPARE(emb.positions, std::int64_t{0});
     QCOMPARE(emb.dropout, 0.0);
@@ -355,6 +366,47 @@ void TstModelFile::defaultsAreTheDocumentedOnes() {
     QCOMPARE(L[2].stride, std::int64_t{1});
     QVERIFY(!L[3].inplace);
     QVERIFY(!L[4].inplace);
+}
+
+// Every value of every framework setting (precision modes, fp32 main gradients, optimizer and
+// cross-entropy implementations, TF32) is written under its documented key and read back.
+void TstModelFile::frameworkSettingsRoundTrip() {
+    auto base = loadModel("gpt2-tiny");
+    QVERIFY(base.ok());
+    auto check = [&](const ModelFile& m, const char* key, const std::string& spelling) {
+        const std::string text = modelToJson(m);
+        const json written = json::parse(text);
+        QVERIFY2(written.at("training").contains(key), key);
+        QCOMPARE(QString::fromStdString(written.at("training").at(key).get<std::string>()),
+                 QString::fromStdString(spelling));
+        auto again = parseModel(text, "written.json");
+        QVERIFY2(again.ok(), again.ok() ? "" : again.error().message.c_str());
+        QVERIFY(again->training == m.training);
+    };
+    for (Precision p : {Precision::Fp32, Precision::MixedBf16, Precision::MixedFp16,
+                        Precision::AutocastBf16, Precision::AutocastFp16, Precision::Bf16}) {
+        ModelFile m = *base;
+        m.training.precision = p;
+        check(m, "precision", std::string(precisionName(p)));
+        QCOMPARE(parsePrecision(precisionName(p)), std::optional<Precision>(p));
+    }
+    ModelFile grads = *base;
+    grads.training.precision = Precision::MixedBf16;
+    grads.training.mainGrads = MainGrads::Fp32;
+    check(grads, "main_grads", "fp32");
+    for (OptimizerImpl i : {OptimizerImpl::Foreach, OptimizerImpl::ForLoop}) {
+        ModelFile m = *base;
+        m.training.optimizerImpl = i;
+        check(m, "optimizer_impl", std::string(optimizerImplName(i)));
+    }
+    ModelFile chunked = *base;
+    chunked.training.lossImpl = LossImpl::Chunked;
+    check(chunked, "loss_impl", "chunked");
+    for (Tf32Mode t : {Tf32Mode::None, Tf32Mode::Matmul, Tf32Mode::All}) {
+        ModelFile m = *base;
+        m.training.tf32 = t;
+        check(m, "tf32", std::string(tf32ModeName(t)));
+    }
 }
 
 void TstModelFile::planForms() {

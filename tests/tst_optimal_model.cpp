@@ -41,7 +41,7 @@ class TestOptimalModel : public QObject {
 
     static void checkAllPlans(const Network& net, const TrainingConfig& cfg, int& plansChecked) {
         const DeviceSpec d = optimalTestDevice();
-        Graph g = lowerOrDie(net, cfg.precision);
+        Graph g = lowerOrDie(net, cfg);
         auto m = ChainModel::build(g, cfg, d);
         QVERIFY2(m.ok(), m.ok() ? "" : m.error().message.c_str());
         bool ok = true;
@@ -84,6 +84,24 @@ private slots:
         for (int trial = 0; trial < remat::test::sweepCount(12); ++trial) {
             Network net = randomResNet(rng, 1 + trial % 4);
             checkAllPlans(net, randomTraining(rng), plans);
+            if (QTest::currentTestFailed()) return;
+        }
+        qInfo("%d plans compared", plans);
+    }
+
+    // The same under the framework settings: every precision mode (autocast's casts and
+    // 16-bit weight copies, pure bf16, fp32 main gradients), every optimizer implementation
+    // (foreach's and for-loop's temporaries set the optimizer phase's floor), the chunked
+    // cross-entropy and the TF32 modes.
+    void everyPlanUnderFrameworkSettings() {
+        std::mt19937 rng(15);
+        int plans = 0;
+        for (int trial = 0; trial < remat::test::sweepCount(45); ++trial) {
+            const int n = 1 + trial % 5;
+            Network net = trial % 3 == 0   ? randomMlp(rng, n)
+                          : trial % 3 == 1 ? randomTransformer(rng, n)
+                                           : randomResNet(rng, n);
+            checkAllPlans(net, randomFrameworkTraining(rng), plans);
             if (QTest::currentTestFailed()) return;
         }
         qInfo("%d plans compared", plans);

@@ -37,7 +37,7 @@ std::int64_t perBlockSaved(std::int64_t s, std::int64_t h, std::int64_t a, const
     for (int k = 0; k < 2; ++k) {
         auto m = parseModel(gptLayers(s, h, a, 2 + k), "k.json");
         if (!m) qFatal("%s", m.error().message.c_str());
-        auto g = lower(m->network, m->training.precision, sh);
+        auto g = lower(m->network, m->training, sh);
         if (!g) qFatal("%s", g.error().message.c_str());
         auto st = parseStrategy(strategy);
         auto plan = makePlan(*g, *st, std::vector<RegionSpec>{});
@@ -173,7 +173,7 @@ private slots:
         // One micro-batch's kept activations on stage 0, from a plain compile of that stage.
         auto sn = stageNetwork(m->network, cfg.parallel, 0);
         QVERIFY(sn.ok());
-        auto g = lower(sn->network, cfg.precision, sn->shard);
+        auto g = lower(sn->network, cfg, sn->shard);
         QVERIFY(g.ok());
         Plan plan;
         TrainingConfig one = cfg;

@@ -73,7 +73,7 @@ ComparisonResult computeComparison(const ComparisonRequest& request, const Compa
             result.cancelled = true;
         return result.cancelled;
     };
-    auto graph = lower(request.model.network, request.training.precision);
+    auto graph = lower(request.model.network, request.training);
     if (!graph) {
         result.error = graph.error().message;
         return result;

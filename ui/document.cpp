@@ -556,7 +556,7 @@ Status Document::layerListEdit(const QString& text, ModelFile after,
         after.regions =
             remapRegionSpecs(before.regions, instanceMap(before.network, after.network, entryMap));
         // A sub-module region whose layer changed kind no longer has a module to name.
-        if (auto g = lower(after.network, after.training.precision))
+        if (auto g = lower(after.network, after.training))
             after.regions = resolvableSpecs(*g, after.regions);
     }
     return pushEdit(text, std::move(after));

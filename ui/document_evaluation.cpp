@@ -29,15 +29,17 @@ Result<EvaluationOutcome> evaluateDocumentModel(const ModelFile& model, const De
 
     std::shared_ptr<const Graph> graph;
     if (cache.graph && sameStructure(cache.graphNetwork, model.network) &&
-        cache.graphPrecision == model.training.precision) {
+        cache.graphPrecision == model.training.precision &&
+        cache.graphLossImpl == model.training.lossImpl) {
         graph = cache.graph;
     } else {
-        auto lowered = lower(model.network, model.training.precision);
+        auto lowered = lower(model.network, model.training);
         if (!lowered) return lowered.error();
         graph = std::make_shared<const Graph>(std::move(*lowered));
         cache.graph = graph;
         cache.graphNetwork = model.network;
         cache.graphPrecision = model.training.precision;
+        cache.graphLossImpl = model.training.lossImpl;
         cache.baseline.reset();
     }
     if (cancelRequested(cancel)) return makeError(kCancelledMessage);
@@ -147,6 +149,7 @@ EvaluationEstimate estimateEvaluation(const ModelFile& model, const std::string&
     EvaluationEstimate e;
     e.chainUnits = expandedLayerCount(model.network);
     const bool lowered = cache.graph && cache.graphPrecision == model.training.precision &&
+                         cache.graphLossImpl == model.training.lossImpl &&
                          sameStructure(cache.graphNetwork, model.network);
     e.ops = lowered ? std::int64_t(cache.graph->ops.size())
                     : saturatingMul(e.chainUnits, kOpsPerInstanceGuess);

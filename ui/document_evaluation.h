@@ -48,12 +48,14 @@ struct DocumentState {
     double evaluateCpuMs = 0.0;  // CPU time the evaluating thread spent on it (load-independent)
 };
 
-// What evaluations reuse: lowering depends only on (network structure, precision); the
+// What evaluations reuse: lowering depends only on (network structure, precision, loss
+// implementation); the
 // no-checkpoint baseline also on the training settings and the device. Plan edits reuse both.
 struct EvaluationCache {
     std::shared_ptr<const Graph> graph;
     Network graphNetwork;
     Precision graphPrecision = Precision::Fp32;
+    LossImpl graphLossImpl = LossImpl::Standard;
     std::optional<Baseline> baseline;
     TrainingConfig baselineTraining;
     std::string baselineDevice;

@@ -105,7 +105,8 @@ StrategyBar::StrategyBar(Document* document, QWidget* parent)
     m_accumulation->setObjectName(QStringLiteral("accumulationSteps"));
     m_accumulation->setToolTip(
         tr("Gradient-accumulation steps (micro-batches per optimizer step)"));
-    for (Precision p : {Precision::Fp32, Precision::MixedBf16, Precision::MixedFp16})
+    for (Precision p : {Precision::Fp32, Precision::MixedBf16, Precision::MixedFp16,
+                        Precision::AutocastBf16, Precision::AutocastFp16, Precision::Bf16})
         m_precision->addItem(toQString(precisionName(p)), int(p));
     for (Optimizer o : {Optimizer::Sgd, Optimizer::Momentum, Optimizer::Adam, Optimizer::AdamW})
         m_optimizer->addItem(toQString(optimizerName(o)), int(o));

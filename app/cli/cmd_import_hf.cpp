@@ -39,7 +39,7 @@ int runImportHf(const ImportOptions& o) {
     } else {
         auto saved = saveModel(model, o.out);
         if (!saved) return userError(saved.error().message);
-        auto g = lower(model.network, model.training.precision);
+        auto g = lower(model.network, model.training);
         notes << "wrote " << shown(o.out, kSentenceLimit) << ": " << shown(model.network.name)
               << " (model_type " << shown(imported->modelType) << "), "
               << (g ? std::to_string(g->parameterCount) : std::string("?")) << " parameters, "

@@ -96,8 +96,7 @@ int runMaxBatch(const MaxBatchOptions& o) {
     }
     std::cout << modelName(*c, o.common) << " on " << shown(c->device.name) << " (usable "
               << formatBytes(c->device.usableBytes()) << "), "
-              << precisionName(c->training.precision) << ", "
-              << optimizerName(c->training.optimizer);
+              << trainingText(c->training);
     if (globalBatch > 0) std::cout << ", global batch " << globalBatch;
     std::cout << "\n\n";
     TextTable table({"strategy", "largest micro-batch", "micro-batch x steps", "peak", "step time",

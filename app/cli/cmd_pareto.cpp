@@ -170,8 +170,7 @@ int runPareto(const ParetoOptions& o) {
     }
     std::cout << modelName(*c, o.common) << " on " << shown(c->device.name) << ", micro-batch "
               << c->training.microBatch << " x " << c->training.accumulationSteps << ", "
-              << precisionName(c->training.precision) << ", "
-              << optimizerName(c->training.optimizer) << "\n\n";
+              << trainingText(c->training) << "\n\n";
     std::cout << "Optimal single-level frontier (" << t->frontier.size()
               << " points, smallest feasible peak to no checkpointing; each strategy gives its "
                  "point back):\n";

@@ -221,8 +221,7 @@ int runRun(const RunOptions& o) {
               << e->program.plan.regions.size() << " checkpointed regions, "
               << e->program.instructions.size() << " instructions), micro-batch "
               << c->training.microBatch << " x " << c->training.accumulationSteps << ", "
-              << precisionName(c->training.precision) << ", "
-              << optimizerName(c->training.optimizer) << "\n";
+              << trainingText(c->training) << "\n";
     std::cout << "backend " << executor.name() << ": " << m->deviceName << "\n";
     if (onCpu)
         std::cout << "prediction: memory as on " << printable(c->device.name)

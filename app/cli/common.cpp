@@ -9,6 +9,7 @@
 #include "compiler.h"
 #include "lower.h"
 #include "text.h"
+#include "training_rules.h"
 
 namespace remat::cli {
 
@@ -20,10 +21,23 @@ void addCommonOptions(CLI::App& cmd, CommonOptions& o, bool withStrategy) {
                        std::string(kStrategySpellings) + ". Default: the file's plan, else none");
     cmd.add_option("-b,--micro-batch", o.microBatch, "samples per micro-batch (1 to 16777216)");
     cmd.add_option("-a,--accum", o.accum, "gradient accumulation steps (1 to 1000000)");
-    cmd.add_option("-p,--precision", o.precision, "fp32 | mixed-bf16 | mixed-fp16");
+    cmd.add_option("-p,--precision", o.precision,
+                   "fp32 | mixed-bf16 | mixed-fp16 | autocast-bf16 | autocast-fp16 | bf16");
     cmd.add_option("-o,--optimizer", o.optimizer, "sgd | momentum | adam | adamw");
     cmd.add_option("-d,--device", o.device, "device profile id or profile file");
     cmd.add_flag("--json", o.json, "print one JSON object");
+    cmd.add_option("--main-grads", o.mainGrads,
+                   "param | fp32: parameter gradients of mixed-bf16/mixed-fp16 in the "
+                   "parameters' dtype or in fp32 (Megatron-LM's "
+                   "--accumulate-allreduce-grads-in-fp32)");
+    cmd.add_option("--optimizer-impl", o.optimizerImpl,
+                   "fused | foreach | for-loop: the optimizer's temporaries (default fused)");
+    cmd.add_option("--loss-impl", o.lossImpl,
+                   "standard | chunked: cross-entropy with the logits materialised, or fused "
+                   "with the head's linear over chunks of rows");
+    cmd.add_option("--tf32", o.tf32,
+                   "none | conv | matmul | all: fp32 GEMMs allowed to use TF32 (default conv, "
+                   "as PyTorch)");
     cmd.add_option("--dp", o.dp, "data-parallel degree (parallel layouts: docs/parallelism.md)");
     cmd.add_option("--zero", o.zero,
                    "ZeRO stage 0|1|2|3, or FSDP's no_shard|shard_grad_op|full_shard|hybrid");
@@ -117,8 +131,8 @@ Result<Context> resolve(const CommonOptions& o) {
     if (!o.precision.empty()) {
         auto p = parsePrecision(o.precision);
         if (!p)
-            return makeError("--precision: expected fp32, mixed-bf16 or mixed-fp16, got '" +
-                             printable(o.precision) + "'");
+            return makeError("--precision: expected one of " + std::string(precisionNames()) +
+                             ", got '" + printable(o.precision) + "'");
         c.training.precision = *p;
     }
     if (!o.optimizer.empty()) {
@@ -128,6 +142,37 @@ Result<Context> resolve(const CommonOptions& o) {
                              printable(o.optimizer) + "'");
         c.training.optimizer = *opt;
     }
+    if (!o.mainGrads.empty()) {
+        auto m = parseMainGrads(o.mainGrads);
+        if (!m)
+            return makeError("--main-grads: expected param or fp32, got '" +
+                             printable(o.mainGrads) + "'");
+        c.training.mainGrads = *m;
+    }
+    if (!o.optimizerImpl.empty()) {
+        auto i = parseOptimizerImpl(o.optimizerImpl);
+        if (!i)
+            return makeError("--optimizer-impl: expected fused, foreach or for-loop, got '" +
+                             printable(o.optimizerImpl) + "'");
+        c.training.optimizerImpl = *i;
+    }
+    if (!o.lossImpl.empty()) {
+        auto i = parseLossImpl(o.lossImpl);
+        if (!i)
+            return makeError("--loss-impl: expected standard or chunked, got '" +
+                             printable(o.lossImpl) + "'");
+        c.training.lossImpl = *i;
+    }
+    if (!o.tf32.empty()) {
+        auto m = parseTf32Mode(o.tf32);
+        if (!m)
+            return makeError("--tf32: expected none, conv, matmul or all, got '" +
+                             printable(o.tf32) + "'");
+        c.training.tf32 = *m;
+    }
+    if (auto st = checkTrainingConfig(c.training); !st)
+        return makeError((o.mainGrads.empty() ? "--precision: " : "--main-grads: ") +
+                         st.error().message);
     if (auto st = applyParallelOptions(o, c.training.parallel); !st) return st.error();
     if (!o.cluster.empty()) {
         auto cl = findCluster(o.cluster);
@@ -150,7 +195,7 @@ Result<Context> resolve(const CommonOptions& o) {
     }
     if (auto st = validateLayout(c.model.network, c.training.parallel); !st)
         return makeError(printable(o.model, 400) + ": " + st.error().message);
-    auto g = lower(c.model.network, c.training.precision);
+    auto g = lower(c.model.network, c.training);
     if (!g) return makeError(printable(o.model, 400) + ": " + g.error().message);
     c.graph = std::move(*g);
     std::string strategy = o.strategy.empty() ? defaultStrategy(c.model) : o.strategy;
@@ -169,6 +214,20 @@ Result<Context> resolve(const CommonOptions& o) {
     for (const std::string& w : c.warnings)
         std::cerr << "remat: warning: " << printable(w, 4000) << "\n";
     return c;
+}
+
+std::string trainingText(const TrainingConfig& t) {
+    const TrainingConfig defaults;
+    std::string s = std::string(precisionName(t.precision)) + ", " +
+                    std::string(optimizerName(t.optimizer));
+    if (t.mainGrads != defaults.mainGrads)
+        s += ", " + std::string(mainGradsName(t.mainGrads)) + " main grads";
+    if (t.optimizerImpl != defaults.optimizerImpl)
+        s += ", " + std::string(optimizerImplName(t.optimizerImpl)) + " optimizer";
+    if (t.lossImpl != defaults.lossImpl)
+        s += ", " + std::string(lossImplName(t.lossImpl)) + " loss";
+    if (t.tf32 != defaults.tf32) s += ", tf32 " + std::string(tf32ModeName(t.tf32));
+    return s;
 }
 
 int userError(const std::string& message) {

@@ -32,6 +32,10 @@ struct CommonOptions {
     std::optional<std::int64_t> dp, tp, pp, cp;
     std::string zero, schedule, offload, cluster;
     bool sequenceParallel = false;
+    std::string mainGrads;      // --main-grads
+    std::string optimizerImpl;  // --optimizer-impl
+    std::string lossImpl;       // --loss-impl
+    std::string tf32;           // --tf32
 };
 
 // Registers MODEL and the shared flags on a subcommand.
@@ -89,6 +93,10 @@ std::vector<Strategy> listedStrategies(const Context& c);
 // write into a kept tensor): the compiler's reasons, empty for a safe plan, or the compiler's
 // error when the plan does not compile.
 Result<std::vector<std::string>> unsafeReasons(const Context& c, const Plan& plan);
+
+// "mixed-bf16, adamw" and, after them, each framework setting that is not its default
+// ("fp32 main grads", "foreach optimizer", "chunked loss", "tf32 all"): the headers' settings.
+std::string trainingText(const TrainingConfig& t);
 
 // One JSON document for stdout; strings that are not valid UTF-8 (a name given on the command
 // line) are replaced rather than thrown on.

@@ -139,6 +139,8 @@ bool CudaBackend::supports(OpKind kind) const {
         case OpKind::BatchNorm2d:
         case OpKind::MaxPool2d:
         case OpKind::GlobalAvgPool:
+        case OpKind::Cast:
+        case OpKind::LinearCrossEntropy:
         case OpKind::FlashAttn:
             return false;
         default:
