@@ -1,5 +1,6 @@
 #include "lower.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace remat {
@@ -590,12 +591,19 @@ private:
             op.saved = {logp, targets};
             op.attrs.vocab = v;
             // A 16-bit model's logits are first copied to fp32 (a transient the size of the
-            // logits in fp32); backward produces the fp32 gradient of the log-probabilities
-            // and, for 16-bit logits, the fp32 gradient of that copy before the cast back.
+            // logits in fp32). Backward runs as autograd does: NllLossBackward makes the fp32
+            // gradient of the log-probabilities, LogSoftmaxBackward the fp32 gradient of the
+            // logits (of their copy, for 16-bit logits) while the saved log-probabilities are
+            // alive: three fp32 tensors at once. Both are then freed, and for 16-bit logits
+            // ToCopyBackward casts the fp32 gradient into the 16-bit one: two tensors. The op is
+            // one instruction, which binds the log-probabilities and the logits' gradient, so
+            // its workspace is what that peak holds beyond them: one fp32 tensor for fp32
+            // logits, two fp32 tensors less the 16-bit gradient for 16-bit ones.
             const std::int64_t f32 = in.elements() * 4;
+            const std::int64_t grad = in.elements() * dtypeBytes(in.dtype);
             const bool half = in.dtype != DType::F32;
             op.workspaceForward = {half ? f32 : 0, 0};
-            op.workspaceBackward = {half ? 2 * f32 : f32, 0};
+            op.workspaceBackward = {std::max(3 * f32, f32 + grad) - f32 - grad, 0};
             Affine io = bytesOf(x) + bytesOf(logp);
             op.forward = elementwise(elemsOf(logp), 5, io + bytesOf(logp));
             op.backward = elementwise(elemsOf(logp), 4, io + bytesOf(logp) + bytesOf(x));

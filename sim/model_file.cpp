@@ -479,7 +479,9 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrig
             r.fail("$.training", "expected an object");
             return r.error();
         }
-        r.onlyKeys(t, {"micro_batch", "accumulation_steps", "precision", "optimizer"},
+        r.onlyKeys(t,
+                   {"micro_batch", "accumulation_steps", "precision", "optimizer",
+                    "recompute_impl"},
                    "$.training");
         m.training.microBatch = r.size(t, "micro_batch", "$.training", 1);
         if (m.training.microBatch > (std::int64_t{1} << 24))
@@ -494,6 +496,9 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrig
                                         parsePrecision, "fp32, mixed-bf16, mixed-fp16");
         m.training.optimizer = r.choice(t, "optimizer", "$.training", Optimizer::Sgd,
                                         parseOptimizer, "sgd, momentum, adam, adamw");
+        m.training.recomputeImpl =
+            r.choice(t, "recompute_impl", "$.training", RecomputeImpl::Pytorch,
+                     parseRecomputeImpl, kRecomputeImplSpellings);
     }
     if (r.failed()) return r.error();
 
@@ -567,7 +572,8 @@ std::string modelToJson(const ModelFile& m) {
     j["training"] = {{"micro_batch", m.training.microBatch},
                      {"accumulation_steps", m.training.accumulationSteps},
                      {"precision", precisionName(m.training.precision)},
-                     {"optimizer", optimizerName(m.training.optimizer)}};
+                     {"optimizer", optimizerName(m.training.optimizer)},
+                     {"recompute_impl", recomputeImplName(m.training.recomputeImpl)}};
     if (!m.device.empty()) j["device"] = m.device;
     return j.dump(2) + "\n";
 }

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "recompute_impl.h"
 #include "result.h"
 #include "types.h"
 
@@ -114,6 +115,8 @@ struct TrainingConfig {
     std::int64_t accumulationSteps = 1;
     Precision precision = Precision::Fp32;
     Optimizer optimizer = Optimizer::Sgd;
+    // Which checkpoint implementation recomputes the plan's regions (sim/recompute_impl.h).
+    RecomputeImpl recomputeImpl = RecomputeImpl::Pytorch;
     bool operator==(const TrainingConfig&) const = default;
 };
 

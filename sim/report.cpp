@@ -23,6 +23,7 @@ nlohmann::json evaluationToJson(const Graph& g, const Evaluation& e, const Devic
     j["accumulation_steps"] = e.program.accumulationSteps;
     j["precision"] = precisionName(e.program.precision);
     j["optimizer"] = optimizerName(e.program.optimizer);
+    j["recompute_impl"] = recomputeImplName(e.program.recomputeImpl);
     j["parameters"] = g.parameterCount;
     j["peak_bytes"] = t.peakBytes;
     j["peak_instruction"] = t.peakInstruction;

@@ -322,6 +322,7 @@ void TstModelFile::defaultsAreTheDocumentedOnes() {
     QCOMPARE(m->training.accumulationSteps, std::int64_t{1});
     QCOMPARE(m->training.precision, Precision::Fp32);
     QCOMPARE(m->training.optimizer, Optimizer::Sgd);
+    QCOMPARE(m->training.recomputeImpl, RecomputeImpl::Pytorch);
     const Layer& emb = m->network.layers[0];
     QCOMPARE(emb.positions, std::int64_t{0});
     QCOMPARE(emb.dropout, 0.0);

@@ -55,7 +55,8 @@ int runCompare(const CommonOptions& o) {
               << formatBytes(c->device.usableBytes()) << "), micro-batch " << c->training.microBatch
               << " x " << c->training.accumulationSteps << ", "
               << precisionName(c->training.precision) << ", "
-              << optimizerName(c->training.optimizer) << "\n\n";
+              << optimizerName(c->training.optimizer) << recomputeImplNote(c->training)
+              << "\n\n";
     std::cout << table.render();
     std::cout << "\npeak saved          share of the whole peak without checkpointing ("
               << formatBytes(base->peakBytes) << ")\n"

@@ -27,8 +27,8 @@ int runSimulate(const CommonOptions& o) {
               << formatBytes(c->device.usableBytes()) << ")\n";
     std::cout << "micro-batch " << c->training.microBatch << " x " << c->training.accumulationSteps
               << " accumulation steps, " << precisionName(c->training.precision) << ", "
-              << optimizerName(c->training.optimizer) << ", " << c->graph.parameterCount
-              << " parameters\n";
+              << optimizerName(c->training.optimizer) << recomputeImplNote(c->training) << ", "
+              << c->graph.parameterCount << " parameters\n";
     std::cout << "strategy " << shown(e->strategy.spelling()) << ": "
               << e->program.plan.regions.size() << " checkpointed regions, "
               << e->program.instructions.size() << " instructions";

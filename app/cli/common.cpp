@@ -23,6 +23,9 @@ void addCommonOptions(CLI::App& cmd, CommonOptions& o, bool withStrategy) {
     cmd.add_option("-o,--optimizer", o.optimizer, "sgd | momentum | adam | adamw");
     cmd.add_option("-d,--device", o.device, "device profile id or profile file");
     cmd.add_flag("--json", o.json, "print one JSON object");
+    cmd.add_option("--recompute-impl", o.recomputeImpl,
+                   std::string("checkpoint implementation: ") + kRecomputeImplSpellings +
+                       ". Default: the file's, else pytorch");
 }
 
 std::string echoedCount(std::int64_t v) {
@@ -59,6 +62,14 @@ Result<Context> resolve(const CommonOptions& o) {
             return makeError("--optimizer: expected sgd, momentum, adam or adamw, got '" +
                              printable(o.optimizer) + "'");
         c.training.optimizer = *opt;
+    }
+    if (!o.recomputeImpl.empty()) {
+        auto impl = parseRecomputeImpl(o.recomputeImpl);
+        if (!impl)
+            return makeError(std::string("--recompute-impl: expected ") +
+                             kRecomputeImplSpellings + ", got '" + printable(o.recomputeImpl) +
+                             "'");
+        c.training.recomputeImpl = *impl;
     }
     std::string deviceId = !o.device.empty()         ? o.device
                            : !c.model.device.empty() ? c.model.device
@@ -113,6 +124,11 @@ Result<std::vector<std::string>> unsafeReasons(const Context& c, const Plan& pla
     auto program = compile(c.graph, plan, c.training, compileOptionsFor(c.device));
     if (!program) return program.error();
     return std::move(program->unsafeReasons);
+}
+
+std::string recomputeImplNote(const TrainingConfig& training) {
+    if (training.recomputeImpl == RecomputeImpl::Pytorch) return {};
+    return ", " + std::string(recomputeImplName(training.recomputeImpl)) + " checkpoint";
 }
 
 std::string dumpJson(const nlohmann::json& j, int indent) {

@@ -27,6 +27,7 @@ struct CommonOptions {
     std::string optimizer;
     std::string device;
     bool json = false;
+    std::string recomputeImpl;  // empty: the file's
 };
 
 // Registers MODEL and the shared flags on a subcommand.
@@ -72,6 +73,10 @@ std::vector<Strategy> listedStrategies(const Context& c);
 // write into a kept tensor): the compiler's reasons, empty for a safe plan, or the compiler's
 // error when the plan does not compile.
 Result<std::vector<std::string>> unsafeReasons(const Context& c, const Plan& plan);
+
+// ", megatron checkpoint" for a checkpoint implementation other than the default, else empty:
+// what the headers append to the training settings.
+std::string recomputeImplNote(const TrainingConfig& training);
 
 // One JSON document for stdout; strings that are not valid UTF-8 (a name given on the command
 // line) are replaced rather than thrown on.
