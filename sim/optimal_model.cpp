@@ -418,9 +418,7 @@ private:
                     outputSaved = outputSaved ||
                                   std::find(op.inputs.begin(), op.inputs.end(), t) ==
                                       op.inputs.end();
-                unit.lastRecomputedOp =
-                    outputSaved || recomputesWholeRegion(m_cfg.recomputeImpl) ? o
-                                                                              : std::int64_t(o) - 1;
+                unit.lastRecomputedOp = outputSaved ? o : std::int64_t(o) - 1;
             }
             const Op& op = m_g.ops[o];
             if (op.inPlaceInput >= 0 && unit.stream.valid() &&
@@ -475,6 +473,13 @@ private:
 
 Result<ChainModel> ChainModel::build(const Graph& g, const TrainingConfig& cfg,
                                      const DeviceSpec& device) {
+    if (recomputesWholeRegion(cfg.recomputeImpl))
+        return makeError(
+            "the optimal planners model PyTorch's non-reentrant checkpoint "
+            "(--recompute-impl pytorch); under " +
+            std::string(recomputeImplName(cfg.recomputeImpl)) +
+            " a recompute runs its whole region and keeps its outputs through its backward, "
+            "which they do not model. Use full, every:K, sqrt, selective:KIND or revolve:C");
     auto m = ChainModelBuilder(g, cfg, device).run();
     if (!m) return m;
     // Truncated recomputes start from a stream the previous unit kept alive; a unit whose early

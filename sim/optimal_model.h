@@ -58,8 +58,7 @@ struct ChainUnit {
     bool saves = false;
     std::uint32_t lastSavingOp = 0;
     // The last op that recompute runs: lastSavingOp, or the op before it when that op saves only
-    // its inputs (PyTorch packs those before the kernel runs, and the early stop comes there);
-    // the unit's last op under the reentrant implementations, which recompute everything.
+    // its inputs (PyTorch packs those before the kernel runs, and the early stop comes there).
     std::int64_t lastRecomputedOp = -1;
     // The activation storage entering the unit (the stream), its bytes (0 when none).
     TensorId stream;

@@ -529,6 +529,18 @@ void TstCli::trainingFlagsOverrideFile() {
     QVERIFY(ok);
     QCOMPARE(megatron.at("flops").at("recompute").get<double>(),
              reentrant.at("flops").at("recompute").get<double>());
+    // max-batch under Megatron-LM: the strategies it can express, no optimum row.
+    const json rows = runJson({"max-batch", "gpt2-tiny", "--recompute-impl", "megatron", "--json"},
+                              &ok);
+    QVERIFY(ok);
+    QVERIFY(!rows.empty());
+    for (const json& row : rows) {
+        const std::string s = row.at("strategy").get<std::string>();
+        QVERIFY2(s != "optimal" && s != "selective:attention,mlp", s.c_str());
+    }
+    const RunResult text = runRemat({"max-batch", "gpt2-tiny", "--recompute-impl", "megatron"});
+    QVERIFY(text.finished && text.exitCode == 0);
+    QVERIFY2(text.out.contains("note: no optimal row"), qPrintable(text.out));
 }
 
 void TstCli::userErrors_data() {
@@ -561,6 +573,10 @@ void TstCli::userErrors_data() {
     QTest::newRow("unknown recompute impl")
         << QStringList{"simulate", "mlp-3x1024", "--recompute-impl", "deepspeed"}
         << "--recompute-impl: expected pytorch, pytorch-reentrant, megatron, got 'deepspeed'";
+    QTest::newRow("optimal models the non-reentrant recompute")
+        << QStringList{"simulate", "gpt2-tiny", "-s", "optimal:25MiB", "--recompute-impl",
+                       "pytorch-reentrant"}
+        << "the optimal planners model PyTorch's non-reentrant checkpoint";
     QTest::newRow("megatron checkpoints layers or core attention")
         << QStringList{"simulate", "gpt2-tiny", "-s", "selective:attention", "--recompute-impl",
                        "megatron"}

@@ -168,6 +168,35 @@ private slots:
         QVERIFY(message(Plan{"manual", {noRng}}).contains("does not preserve the RNG state"));
     }
 
+    // `remat compare` under Megatron-LM lists only what its flags express, and every listed
+    // plan compiles; the optimal planners model the non-reentrant recompute only and say so.
+    void megatronComparisonAndOptimalPlanners() {
+        const Built b = buildPreset("gpt2-tiny", "none", RecomputeImpl::Pytorch);
+        const auto all = comparisonStrategies(b.graph);
+        const auto megatron = comparisonStrategies(b.graph, RecomputeImpl::Megatron);
+        QCOMPARE(megatron.size() + 1, all.size());
+        for (const Strategy& s : megatron) {
+            QVERIFY(s.spelling() != "selective:attention,mlp");
+            auto plan = makePlan(b.graph, s, std::vector<RegionSpec>{});
+            QVERIFY(plan.ok());
+            auto st = compileWith(b.graph, *plan, RecomputeImpl::Megatron);
+            QVERIFY2(st.ok(), st.ok() ? "" : st.error().message.c_str());
+        }
+        const DeviceSpec device = unitDevice();
+        for (RecomputeImpl impl : {RecomputeImpl::PytorchReentrant, RecomputeImpl::Megatron}) {
+            TrainingConfig cfg = b.model.training;
+            cfg.recomputeImpl = impl;
+            PlanContext context{{}, &cfg, &device, nullptr};
+            for (const char* s : {"optimal:1GiB", "optimal-nested:1GiB"}) {
+                auto plan = makePlan(b.graph, *parseStrategy(s), context);
+                QVERIFY(!plan.ok());
+                QVERIFY2(QString::fromStdString(plan.error().message)
+                             .contains("model PyTorch's non-reentrant checkpoint"),
+                         plan.error().message.c_str());
+            }
+        }
+    }
+
     // Under mixed precision autograd runs NllLossBackward (fp32 gradient of the
     // log-probabilities), LogSoftmaxBackward (fp32 gradient of the fp32 copy of the logits,
     // the saved log-probabilities alive: three fp32 tensors), frees both, then ToCopyBackward

@@ -114,7 +114,7 @@ std::string modelName(const Context& c, const CommonOptions& o) {
 }
 
 std::vector<Strategy> listedStrategies(const Context& c) {
-    std::vector<Strategy> strategies = comparisonStrategies(c.graph);
+    std::vector<Strategy> strategies = comparisonStrategies(c.graph, c.training.recomputeImpl);
     if (c.model.planForm == PlanForm::PerLayer || c.model.planForm == PlanForm::Regions)
         strategies.insert(strategies.begin() + 1, Strategy{StrategyKind::Manual, 0, {}});
     return strategies;
