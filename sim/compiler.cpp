@@ -15,6 +15,14 @@ struct Node {
     int parent = -1;
     int depth = 0;
     std::vector<TensorId> inputs;  // tensors produced outside the region and read inside it
+    std::vector<TensorId> outputs;  // storages produced inside the region and read after it
+};
+
+// How far a recompute runs: ops up to `run` execute; `savedOnly`, when set, is the op after
+// them whose saved tensors (its inputs only) are taken without running it.
+struct RecomputeStop {
+    std::int64_t run = -1;
+    std::int64_t savedOnly = -1;
 };
 
 // Current buffer of each storage, indexed by TensorId (dense: cheaper than hashing).
@@ -34,6 +42,7 @@ public:
         if (m_g.ops.empty()) return makeError("the network has no ops");
         Plan plan = m_plan;
         if (auto st = normalizePlan(m_g, plan); !st) return st.error();
+        if (auto st = checkPlanForImpl(m_g, plan, m_cfg.recomputeImpl); !st) return st.error();
         if (auto st = checkProgramSize(plan); !st) return st.error();
         m_p.plan = plan;
         m_p.microBatch = m_cfg.microBatch;
@@ -44,8 +53,10 @@ public:
         m_p.optimizerImpl = m_cfg.optimizerImpl;
         m_p.tf32 = m_cfg.tf32;
         if (auto st = checkTrainingConfig(m_cfg); !st) return st.error();
+        m_p.recomputeImpl = m_cfg.recomputeImpl;
         buildTree(plan);
         computeGradFlow();
+        checkReentrantInputs();
         reserveBuffers();
         setupResident();
         // Forward, backward and a recompute of every op per micro-batch, at most: one
@@ -160,6 +171,10 @@ private:
         root.region = Region{0, std::uint32_t(m_g.ops.size() - 1), "network", true};
         m_nodes.push_back(root);
         m_innermost.assign(m_g.ops.size(), 0);
+        // Last op reading each tensor: a region's outputs are what is read after its last op.
+        std::vector<std::int64_t> lastReader(m_g.tensors.size(), -1);
+        for (std::uint32_t o = 0; o < m_g.ops.size(); ++o)
+            for (TensorId t : m_g.ops[o].inputs) lastReader[t.index()] = o;
         // Regions are sorted outer-first, so each one's parent is already placed.
         for (const Region& r : plan.regions) {
             Node n;
@@ -182,6 +197,13 @@ private:
                         n.inputs.push_back(t);
                     }
                 }
+            for (std::uint32_t o = r.firstOp; o <= r.lastOp; ++o)
+                for (TensorId t : m_g.ops[o].outputs) {
+                    const TensorId s = m_g.storageOf(t);
+                    if (lastReader[t.index()] > std::int64_t(r.lastOp) &&
+                        std::find(n.outputs.begin(), n.outputs.end(), s) == n.outputs.end())
+                        n.outputs.push_back(s);
+                }
             m_nodes.push_back(std::move(n));
         }
     }
@@ -194,21 +216,31 @@ private:
         return n;
     }
 
-    // Last op a recompute of `node` must run: the last direct op that saves something, or the
-    // last producer of a child region's inputs (PyTorch's early stop).
-    std::int64_t recomputeStop(int node) const {
+    // How far a recompute of `node` runs. Reentrant implementations run the whole region.
+    // PyTorch's non-reentrant checkpoint counts the tensors the region's forward packed and
+    // stops the recompute (_StopRecomputationError) as soon as the same number has been packed
+    // again; autograd packs an op's saved inputs before its kernel runs and its saved outputs
+    // after, and a nested checkpoint packs its inputs when it starts. So the recompute runs
+    // every op before the last pack: through the last saving op when it saves an output, up to
+    // it when it saves only inputs (it is then not run; its inputs are saved), up to a nested
+    // region's first op when that comes last.
+    RecomputeStop recomputeStop(int node) const {
         const Region& r = m_nodes[std::size_t(node)].region;
-        std::int64_t stop = std::int64_t(r.firstOp) - 1;
+        if (recomputesWholeRegion(m_cfg.recomputeImpl)) return {std::int64_t(r.lastOp), -1};
+        RecomputeStop stop{std::int64_t(r.firstOp) - 1, -1};
         for (std::uint32_t o = r.firstOp; o <= r.lastOp; ++o) {
-            int c = childOf(node, o);
+            const int c = childOf(node, o);
             if (c < 0) {
-                if (m_needsBackward[o] && !m_g.ops[o].saved.empty()) stop = o;
-            } else if (o == m_nodes[std::size_t(c)].region.firstOp && o > r.firstOp) {
-                for (TensorId t : m_nodes[std::size_t(c)].inputs) {
-                    const Tensor& tt = m_g.tensor(t);
-                    if (tt.producer.valid() && r.contains(tt.producer.value))
-                        stop = std::max<std::int64_t>(stop, tt.producer.value);
-                }
+                const Op& op = m_g.ops[o];
+                if (!m_needsBackward[o] || op.saved.empty()) continue;
+                bool outputSaved = false;
+                for (TensorId t : op.saved)
+                    outputSaved = outputSaved ||
+                                  std::find(op.inputs.begin(), op.inputs.end(), t) ==
+                                      op.inputs.end();
+                stop = outputSaved ? RecomputeStop{o, -1} : RecomputeStop{std::int64_t(o) - 1, o};
+            } else if (o == m_nodes[std::size_t(c)].region.firstOp) {
+                stop = {std::int64_t(o) - 1, -1};
             }
         }
         return stop;
@@ -230,6 +262,25 @@ private:
             m_needsBackward[o] = any;
             for (TensorId t : op.outputs)
                 m_flows[t.index()] = any && m_g.tensor(t).requiresGrad;
+        }
+    }
+
+    // A reentrant checkpoint (PyTorch's use_reentrant=True, Megatron-LM's CheckpointFunction)
+    // is an autograd Function: when none of its inputs requires grad its output does not
+    // either, backward never reaches it, and the parameters inside get no gradient (PyTorch
+    // warns "None of the inputs have requires_grad=True"). The program is then unsafe.
+    void checkReentrantInputs() {
+        if (!recomputesWholeRegion(m_cfg.recomputeImpl)) return;
+        for (std::size_t n = 1; n < m_nodes.size(); ++n) {
+            const Node& node = m_nodes[n];
+            bool hasParams = false, inputFlows = false;
+            for (std::uint32_t o = node.region.firstOp; o <= node.region.lastOp; ++o)
+                hasParams = hasParams || !m_g.ops[o].params.empty();
+            for (TensorId t : node.inputs) inputFlows = inputFlows || m_flows[t.index()];
+            if (hasParams && !inputFlows)
+                unsafe("checkpointed region '" + node.region.label +
+                       "' has no input that requires grad: under reentrant checkpointing its "
+                       "output does not require grad and its parameters get no gradient");
         }
     }
 
@@ -455,26 +506,44 @@ private:
             const auto& held = m_heldInputs[std::size_t(child)];
             for (std::size_t i = 0; i < c.inputs.size(); ++i)
                 cur[m_g.storageOf(c.inputs[i]).index()] = held[i];
-            std::int64_t stop = recomputeStop(child);
+            const RecomputeStop stop = recomputeStop(child);
             std::uint32_t draw = m_micro;
             if (!c.region.preserveRng) {
                 draw = std::uint32_t(m_cfg.accumulationSteps) + (++m_freshDraws);
                 for (std::uint32_t k = c.region.firstOp; k <= c.region.lastOp; ++k)
-                    if (m_g.ops[k].kind == OpKind::Dropout && std::int64_t(k) <= stop)
+                    if (m_g.ops[k].kind == OpKind::Dropout && std::int64_t(k) <= stop.run)
                         unsafe("checkpointed region '" + c.region.label +
                                "' does not preserve the RNG state: dropout '" + m_g.ops[k].name +
                                "' draws a different mask when recomputed");
             }
-            if (stop >= std::int64_t(c.region.firstOp))
-                forwardPass(child, c.region.firstOp, std::uint32_t(stop), cur, draw);
-            holdSkippedChildren(child, stop, cur);
+            if (stop.run >= std::int64_t(c.region.firstOp))
+                forwardPass(child, c.region.firstOp, std::uint32_t(stop.run), cur, draw);
+            if (stop.savedOnly >= 0) saveInputs(std::uint32_t(stop.savedOnly), cur);
+            holdSkippedChildren(child, stop.run, cur);
             backwardPass(child);
+            const auto end = std::uint32_t(m_steps.size() - 1);
             // The region's inputs stay alive until its backward has finished.
             for (BufferId b : held) {
-                touch(b, std::uint32_t(m_steps.size() - 1));
+                touch(b, end);
                 release(b);
             }
+            // A reentrant checkpoint back-propagates from the outputs its recompute returned,
+            // which it holds until that backward returns.
+            if (recomputesWholeRegion(m_cfg.recomputeImpl))
+                for (TensorId s : c.outputs) touch(cur[s.index()], end);
             o = std::int64_t(c.region.firstOp) - 1;
+        }
+    }
+
+    // The saved tensors of op `o`, all of them its inputs, taken where the recompute stopped
+    // before running it.
+    void saveInputs(std::uint32_t o, const StorageMap& cur) {
+        auto& saved = m_saved[o];
+        saved.clear();
+        for (TensorId t : m_g.ops[o].saved) {
+            BufferId b = cur[m_g.storageOf(t).index()];
+            saved.push_back(b);
+            hold(b);
         }
     }
 
@@ -620,12 +689,17 @@ private:
                 b.category = Category::Transient;
             }
         }
-        // Inputs are loaded at the start of their micro-batch.
+        // Inputs are loaded at the start of their micro-batch and held by the training loop's
+        // variables (`for x, y in loader`) until its last instruction: the optimizer step
+        // included for the last micro-batch.
         std::vector<std::uint32_t> microStart(std::size_t(m_cfg.accumulationSteps), kNoStep);
-        for (std::uint32_t s = 0; s < m_steps.size(); ++s)
+        std::vector<std::uint32_t> microEnd(std::size_t(m_cfg.accumulationSteps), 0);
+        for (std::uint32_t s = 0; s < m_steps.size(); ++s) {
+            const std::uint32_t m = m_steps[s].microStep;
             if (m_steps[s].phase != Phase::Optimizer)
-                microStart[m_steps[s].microStep] =
-                    std::min(microStart[m_steps[s].microStep], s);
+                microStart[m] = std::min(microStart[m], s);
+            microEnd[m] = std::max(microEnd[m], s);
+        }
         // Buckets of allocations and frees per step, as flat arrays (counting sort): a vector
         // per step would cost a heap allocation each on programs of 20k instructions.
         const std::size_t nSteps = m_steps.size();
@@ -638,6 +712,8 @@ private:
                 b.role == BufferRole::Input ? microStart[b.microStep] : m_created[i];
             allocStep[i] = created;
             freeStep[i] = std::max(m_lastUse[i], created);
+            if (b.role == BufferRole::Input)
+                freeStep[i] = std::max(freeStep[i], microEnd[b.microStep]);
             ++allocStart[created + 1];
             ++freeStart[freeStep[i] + 1];
         }

@@ -1,7 +1,8 @@
 // The compiler: (Graph, Plan, TrainingConfig) -> Program. It runs the training step once
 // symbolically — forward, then backward with each checkpointed region recomputed where its
-// backward starts (PyTorch non-reentrant semantics, nested regions recomputed again, early
-// stop) — binds every op operand to a buffer instance, derives every buffer's lifetime from
+// backward starts (by default PyTorch non-reentrant semantics with its early stop; the
+// reentrant and Megatron-LM implementations recompute whole regions: TrainingConfig's
+// recomputeImpl), nested regions recomputed again — binds every op operand to a buffer instance, derives every buffer's lifetime from
 // its last use, and emits explicit alloc/free around the compute instructions. It also marks
 // valid but unsafe programs (RNG not preserved, in-place writes into kept tensors). With
 // gradient accumulation it writes at most three micro-steps: the first, the second as the body

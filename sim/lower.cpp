@@ -1,5 +1,6 @@
 #include "lower.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace remat {
@@ -741,17 +742,22 @@ private:
                 op.commForward[0] = {CollectiveKind::AllReduce, CommGroup::Tensor, rows};
             }
             // Megatron-style mixed precision copies the 16-bit logits to fp32 first
-            // (`output.float()`: a transient the size of the logits in fp32); backward produces
-            // the fp32 gradient of the log-probabilities and, for 16-bit logits, the fp32
-            // gradient of that copy before the cast back. Autocast instead runs log_softmax
-            // on the 16-bit logits with an fp32 result (fp32_set_opt_dtype, no copy) and its
-            // backward writes the 16-bit gradient directly: only the gradient of the
-            // log-probabilities. Pure bf16 does the same in bf16.
+            // (`output.float()`: a transient the size of the logits in fp32). Its backward runs
+            // as autograd does: NllLossBackward makes the fp32 gradient of the log-probabilities,
+            // LogSoftmaxBackward the fp32 gradient of the copy while the saved log-probabilities
+            // are alive: three fp32 tensors at once. Both are then freed and ToCopyBackward casts
+            // the fp32 gradient into the 16-bit one. The op is one instruction, which binds the
+            // log-probabilities and the logits' gradient, so its workspace is what that peak
+            // holds beyond them. Autocast instead runs log_softmax on the 16-bit logits with an
+            // fp32 result (fp32_set_opt_dtype, no copy) and its backward writes the 16-bit
+            // gradient directly: only the gradient of the log-probabilities; fp32 and pure bf16
+            // the same in their dtype.
             const std::int64_t logpBytes = satMul(in.elements(), dtypeBytes(logpType));
             const std::int64_t f32 = satMul(in.elements(), 4);
+            const std::int64_t grad = satMul(in.elements(), dtypeBytes(in.dtype));
             const bool copy = hasMasterWeights(m_precision);
             op.workspaceForward = {copy ? f32 : 0, 0};
-            op.workspaceBackward = {copy ? 2 * f32 : logpBytes, 0};
+            op.workspaceBackward = {copy ? std::max(3 * f32, f32 + grad) - f32 - grad : logpBytes, 0};
             Affine io = bytesOf(x) + bytesOf(logp);
             op.forward = elementwise(elemsOf(logp), 5, io + bytesOf(logp));
             op.backward = elementwise(elemsOf(logp), 4, io + bytesOf(logp) + bytesOf(x));

@@ -558,7 +558,7 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrig
             return r.error();
         }
         r.onlyKeys(t, {"micro_batch", "accumulation_steps", "precision", "optimizer",
-                       "main_grads", "optimizer_impl", "loss_impl", "tf32"},
+                       "main_grads", "optimizer_impl", "loss_impl", "tf32", "recompute_impl"},
                    "$.training");
         m.training.microBatch = r.size(t, "micro_batch", "$.training", 1);
         if (m.training.microBatch > (std::int64_t{1} << 24))
@@ -585,6 +585,9 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrig
         if (!r.failed())
             if (auto st = checkTrainingConfig(m.training); !st)
                 r.fail("$.training.main_grads", st.error().message);
+        m.training.recomputeImpl =
+            r.choice(t, "recompute_impl", "$.training", RecomputeImpl::Pytorch,
+                     parseRecomputeImpl, kRecomputeImplSpellings);
     }
     if (j.contains("parallel")) {
         if (version < 2)
@@ -668,7 +671,8 @@ std::string modelToJson(const ModelFile& m) {
     j["training"] = {{"micro_batch", m.training.microBatch},
                      {"accumulation_steps", m.training.accumulationSteps},
                      {"precision", precisionName(m.training.precision)},
-                     {"optimizer", optimizerName(m.training.optimizer)}};
+                     {"optimizer", optimizerName(m.training.optimizer)},
+                     {"recompute_impl", recomputeImplName(m.training.recomputeImpl)}};
     // Settings at their defaults are left out, so files written before them stay as they were.
     const TrainingConfig defaults;
     if (m.training.mainGrads != defaults.mainGrads)

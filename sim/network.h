@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "parallel.h"
+#include "recompute_impl.h"
 #include "result.h"
 #include "types.h"
 
@@ -125,6 +126,8 @@ struct TrainingConfig {
     OptimizerImpl optimizerImpl = OptimizerImpl::Fused;
     LossImpl lossImpl = LossImpl::Standard;
     Tf32Mode tf32 = Tf32Mode::Conv;
+    // Which checkpoint implementation recomputes the plan's regions (sim/recompute_impl.h).
+    RecomputeImpl recomputeImpl = RecomputeImpl::Pytorch;
     bool operator==(const TrainingConfig&) const = default;
 };
 

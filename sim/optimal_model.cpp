@@ -22,8 +22,9 @@ struct LocalStorage {
 struct PassOptions {
     bool saves = true;
     bool streamKept = false;    // the incoming stream belongs to an earlier unit
-    std::uint32_t stop = 0;     // last op run
+    std::int64_t stop = 0;      // last op run
     bool keepStreamOut = true;  // the next unit runs and reads the stream
+    std::int64_t saveStop = 0;  // last op whose saved tensors are kept (stop, or the op after)
 };
 
 }  // namespace
@@ -262,34 +263,14 @@ private:
         const std::size_t nOps = m_g.ops.size();
         const std::size_t nT = m_g.tensors.size();
         const std::int64_t resident = m_model.m_residentBytes;
-        // Side inputs: alive from the micro-step start to their last use.
-        std::vector<std::int64_t> sideLastFwd(nT, -1), sideSavedBy(nT, -1);
-        for (std::size_t o = 0; o < nOps; ++o) {
-            const Op& op = m_g.ops[o];
-            for (TensorId t : op.inputs)
-                if (m_sideInput[m_g.storageOf(t).index()])
-                    sideLastFwd[m_g.storageOf(t).index()] = std::int64_t(o);
-            if (m_needsBackward[o])
-                for (TensorId t : op.saved) {
-                    const std::size_t s = m_g.storageOf(t).index();
-                    if (m_sideInput[s] && sideSavedBy[s] < 0) sideSavedBy[s] = std::int64_t(o);
-                }
-        }
+        // Side inputs: alive for the whole micro-step, as the training loop holds the batch
+        // (the compiler's rule for inputs).
+        std::int64_t sideBytes = 0;
+        for (std::size_t s = 0; s < nT; ++s)
+            if (m_sideInput[s]) sideBytes += storageBytes(TensorId(std::uint32_t(s)));
         std::vector<std::int64_t> sideFwdDelta(nOps + 1, 0);  // alive at forward step o
-        std::int64_t sideSavedBytes = 0;
-        std::vector<std::vector<std::int64_t>> sideFreeAtBwd(nOps);
-        for (std::size_t s = 0; s < nT; ++s) {
-            if (!m_sideInput[s]) continue;
-            const std::int64_t bytes = storageBytes(TensorId(std::uint32_t(s)));
-            if (sideSavedBy[s] >= 0) {
-                sideFwdDelta[0] += bytes;
-                sideSavedBytes += bytes;
-                sideFreeAtBwd[std::size_t(sideSavedBy[s])].push_back(bytes);
-            } else if (sideLastFwd[s] >= 0) {
-                sideFwdDelta[0] += bytes;
-                sideFwdDelta[std::size_t(sideLastFwd[s]) + 1] -= bytes;
-            }
-        }
+        sideFwdDelta[0] = sideBytes;
+        const std::int64_t sideSavedBytes = sideBytes;
         m_bgForward.assign(nOps, 0);
         std::int64_t side = 0;
         for (std::size_t o = 0; o < nOps; ++o) {
@@ -343,7 +324,6 @@ private:
                 params += paramAlloc[oo];
                 m_bgBackward[oo] = resident + params + grads + sideB;
                 grads -= gradFree[oo];
-                for (std::int64_t b : sideFreeAtBwd[oo]) sideB -= b;
             }
             m_bgAfter[oo] = resident + params + grads + sideB;
         }
@@ -405,14 +385,14 @@ private:
         std::vector<Live> live;
         bool inRetained = false, outRetained = false;
         for (const LocalStorage& l : locals) {
-            if (l.allocOp > std::int64_t(opt.stop)) continue;
+            if (l.allocOp > opt.stop) continue;
             std::int64_t lastUse = l.allocOp;
             for (std::uint32_t o : l.uses)
                 if (o <= opt.stop) lastUse = std::max<std::int64_t>(lastUse, o);
             std::int64_t savedBy = -1;
             if (opt.saves)
                 for (std::uint32_t o : l.savingOps)
-                    if (o <= opt.stop && savedBy < 0) savedBy = o;
+                    if (o <= opt.saveStop && savedBy < 0) savedBy = o;
             if (l.streamIn) inRetained = savedBy >= 0;
             if (l.streamOut) outRetained = savedBy >= 0;
             if (l.streamIn && opt.streamKept) continue;
@@ -427,7 +407,7 @@ private:
         std::int64_t current = 0;
         for (const Live& v : live)
             if (v.allocOp < 0) current += v.bytes;
-        for (std::uint32_t o = unit.firstOp; o <= opt.stop; ++o) {
+        for (std::uint32_t o = unit.firstOp; std::int64_t(o) <= opt.stop; ++o) {
             for (const Live& v : live)
                 if (v.allocOp == std::int64_t(o)) current += v.bytes;
             const std::int64_t local = current + opWorkspace(m_g.ops[o], false, m_b).at(m_b);
@@ -455,6 +435,13 @@ private:
             if (m_needsBackward[o] && !m_g.ops[o].saved.empty()) {
                 unit.saves = true;
                 unit.lastSavingOp = o;
+                const Op& op = m_g.ops[o];
+                bool outputSaved = false;
+                for (TensorId t : op.saved)
+                    outputSaved = outputSaved ||
+                                  std::find(op.inputs.begin(), op.inputs.end(), t) ==
+                                      op.inputs.end();
+                unit.lastRecomputedOp = outputSaved ? o : std::int64_t(o) - 1;
             }
             const Op& op = m_g.ops[o];
             if (op.inPlaceInput >= 0 && unit.stream.valid() &&
@@ -473,23 +460,24 @@ private:
                     unit.overwritesStream = true;
             }
         for (int k = 0; k < 2; ++k) {
-            PassOptions full{true, k == 1, unit.lastOp, true};
+            PassOptions full{true, k == 1, unit.lastOp, true, unit.lastOp};
             unit.kept[k] = pass(unit, locals, full);
-            PassOptions first{false, k == 1, unit.lastOp, true};
+            PassOptions first{false, k == 1, unit.lastOp, true, unit.lastOp};
             unit.first[k] = pass(unit, locals, first);
             if (unit.saves) {
-                PassOptions trunc{true, k == 1, unit.lastSavingOp, false};
+                PassOptions trunc{true, k == 1, unit.lastRecomputedOp, false, unit.lastSavingOp};
                 unit.truncated[k] = pass(unit, locals, trunc);
             }
         }
         {
-            PassOptions bare{false, true, unit.lastOp, true};
+            PassOptions bare{false, true, unit.lastOp, true, unit.lastOp};
             unit.bareBackwardPeakBytes = pass(unit, locals, bare).backwardPeakBytes;
         }
         unit.recomputeBackgroundBytes = m_bgAfter[std::size_t(unit.lastOp) + 1];
         for (std::uint32_t o = unit.firstOp; o <= unit.lastOp; ++o) {
             unit.recomputeTimeS += m_opTimeS[o];
-            if (unit.saves && o <= unit.lastSavingOp) unit.truncatedRecomputeTimeS += m_opTimeS[o];
+            if (unit.saves && std::int64_t(o) <= unit.lastRecomputedOp)
+                unit.truncatedRecomputeTimeS += m_opTimeS[o];
         }
     }
 
@@ -508,6 +496,13 @@ private:
 
 Result<ChainModel> ChainModel::build(const Graph& g, const TrainingConfig& cfg,
                                      const DeviceSpec& device) {
+    if (recomputesWholeRegion(cfg.recomputeImpl))
+        return makeError(
+            "the optimal planners model PyTorch's non-reentrant checkpoint "
+            "(--recompute-impl pytorch); under " +
+            std::string(recomputeImplName(cfg.recomputeImpl)) +
+            " a recompute runs its whole region and keeps its outputs through its backward, "
+            "which they do not model. Use full, every:K, sqrt, selective:KIND or revolve:C");
     auto m = ChainModelBuilder(g, cfg, device).run();
     if (!m) return m;
     // Truncated recomputes start from a stream the previous unit kept alive; a unit whose early

@@ -57,6 +57,9 @@ struct ChainUnit {
     // this is stops at `lastSavingOp`.
     bool saves = false;
     std::uint32_t lastSavingOp = 0;
+    // The last op that recompute runs: lastSavingOp, or the op before it when that op saves only
+    // its inputs (PyTorch packs those before the kernel runs, and the early stop comes there).
+    std::int64_t lastRecomputedOp = -1;
     // The activation storage entering the unit (the stream), its bytes (0 when none).
     TensorId stream;
     std::int64_t streamBytes = 0;
@@ -64,14 +67,14 @@ struct ChainUnit {
     bool overwritesStream = false;  // an in-place op writes the stream: unsafe to start a region
     // Indexed by whether an earlier unit already keeps the incoming stream (0: no, 1: yes).
     UnitPass kept[2];       // forward with saved tensors, all ops
-    UnitPass truncated[2];  // forward with saved tensors, up to lastSavingOp
+    UnitPass truncated[2];  // forward with saved tensors, up to lastRecomputedOp
     UnitPass first[2];      // first forward inside a region: nothing saved
     std::int64_t bareBackwardPeakBytes = kNoPeakBytes;  // backward with nothing saved
     // Background while a region ending with this unit recomputes (gradients of everything
     // after it, resident state, inputs still held).
     std::int64_t recomputeBackgroundBytes = 0;
     double recomputeTimeS = 0.0;           // all ops forward once
-    double truncatedRecomputeTimeS = 0.0;  // ops up to lastSavingOp
+    double truncatedRecomputeTimeS = 0.0;  // ops up to lastRecomputedOp
 };
 
 // A single-level plan over units: consecutive segments, each one kept unit or one region.

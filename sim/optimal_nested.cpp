@@ -100,17 +100,23 @@ public:
         const NestedRegion& self = m_regions[std::size_t(r)];
         const std::vector<int> kids = children(r);
         // PyTorch's early stop: the last op that saves, or that makes a later child's input.
+        // The last saving unit runs truncated (up to its lastRecomputedOp).
         std::int64_t stop = std::int64_t(units[std::size_t(self.first)].firstOp) - 1;
+        int stopUnit = -1;
         {
             std::size_t next = 0;
             for (int u = self.first; u <= self.last;) {
                 if (next < kids.size() && m_regions[std::size_t(kids[next])].first == u) {
-                    if (u > self.first)
+                    if (u > self.first) {
                         stop = std::max<std::int64_t>(stop, units[std::size_t(u) - 1].lastOp);
+                        stopUnit = -1;
+                    }
                     u = m_regions[std::size_t(kids[next++])].last + 1;
                 } else {
-                    if (units[std::size_t(u)].saves)
+                    if (units[std::size_t(u)].saves) {
                         stop = std::max<std::int64_t>(stop, units[std::size_t(u)].lastSavingOp);
+                        stopUnit = u;
+                    }
                     ++u;
                 }
             }
@@ -142,7 +148,7 @@ public:
             }
             const ChainUnit& unit = units[std::size_t(u)];
             const int k = streamKept ? 1 : 0;
-            if (std::int64_t(unit.lastOp) <= stop) {
+            if (std::int64_t(unit.lastOp) <= stop && u != stopUnit) {
                 const UnitPass& p = unit.kept[k];
                 out.needBytes = std::max({out.needBytes, kept + p.peakLocalBytes + background,
                                           kept + p.backwardPeakBytes});

@@ -67,7 +67,7 @@ Result<Tradeoff> computeTradeoff(const Graph& g, const TrainingConfig& cfg,
         if (!p) return p.error();
         out.everyK.push_back(std::move(*p));
     }
-    for (const Strategy& s : comparisonStrategies(g)) {
+    for (const Strategy& s : comparisonStrategies(g, cfg.recomputeImpl)) {
         if (auto st = cancelled(cancel); !st) return st.error();
         auto plan = makePlan(g, s);
         if (!plan) return plan.error();

@@ -136,6 +136,7 @@ struct Program {
     std::int64_t accumulationSteps = 1;
     Precision precision = Precision::Fp32;
     Optimizer optimizer = Optimizer::Sgd;
+    RecomputeImpl recomputeImpl = RecomputeImpl::Pytorch;  // how its recomputes were compiled
     Plan plan;
     BufferId gemmWorkspace;  // resident GEMM library workspace, if the target declares one
     // Valid programs whose gradients are known to be wrong (RNG state not preserved, an in-place

@@ -29,6 +29,7 @@ nlohmann::json evaluationToJson(const Graph& g, const Evaluation& e, const Devic
                         ? "chunked"
                         : "standard";
     j["tf32"] = tf32ModeName(e.program.tf32);
+    j["recompute_impl"] = recomputeImplName(e.program.recomputeImpl);
     j["parameters"] = g.parameterCount;
     j["peak_bytes"] = t.peakBytes;
     j["peak_instruction"] = t.peakInstruction;

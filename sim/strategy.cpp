@@ -150,7 +150,7 @@ Status checkSelectiveKinds(const Graph& g, const Strategy& s) {
                      ")");
 }
 
-std::vector<Strategy> comparisonStrategies(const Graph& g) {
+std::vector<Strategy> comparisonStrategies(const Graph& g, RecomputeImpl impl) {
     std::vector<Strategy> out;
     out.push_back(Strategy{StrategyKind::None, 0, {}});
     out.push_back(Strategy{StrategyKind::Full, 0, {}});
@@ -161,7 +161,7 @@ std::vector<Strategy> comparisonStrategies(const Graph& g) {
     for (const auto& m : g.modules) kinds.insert(m.kind);
     if (kinds.count("attention_core"))
         out.push_back(Strategy{StrategyKind::Selective, 0, {"attention_core"}});
-    if (kinds.count("attention") && kinds.count("mlp"))
+    if (kinds.count("attention") && kinds.count("mlp") && impl != RecomputeImpl::Megatron)
         out.push_back(Strategy{StrategyKind::Selective, 0, {"attention", "mlp"}});
     return out;
 }

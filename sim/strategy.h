@@ -53,8 +53,10 @@ inline constexpr const char* kStrategySpellings =
 // kinds that do not occur and the kinds the model has. Ok for every other strategy.
 Status checkSelectiveKinds(const Graph& g, const Strategy& s);
 
-// The named strategies `remat compare` evaluates, in display order.
-std::vector<Strategy> comparisonStrategies(const Graph& g);
+// The named strategies `remat compare` evaluates, in display order: under Megatron-LM's
+// checkpoint only those its flags express (selective on the core attention alone).
+std::vector<Strategy> comparisonStrategies(const Graph& g,
+                                           RecomputeImpl impl = RecomputeImpl::Pytorch);
 
 // A manual plan as a model file writes it: inclusive expanded-layer ranges or module paths.
 struct RegionSpec {

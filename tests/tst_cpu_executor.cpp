@@ -216,6 +216,8 @@ private slots:
     void mixedPrecisionMatchesPrediction_data();
     void mixedPrecisionMatchesPrediction();
     void dropoutMaskReproducedOnRecompute();
+    void recomputeCountFollowsImplementation_data();
+    void recomputeCountFollowsImplementation();
     void rngNotPreservedIsRefusedAndChangesGradients();
     void inPlaceOverwritingSavedTensorIsRefused();
     void inPlaceReluIsSafeAndExact();
@@ -330,6 +332,61 @@ void TestCpuExecutor::dropoutMaskReproducedOnRecompute() {
     other.seed = 99;
     const Measurement m2 = runOrDie(*ex, g, full, other);
     QVERIFY(!compareGradients(ref, m2)->bitwiseEqual);
+}
+
+void TestCpuExecutor::recomputeCountFollowsImplementation_data() {
+    QTest::addColumn<QString>("impl");
+    QTest::addColumn<QString>("strategy");
+    QTest::addColumn<int>("perBlock");
+    // A block is ln1, qkv, scores, softmax, context, proj, add1, ln2, fc1, act, fc2, add2 (12
+    // ops). Reentrant checkpoints (PyTorch's use_reentrant=True, Megatron-LM) recompute all of
+    // them. PyTorch's non-reentrant one stops once the last saved tensor is packed again: fc2
+    // saves only its input, packed before its kernel runs, so neither fc2 nor add2 runs (10).
+    // The core attention is scores, softmax, context: context saves only its inputs (the
+    // probabilities and V), so the early stop comes after softmax (2).
+    QTest::newRow("pytorch full") << "pytorch" << "full" << 10;
+    QTest::newRow("pytorch-reentrant full") << "pytorch-reentrant" << "full" << 12;
+    QTest::newRow("megatron full") << "megatron" << "full" << 12;
+    QTest::newRow("pytorch selective") << "pytorch" << "selective:attention_core" << 2;
+    QTest::newRow("pytorch-reentrant selective")
+        << "pytorch-reentrant" << "selective:attention_core" << 3;
+    QTest::newRow("megatron selective") << "megatron" << "selective:attention_core" << 3;
+}
+
+void TestCpuExecutor::recomputeCountFollowsImplementation() {
+    QFETCH(QString, impl);
+    QFETCH(QString, strategy);
+    QFETCH(int, perBlock);
+    const ModelFile model = parse(R"({"format": "remat-model/1", "name": "no-dropout",
+        "input": {"tokens": 8, "vocab": 24},
+        "layers": [{"kind": "embedding", "dim": 16, "positions": 8},
+                   {"kind": "transformer_block", "repeat": 2, "heads": 2, "mlp_hidden": 32,
+                    "activation": "relu", "attention": "eager", "causal": true},
+                   {"kind": "layernorm"}, {"kind": "linear", "out": 24, "bias": false},
+                   {"kind": "cross_entropy"}],
+        "training": {"micro_batch": 2, "accumulation_steps": 2, "optimizer": "sgd"}})");
+    const Graph g = lowerOrDie(model, Precision::Fp32);
+    TrainingConfig cfg = model.training;
+    cfg.recomputeImpl = *parseRecomputeImpl(impl.toStdString());
+    const Program p = compileOrDie(g, planFor(g, strategy.toStdString(), {}), cfg);
+    QVERIFY(!p.repeat);  // two micro-steps: every instruction written out, run once
+    // Count the recompute instructions the executor really runs, as its progress reports them.
+    std::int64_t executed = 0;
+    bool fc2Recomputed = false;
+    ExecuteOptions options;
+    options.progress = [&](std::size_t done, std::size_t) {
+        const Instruction& ins = p.instructions[done - 1];
+        if (ins.kind != InstrKind::Recompute) return;
+        ++executed;
+        fc2Recomputed = fc2Recomputed || g.op(ins.op).name.ends_with("/mlp/fc2");
+    };
+    auto ex = cpuExecutor();
+    const Measurement m = runOrDie(*ex, g, p, options);
+    QCOMPARE(executed, std::int64_t(perBlock) * 2 * cfg.accumulationSteps);
+    QCOMPARE(fc2Recomputed, impl != "pytorch" && strategy == "full");
+    checkAgainstPrediction(g, p, m);
+    const Measurement ref = runOrDie(*ex, g, compileOrDie(g, Plan{"none", {}}, cfg));
+    checkGradientsEqual(ref, m);
 }
 
 void TestCpuExecutor::rngNotPreservedIsRefusedAndChangesGradients() {

@@ -333,6 +333,7 @@ void TstModelFile::defaultsAreTheDocumentedOnes() {
     const json written = json::parse(modelToJson(*m));
     for (const char* key : {"main_grads", "optimizer_impl", "loss_impl", "tf32"})
         QVERIFY2(!written.at("training").contains(key), key);
+    QCOMPARE(m->training.recomputeImpl, RecomputeImpl::Pytorch);
     const Layer& emb = m->network.layers[0];
     QCOMPARE(emb.positions, std::int64_t{0});
     QCOMPARE(emb.dropout, 0.0);

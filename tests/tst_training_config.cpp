@@ -95,7 +95,8 @@ private slots:
         cfg.optimizer = Optimizer(optimizer);
         Built b = buildPreset("gpt2-tiny", "none", cfg);
         // At the first optimizer instruction every gradient exists and nothing else but
-        // parameters and optimizer state is live.
+        // parameters, optimizer state and the batch (token ids and targets, int64, which the
+        // training loop holds through the step) is live.
         std::size_t first = 0;
         while (b.program.instructions[first].kind != InstrKind::OptimizerStep) ++first;
         const CategoryBytes& live = b.timeline.live[first];
@@ -103,7 +104,9 @@ private slots:
                                    live[std::size_t(Category::Gradients)] +
                                    live[std::size_t(Category::OptimizerState)];
         QCOMPARE(model, std::int64_t(bytes) * b.graph.parameterCount);
-        QCOMPARE(totalBytes(live), model);
+        const std::int64_t tokens = b.model.network.input.tokens;
+        QCOMPARE(live[std::size_t(Category::Inputs)], 2 * tokens * 8);
+        QCOMPARE(totalBytes(live), model + 2 * tokens * 8);
     }
 };
 

@@ -71,7 +71,7 @@ int runCompare(const CommonOptions& o) {
     std::cout << modelName(*c, o) << " on " << shown(c->device.name) << " (usable "
               << formatBytes(c->device.usableBytes()) << "), micro-batch " << c->training.microBatch
               << " x " << c->training.accumulationSteps << ", "
-              << trainingText(c->training) << "\n\n";
+              << trainingText(c->training) << recomputeImplNote(c->training) << "\n\n";
     std::cout << table.render();
     std::cout << "\npeak saved          share of the whole peak without checkpointing ("
               << formatBytes(base->peakBytes) << ")\n"

@@ -55,9 +55,14 @@ int runMaxBatch(const MaxBatchOptions& o) {
         if (!f) return userError(*c, s.spelling() + ": " + f.error().message);
         fits.push_back(std::move(*f));
     }
-    auto best = fitOptimal(c->graph, c->training, c->device, globalBatch);
-    if (!best) return userError(*c, "optimal: " + best.error().message);
-    fits.push_back(std::move(*best));
+    // The optimal planners model PyTorch's non-reentrant recompute only: no optimum row under
+    // the reentrant implementations.
+    const bool hasOptimal = !recomputesWholeRegion(c->training.recomputeImpl);
+    if (hasOptimal) {
+        auto best = fitOptimal(c->graph, c->training, c->device, globalBatch);
+        if (!best) return userError(*c, "optimal: " + best.error().message);
+        fits.push_back(std::move(*best));
+    }
     std::vector<std::vector<std::string>> unsafe;
     for (const BatchFit& f : fits) {
         auto u = unsafeReasons(*c, f.plan);
@@ -71,7 +76,8 @@ int runMaxBatch(const MaxBatchOptions& o) {
     const BatchFit& optimal = fits.back();
     const BatchFit* beatsOptimal = nullptr;
     for (const BatchFit& f : fits)
-        if (f.label.rfind("selective:", 0) == 0 && f.maxMicroBatch > optimal.maxMicroBatch &&
+        if (hasOptimal && f.label.rfind("selective:", 0) == 0 &&
+            f.maxMicroBatch > optimal.maxMicroBatch &&
             (!beatsOptimal || f.maxMicroBatch > beatsOptimal->maxMicroBatch))
             beatsOptimal = &f;
     const std::string noFit = anyFits ? std::string() : whyNothingFits(*c);
@@ -96,7 +102,7 @@ int runMaxBatch(const MaxBatchOptions& o) {
     }
     std::cout << modelName(*c, o.common) << " on " << shown(c->device.name) << " (usable "
               << formatBytes(c->device.usableBytes()) << "), "
-              << trainingText(c->training);
+              << trainingText(c->training) << recomputeImplNote(c->training);
     if (globalBatch > 0) std::cout << ", global batch " << globalBatch;
     std::cout << "\n\n";
     TextTable table({"strategy", "largest micro-batch", "micro-batch x steps", "peak", "step time",
@@ -117,7 +123,7 @@ int runMaxBatch(const MaxBatchOptions& o) {
              formatBytes(f.peakBytes), formatSeconds(f.stepTimeS), rate, safe});
     }
     std::cout << table.render();
-    if (beatsOptimal || !anyFits ||
+    if (beatsOptimal || !anyFits || !hasOptimal ||
         std::any_of(unsafe.begin(), unsafe.end(), [](const auto& u) { return !u.empty(); }))
         std::cout << "\n";
     for (std::size_t i = 0; i < fits.size(); ++i)
@@ -129,6 +135,10 @@ int runMaxBatch(const MaxBatchOptions& o) {
                   << shown(beatsOptimal->label) << " checkpoints sub-modules and fits micro-batch "
                   << beatsOptimal->maxMicroBatch << " against optimal's " << optimal.maxMicroBatch
                   << "\n";
+    if (!hasOptimal)
+        std::cout << "note: no optimal row: the optimal planners model PyTorch's non-reentrant "
+                     "checkpoint, not "
+                  << recomputeImplName(c->training.recomputeImpl) << "'s\n";
     if (!anyFits) std::cout << "nothing fits: " << noFit << "\n";
     return 0;
 }

@@ -53,8 +53,8 @@ int runSimulate(const CommonOptions& o) {
                   << pe->stages.size() << (pe->stages.size() > 1 ? ", one micro-batch" : "")
                   << "):\n";
     std::cout << "micro-batch " << c->training.microBatch << " x " << c->training.accumulationSteps
-              << " accumulation steps, " << trainingText(c->training) << ", " << graph.parameterCount
-              << " parameters\n";
+              << " accumulation steps, " << trainingText(c->training) << recomputeImplNote(c->training)
+              << ", " << graph.parameterCount << " parameters\n";
     std::cout << "strategy " << shown(e->strategy.spelling()) << ": "
               << e->program.plan.regions.size() << " checkpointed regions, "
               << e->program.instructions.size() << " instructions";

@@ -26,6 +26,9 @@ void addCommonOptions(CLI::App& cmd, CommonOptions& o, bool withStrategy) {
     cmd.add_option("-o,--optimizer", o.optimizer, "sgd | momentum | adam | adamw");
     cmd.add_option("-d,--device", o.device, "device profile id or profile file");
     cmd.add_flag("--json", o.json, "print one JSON object");
+    cmd.add_option("--recompute-impl", o.recomputeImpl,
+                   std::string("checkpoint implementation: ") + kRecomputeImplSpellings +
+                       ". Default: the file's, else pytorch");
     cmd.add_option("--main-grads", o.mainGrads,
                    "param | fp32: parameter gradients of mixed-bf16/mixed-fp16 in the "
                    "parameters' dtype or in fp32 (Megatron-LM's "
@@ -173,6 +176,14 @@ Result<Context> resolve(const CommonOptions& o) {
     if (auto st = checkTrainingConfig(c.training); !st)
         return makeError((o.mainGrads.empty() ? "--precision: " : "--main-grads: ") +
                          st.error().message);
+    if (!o.recomputeImpl.empty()) {
+        auto impl = parseRecomputeImpl(o.recomputeImpl);
+        if (!impl)
+            return makeError(std::string("--recompute-impl: expected ") +
+                             kRecomputeImplSpellings + ", got '" + printable(o.recomputeImpl) +
+                             "'");
+        c.training.recomputeImpl = *impl;
+    }
     if (auto st = applyParallelOptions(o, c.training.parallel); !st) return st.error();
     if (!o.cluster.empty()) {
         auto cl = findCluster(o.cluster);
@@ -250,7 +261,7 @@ std::string modelName(const Context& c, const CommonOptions& o) {
 }
 
 std::vector<Strategy> listedStrategies(const Context& c) {
-    std::vector<Strategy> strategies = comparisonStrategies(c.graph);
+    std::vector<Strategy> strategies = comparisonStrategies(c.graph, c.training.recomputeImpl);
     if (c.model.planForm == PlanForm::PerLayer || c.model.planForm == PlanForm::Regions)
         strategies.insert(strategies.begin() + 1, Strategy{StrategyKind::Manual, 0, {}});
     return strategies;
@@ -260,6 +271,11 @@ Result<std::vector<std::string>> unsafeReasons(const Context& c, const Plan& pla
     auto program = compile(c.graph, plan, c.training, compileOptionsFor(c.device));
     if (!program) return program.error();
     return std::move(program->unsafeReasons);
+}
+
+std::string recomputeImplNote(const TrainingConfig& training) {
+    if (training.recomputeImpl == RecomputeImpl::Pytorch) return {};
+    return ", " + std::string(recomputeImplName(training.recomputeImpl)) + " checkpoint";
 }
 
 std::string dumpJson(const nlohmann::json& j, int indent) {

@@ -36,6 +36,7 @@ struct CommonOptions {
     std::string optimizerImpl;  // --optimizer-impl
     std::string lossImpl;       // --loss-impl
     std::string tf32;           // --tf32
+    std::string recomputeImpl;  // empty: the file's
 };
 
 // Registers MODEL and the shared flags on a subcommand.
@@ -97,6 +98,9 @@ Result<std::vector<std::string>> unsafeReasons(const Context& c, const Plan& pla
 // "mixed-bf16, adamw" and, after them, each framework setting that is not its default
 // ("fp32 main grads", "foreach optimizer", "chunked loss", "tf32 all"): the headers' settings.
 std::string trainingText(const TrainingConfig& t);
+// ", megatron checkpoint" for a checkpoint implementation other than the default, else empty:
+// what the headers append to the training settings.
+std::string recomputeImplNote(const TrainingConfig& training);
 
 // One JSON document for stdout; strings that are not valid UTF-8 (a name given on the command
 // line) are replaced rather than thrown on.
