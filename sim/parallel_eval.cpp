@@ -6,6 +6,7 @@
 
 #include "lower.h"
 #include "sharding.h"
+#include "training_rules.h"
 
 namespace remat {
 namespace {
@@ -387,7 +388,9 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
         double recompute = 0;
         for (const Timeline* t : timelines) recompute += t->flops.recompute;
         recompute *= double(lay.tp * lay.cp * lay.dp) * (lay.pp > 1 ? double(m) : 1.0);
-        const double peak = device.matmulPeak(computeDType(cfg.precision));
+        // The fastest rate a GEMM of the step may run at (TF32 where the settings allow it).
+        const double peak = device.matmulPeak(computeDType(cfg.precision),
+                                              tf32ForConv(cfg.tf32) || tf32ForMatmul(cfg.tf32));
         if (time.totalS > 0 && peak > 0) {
             out.mfu = out.modelFlopsPerStep / (time.totalS * double(lay.gpus()) * peak);
             out.hfu = (out.modelFlopsPerStep + recompute) /
