@@ -81,7 +81,7 @@ GemmList opGemms(const Graph& g, const Op& op, Direction dir, std::int64_t b) {
         case OpKind::Linear: {
             // y = x W^T: [R x in] [in x out]. Backward: dx = dy W ([R x out] [out x in]) and
             // dW = dy^T x ([out x R] [R x in]).
-            const std::int64_t r = rowsOf(g, op.inputs[0], a.in, b);
+            const std::int64_t r = rowsOf(g, op.inputs[0], a.in, b) * std::max<std::int64_t>(a.rowsFactor, 1);
             if (fwd) {
                 out.add({r, a.out, a.in});
             } else {
@@ -115,14 +115,16 @@ GemmList opGemms(const Graph& g, const Op& op, Direction dir, std::int64_t b) {
         case OpKind::FlashAttn: {
             // FlashAttention runs S = Q K^T and O = P V blockwise; its backward recomputes S and
             // runs dV, dP, dQ and dK. A causal mask skips half of the blocks.
+            // Under context parallelism the rank's queries meet every rank's keys.
             const std::int64_t t = a.tokens, d = a.headDim, bh = a.heads * b;
+            const std::int64_t k = a.keyTokens > 0 ? a.keyTokens : t;
             const double half = a.causal ? 0.5 : 1.0;
-            out.add({t, t, d, bh, half});
-            out.add({t, d, t, bh, half});
+            out.add({t, k, d, bh, half});
+            out.add({t, d, k, bh, half});
             if (!fwd) {
-                out.add({t, t, d, bh, half});
-                out.add({t, d, t, bh, half});
-                out.add({t, d, t, bh, half});
+                out.add({t, k, d, bh, half});
+                out.add({t, d, k, bh, half});
+                out.add({k, d, t, bh, half});
             }
             break;
         }

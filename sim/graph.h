@@ -111,6 +111,11 @@ struct OpAttrs {
     std::int64_t vocab = 0, positions = 0;
     std::int64_t kernel = 0, stride = 1, padding = 0;
     double p = 0.0;        // dropout probability
+    // Parallel layouts: a sequence-parallel linear runs on `rowsFactor` times the rows its
+    // input holds (the gathered sequence); attention under context parallelism attends over
+    // `keyTokens` keys (0: `tokens`).
+    std::int64_t rowsFactor = 1;
+    std::int64_t keyTokens = 0;
     bool causal = false;
     bool bias = false;
     // Chunked ops (linear_cross_entropy): rows per chunk; its workspaces hold one chunk, so they

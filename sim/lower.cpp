@@ -300,6 +300,7 @@ private:
         op.attrs.out = out;
         op.attrs.bias = bias;
         const std::int64_t rows = m_g.tensor(x).elements() / inF * gather;
+        op.attrs.rowsFactor = gather;
         const Affine w = bytesOf(weights[0]);
         if (tp) {
             const Affine xFull = scaled(bytesOf(x), gather), yFull = scaled(bytesOf(y), scatter);
@@ -433,6 +434,7 @@ private:
         a.headDim = d;
         a.causal = l.causal;
         a.p = l.dropout;
+        if (tk != t) a.keyTokens = tk;
         TensorId y;
         const std::int64_t attnFlops = satProduct({2, h, t, tk, d});
         if (l.attention == AttentionImpl::Flash) {
