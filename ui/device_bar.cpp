@@ -6,6 +6,7 @@
 
 #include "device.h"
 #include "document.h"
+#include "layout_dialog.h"
 #include "qt_convert.h"
 
 namespace remat::ui {
@@ -14,7 +15,8 @@ DeviceBar::DeviceBar(Document* document, QWidget* parent)
     : QWidget(parent),
       m_document(document),
       m_device(new QComboBox(this)),
-      m_capacity(new QLabel(this)) {
+      m_capacity(new QLabel(this)),
+      m_layout(new LayoutButton(document, this)) {
     for (const DeviceSpec& d : builtinDevices())
         m_device->addItem(printableText(d.name), toQString(d.id));
     m_device->setObjectName(QStringLiteral("device"));
@@ -34,6 +36,7 @@ DeviceBar::DeviceBar(Document* document, QWidget* parent)
     layout->addWidget(caption);
     layout->addWidget(m_device);
     layout->addWidget(m_capacity);
+    layout->addWidget(m_layout);
 
     connect(m_device, &QComboBox::currentIndexChanged, this, [this] {
         if (m_syncing) return;
@@ -49,6 +52,7 @@ DeviceBar::DeviceBar(Document* document, QWidget* parent)
 
 void DeviceBar::setUnits(ByteUnits units) {
     m_units = units;
+    m_layout->setUnits(units);
     sync();
 }
 

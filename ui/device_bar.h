@@ -1,7 +1,9 @@
 // The device bar: the device profile the step is planned for and its capacity ("80.00 GiB
 // (usable 79.00 GiB)"). It sits on the main window's second toolbar row beside the memory
 // budget, so that the strategy and training settings above it fit a 1280-pixel projector on one
-// row. It shows the document's device and turns a choice into one document edit.
+// row. It shows the document's device and turns a choice into one document edit. Beside the
+// device, a button shows the GPUs / layout ("1 GPU", "dp 8 (ZeRO-3)") and opens its dialog
+// (layout_dialog.h).
 #pragma once
 
 #include <QWidget>
@@ -14,6 +16,7 @@ class QLabel;
 namespace remat::ui {
 
 class Document;
+class LayoutButton;
 
 class DeviceBar : public QWidget {
     Q_OBJECT
@@ -22,6 +25,7 @@ public:
 
     void setUnits(ByteUnits units);
     QComboBox* deviceCombo() const { return m_device; }
+    LayoutButton* layoutButton() const { return m_layout; }
 
 signals:
     // The user picked a device profile (the main window remembers it as the last device).
@@ -34,6 +38,7 @@ private:
     ByteUnits m_units = ByteUnits::Binary;
     QComboBox* m_device;
     QLabel* m_capacity;
+    LayoutButton* m_layout;
     bool m_syncing = false;
 };
 

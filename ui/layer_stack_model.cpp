@@ -84,12 +84,20 @@ void LayerStackModel::addSubModules(int parentNode, ModuleId module, std::int64_
     }
 }
 
+ModuleId LayerStackModel::moduleOf(std::int64_t instance) const {
+    // Under pipeline parallelism the graph is the shown rank's: its layers are the network's
+    // instances from rankFirstInstance() on.
+    const Graph& g = m_document->graph();
+    const std::int64_t local = instance - m_document->rankFirstInstance();
+    if (local < 0 || std::size_t(local) >= g.layerModules.size()) return ModuleId::invalid();
+    return g.layerModules[std::size_t(local)];
+}
+
 void LayerStackModel::rebuild() {
     m_nodes.clear();
     m_roots.clear();
     if (!m_document) return;
     const Network& net = m_document->network();
-    const Graph& g = m_document->graph();
     Node input;
     input.kind = NodeKind::Input;
     input.key = "in";
@@ -109,8 +117,7 @@ void LayerStackModel::rebuild() {
         entry.key += std::to_string(l.repeat);
         if (l.repeat == 1) {
             entry.instance = instance;
-            if (std::size_t(instance) < g.layerModules.size())
-                entry.module = g.layerModules[std::size_t(instance)];
+            entry.module = moduleOf(instance);
         }
         const int id = addNode(std::move(entry));
         if (l.repeat == 1) {
@@ -122,8 +129,7 @@ void LayerStackModel::rebuild() {
                 inst.parent = id;
                 inst.entry = int(e);
                 inst.instance = instance + k;
-                if (std::size_t(instance + k) < g.layerModules.size())
-                    inst.module = g.layerModules[std::size_t(instance + k)];
+                inst.module = moduleOf(instance + k);
                 inst.key = "i";
                 inst.key += std::to_string(instance + k);
                 const int iid = addNode(std::move(inst));
@@ -224,7 +230,9 @@ bool LayerStackModel::opRange(const Node& n, std::uint32_t& first, std::uint32_t
     const Graph& g = m_document->graph();
     if (n.kind == NodeKind::Input) return false;
     if (n.kind == NodeKind::Entry && !n.module.valid()) {
-        // A repeated entry spans its instances.
+        // A repeated entry spans its instances; a single one outside the rank shown (a
+        // pipeline stage holds only some of the layers) has no ops.
+        if (n.children.empty()) return false;
         const Node& a = m_nodes[std::size_t(n.children.front())];
         const Node& b = m_nodes[std::size_t(n.children.back())];
         std::uint32_t f1, l1, f2, l2;

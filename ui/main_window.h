@@ -36,6 +36,7 @@ class RunPanel;
 class StrategyBar;
 class SweepPanel;
 class DeviceBar;
+class FitDialog;
 class SummaryPanel;
 class TimelinePlot;
 
@@ -66,6 +67,8 @@ public:
     ComparisonPanel* comparison() const { return m_comparison; }
     RunPanel* runPanel() const { return m_runPanel; }
     SweepPanel* sweepPanel() const { return m_sweep; }
+    // Tools → Make it fit…: the fit search's dialog, made on first use and shown.
+    FitDialog* showFitDialog();
     Autosaver* autosaver() const { return m_autosaver.get(); }
 
     // A file path or a preset name. On failure the current model stays and the error (naming
@@ -163,6 +166,7 @@ private:
     QDockWidget* m_comparisonDock = nullptr;
     QDockWidget* m_runDock = nullptr;
     QDockWidget* m_sweepDock = nullptr;
+    FitDialog* m_fitDialog = nullptr;
     QLabel* m_timingLabel = nullptr;
     EvaluationProgress* m_evaluationProgress = nullptr;
 
