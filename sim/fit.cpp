@@ -97,6 +97,7 @@ struct Search {
     const CancelFlag* cancel;
     ModelFacts facts;
     std::vector<Strategy> strategies;
+    ModelFlops flops;
     std::int64_t evaluated = 0;
 
     std::vector<Family> families(std::int64_t gpus) const {
@@ -133,40 +134,57 @@ struct Search {
         std::vector<int> zeros{0};
         if (f.dp > 1) zeros = {0, 1, 2, 3};
         if (offload) zeros = {3};
-        for (int zero : zeros) {
-            for (const Strategy& s : strategies) {
-                for (std::int64_t b : microBatches(perRank)) {
-                    if (cancelRequested(cancel)) return;
-                    TrainingConfig cfg = base;
-                    cfg.microBatch = b;
-                    cfg.accumulationSteps = perRank / b;
-                    ParallelConfig& p = cfg.parallel;
-                    p = ParallelConfig{};
-                    p.tp = f.tp;
-                    p.sequenceParallel = f.tp > 1;
-                    p.pp = f.pp;
-                    p.cp = f.cp;
-                    p.dp = f.dp;
-                    p.zeroStage = zero;
-                    p.offloadOptimizer = offload;
-                    p.offloadParameters = offload;
-                    if (!validateLayout(net, p)) break;
+        for (const Strategy& s : strategies) {
+            // One preparation per micro-batch serves every ZeRO stage; a stage that fails at
+            // a micro-batch is not tried larger.
+            std::vector<bool> stopped(zeros.size(), false);
+            for (std::int64_t b : microBatches(perRank)) {
+                if (cancelRequested(cancel)) return;
+                if (std::all_of(stopped.begin(), stopped.end(), [](bool x) { return x; })) break;
+                TrainingConfig cfg = base;
+                cfg.microBatch = b;
+                cfg.accumulationSteps = perRank / b;
+                ParallelConfig& p = cfg.parallel;
+                p = ParallelConfig{};
+                p.tp = f.tp;
+                p.sequenceParallel = f.tp > 1;
+                p.pp = f.pp;
+                p.cp = f.cp;
+                p.dp = f.dp;
+                p.zeroStage = zeros.front();
+                p.offloadOptimizer = offload;
+                p.offloadParameters = offload;
+                if (!validateLayout(net, p)) break;
+                auto prep = prepareParallel(net, s, {}, cfg, cluster, cancel, &flops);
+                if (!prep) {
+                    if (why.empty()) why = prep.error().message;
+                    break;
+                }
+                for (std::size_t zi = 0; zi < zeros.size(); ++zi) {
+                    if (stopped[zi]) continue;
+                    p.zeroStage = zeros[zi];
                     ++evaluated;
-                    auto e = evaluateParallel(net, s, {}, cfg, cluster, false, cancel);
+                    auto e = finishParallel(*prep, p, cluster, false, cancel, false);
                     if (!e) {
                         if (why.empty()) why = e.error().message;
-                        break;
+                        stopped[zi] = true;
+                        continue;
                     }
                     if (!e->fits) {
-                        if (why.empty() || b == 1) {
-                            why = e->hostFits ? explainNoFit(e->evaluation.timeline, cluster.device)
-                                              : "offloaded state needs " +
-                                                    formatBytes(e->hostBytesPerNode) +
-                                                    " of host memory per node, more than its " +
-                                                    formatBytes(cluster.hostMemoryBytes);
-                            if (!why.empty()) why = "per GPU, " + why;
+                        // The leanest attempt's reason stays: the last ZeRO stage and
+                        // strategy tried at the smallest micro-batch.
+                        if (b == microBatches(perRank).front()) {
+                            if (!e->hostFits)
+                                why = "offloaded state needs " + formatBytes(e->hostBytesPerNode) +
+                                      " of host memory per node, more than its " +
+                                      formatBytes(cluster.hostMemoryBytes);
+                            else
+                                why = "per GPU with ZeRO-" + std::to_string(p.zeroStage) +
+                                      " and " + s.spelling() + ", " +
+                                      explainNoFit(e->evaluation.timeline, cluster.device);
                         }
-                        break;  // a larger micro-batch needs more memory still
+                        stopped[zi] = true;  // a larger micro-batch needs more memory still
+                        continue;
                     }
                     FitCandidate c;
                     c.layout = p;
@@ -221,6 +239,7 @@ Result<FitResult> fitSearch(const Network& net, const TrainingConfig& base,
         return makeError("--global-batch must be between 1 and 1073741824");
     Search search{net, base, cluster, cancel, factsOf(net), {}};
     search.strategies = fitStrategies(search.facts);
+    search.flops = modelFlopsOf(net, base.precision);
 
     auto all = search.run(options.gpus, r.globalBatch, false, &r.rejected);
     if (cancelRequested(cancel)) return makeError(kCancelledMessage);
@@ -259,20 +278,22 @@ Result<FitResult> fitSearch(const Network& net, const TrainingConfig& base,
                       perGpu >= usable ? ", more than a GPU holds" : ", before any activation");
         r.modelStatesMessage = buf;
         if (options.searchMinGpus) {
-            // The smallest count that fits: from what the states alone need, doubling.
-            std::int64_t n = std::max<std::int64_t>(
-                options.gpus * 2, std::int64_t(std::ceil(states / usable)));
-            for (std::int64_t tries = 0; tries < 14 && n <= kMaxParallelDegree; ++tries) {
-                // A whole number of nodes, and a count the global batch can use.
-                const std::int64_t node = cluster.gpusPerNode;
-                n = (n + node - 1) / node * node;
-                auto found = search.run(n, r.globalBatch, false, nullptr);
+            // The smallest count that fits: whole nodes, counts of the form 2^k and 3 x 2^k
+            // (what batch sizes and layer counts divide), from what the states alone need.
+            const double need = std::max(double(options.gpus + 1), std::ceil(states / usable));
+            std::vector<std::int64_t> counts;
+            for (std::int64_t base : {std::int64_t{1}, std::int64_t{3}})
+                for (std::int64_t n = base; n <= kMaxParallelDegree; n *= 2)
+                    if (double(n) >= need && n % cluster.gpusPerNode == 0) counts.push_back(n);
+            std::sort(counts.begin(), counts.end());
+            for (std::size_t i = 0; i < counts.size() && i < 12; ++i) {
+                auto found = search.run(counts[i], r.globalBatch, false, nullptr);
                 if (cancelRequested(cancel)) return makeError(kCancelledMessage);
                 if (!found.empty()) {
-                    r.minGpus = n;
+                    r.minGpus = counts[i];
+                    r.minGpusPlan = found.front();
                     break;
                 }
-                n *= 2;
             }
         }
         // Offloading optimizer state, master weights, parameters and gradients to host memory

@@ -48,6 +48,7 @@ struct FitResult {
     // When nothing fits: the model states against the GPUs' memory, in words and numbers.
     std::string modelStatesMessage;
     std::int64_t minGpus = 0;  // smallest count found that fits (0: none up to the limit)
+    FitCandidate minGpusPlan;  // the best plan on minGpus
     // When nothing fits on N: the best plan with offload to host memory, if one fits, else why.
     bool offloadFits = false;
     FitCandidate offloadPlan;

@@ -35,7 +35,11 @@ public:
             x = input("received", m_act, s);
             m_g.tensors[x.index()].requiresGrad = true;
         } else {
-            x = input("input", m_act, inShape);
+            // Under sequence parallelism a sequence enters split like every layer outside the
+            // tensor-parallel GEMMs.
+            Shape s = inShape;
+            if (s.size() == 2) s.front() /= m_seq;
+            x = input("input", m_act, s);
         }
         for (std::size_t inst = 0; inst < sources.size(); ++inst) {
             const Layer& layer = m_net.layers[sources[inst]];

@@ -1,6 +1,7 @@
 #include "parallel_eval.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "lower.h"
@@ -66,12 +67,6 @@ double optimizerStateBytes(const Program& p) {
     return sum;
 }
 
-struct StageRun {
-    Graph graph;
-    Evaluation eval;
-    Baseline unshardedBaseline;
-};
-
 }  // namespace
 
 Result<StageNetwork> stageNetwork(const Network& net, const ParallelConfig& p, std::int64_t stage) {
@@ -113,37 +108,36 @@ Result<StageNetwork> stageNetwork(const Network& net, const ParallelConfig& p, s
     return out;
 }
 
-Result<ParallelEvaluation> evaluateParallel(const Network& net, const Strategy& s,
-                                            const std::vector<RegionSpec>& manual,
-                                            const TrainingConfig& cfg, const ClusterSpec& cluster,
-                                            bool withBaseline, const CancelFlag* cancel) {
+ModelFlops modelFlopsOf(const Network& net, Precision precision) {
+    ModelFlops f;
+    auto full = lower(net, precision);
+    if (!full) return f;
+    for (const Op& op : full->ops) {
+        f.perSample += double(op.forward.flops.perSample) + double(op.backward.flops.perSample);
+        f.fixed += double(op.forward.flops.fixed) + double(op.backward.flops.fixed);
+    }
+    return f;
+}
+
+Result<PreparedLayout> prepareParallel(const Network& net, const Strategy& s,
+                                       const std::vector<RegionSpec>& manual,
+                                       const TrainingConfig& cfg, const ClusterSpec& cluster,
+                                       const CancelFlag* cancel, const ModelFlops* flops) {
     const ParallelConfig& lay = cfg.parallel;
     if (auto st = validateLayout(net, lay); !st) return st.error();
     if (lay.pp > 1 && s.kind == StrategyKind::Manual && !manual.empty())
         return makeError("parallel.pp: a manual plan names layers of the whole network; with "
                          "pipeline parallelism use a named strategy (full, every:K, sqrt, "
                          "selective, optimal), which each stage applies to its own layers");
-    ParallelEvaluation out;
-    out.layout = lay;
-    out.cluster = cluster;
-    out.placement = placeLayout(lay, cluster);
-    out.microBatches = cfg.accumulationSteps;
-    out.globalBatch = cfg.microBatch * cfg.accumulationSteps * lay.dp;
-    const DeviceSpec& device = cluster.device;
-
+    PreparedLayout out;
+    out.cfg = cfg;
+    out.flops = flops ? *flops : modelFlopsOf(net, cfg.precision);
     TrainingConfig stageCfg = cfg;
     stageCfg.parallel = ParallelConfig{};
     if (lay.pp > 1) stageCfg.accumulationSteps = 1;  // one micro-batch; the pipeline does the rest
-    ShardingPlan sharding;
-    sharding.zeroStage = lay.zeroStage;
-    sharding.shardDegree = out.placement.shard.size;
-    sharding.offloadOptimizer = lay.offloadOptimizer || lay.offloadParameters;
-    sharding.offloadParameters = lay.offloadParameters;
-
     // Stages with the same layers and ends lower and compile alike: run each kind once.
     std::map<std::tuple<std::int64_t, bool, bool>, std::size_t> cache;
-    std::vector<StageRun> runs;
-    std::vector<std::size_t> runOf(std::size_t(lay.pp));
+    out.runOf.resize(std::size_t(lay.pp));
     for (std::int64_t st = 0; st < lay.pp; ++st) {
         if (cancelRequested(cancel)) return makeError(kCancelledMessage);
         auto sn = stageNetwork(net, lay, st);
@@ -157,39 +151,108 @@ Result<ParallelEvaluation> evaluateParallel(const Network& net, const Strategy& 
         sum.inFlight = inFlightMicroBatches(lay, st, cfg.accumulationSteps);
         out.stages.push_back(sum);
         if (auto it = cache.find(key); it != cache.end()) {
-            runOf[std::size_t(st)] = it->second;
+            out.runOf[std::size_t(st)] = it->second;
             continue;
         }
         auto g = lower(sn->network, cfg.precision, sn->shard);
         if (!g) return makeError("stage " + std::to_string(st) + ": " + g.error().message);
         Baseline dummy;
         auto e = evaluate(*g, s, lay.pp > 1 ? std::vector<RegionSpec>{} : manual, stageCfg,
-                          device, &dummy, cancel);
+                          cluster.device, &dummy, cancel);
         if (!e) return e.error();
-        StageRun r{std::move(*g), std::move(*e), {}};
-        cache.emplace(key, runs.size());
-        runOf[std::size_t(st)] = runs.size();
-        runs.push_back(std::move(r));
+        cache.emplace(key, out.runs.size());
+        out.runOf[std::size_t(st)] = out.runs.size();
+        out.runs.push_back(PreparedLayout::Run{std::move(*g), std::move(*e)});
     }
+    return out;
+}
 
-    // Each stage's rank: its program rewritten for sharding and its in-flight micro-batches.
-    std::vector<Program> programs(out.stages.size());
-    std::vector<Timeline> timelines(out.stages.size());
-    for (std::size_t st = 0; st < out.stages.size(); ++st) {
+Result<ParallelEvaluation> evaluateParallel(const Network& net, const Strategy& s,
+                                            const std::vector<RegionSpec>& manual,
+                                            const TrainingConfig& cfg, const ClusterSpec& cluster,
+                                            bool withBaseline, const CancelFlag* cancel) {
+    auto prepared = prepareParallel(net, s, manual, cfg, cluster, cancel);
+    if (!prepared) return prepared.error();
+    return finishParallel(*prepared, cfg.parallel, cluster, withBaseline, cancel);
+}
+
+Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const ParallelConfig& lay,
+                                          const ClusterSpec& cluster, bool withBaseline,
+                                          const CancelFlag* cancel, bool keepRank) {
+    const TrainingConfig& cfg = prep.cfg;
+    const auto& runs = prep.runs;
+    const auto& runOf = prep.runOf;
+    ParallelEvaluation out;
+    out.layout = lay;
+    out.cluster = cluster;
+    out.placement = placeLayout(lay, cluster);
+    out.microBatches = cfg.accumulationSteps;
+    out.globalBatch = cfg.microBatch * cfg.accumulationSteps * lay.dp;
+    out.stages = prep.stages;
+    const DeviceSpec& device = cluster.device;
+    TrainingConfig stageCfg = cfg;
+    stageCfg.parallel = ParallelConfig{};
+    if (lay.pp > 1) stageCfg.accumulationSteps = 1;
+    ShardingPlan sharding;
+    sharding.zeroStage = lay.zeroStage;
+    sharding.shardDegree = out.placement.shard.size;
+    sharding.offloadOptimizer = lay.offloadOptimizer || lay.offloadParameters;
+    sharding.offloadParameters = lay.offloadParameters;
+
+    // Each distinct stage's program rewritten for sharding (one micro-batch in flight), then
+    // every stage's peak with its own in-flight band: the band is constant from the first
+    // forward to the last backward, so the peak is the larger of the live bytes inside that
+    // span plus the band and those outside it.
+    const bool rewrite = sharding.zeroStage > 0 || sharding.offloadOptimizer;
+    struct Shared {
+        Timeline timeline;
+        Program program;  // rewritten, when the layout rewrites
+        std::int64_t inside = 0, outside = 0;
+        std::int64_t keptBytes = 0;
+        double collectiveS = 0;
+    };
+    std::vector<Shared> shared(runs.size());
+    for (std::size_t k = 0; k < runs.size(); ++k) {
         if (cancelRequested(cancel)) return makeError(kCancelledMessage);
-        const StageRun& r = runs[runOf[st]];
-        ShardingPlan plan = sharding;
-        plan.inFlight = out.stages[st].inFlight;
-        plan.keptPerMicroBatch = r.eval.timeline.savedActivationAffine;
-        programs[st] = r.eval.program;
-        if (auto ok = applySharding(r.graph, programs[st], plan); !ok) return ok.error();
-        timelines[st] = simulate(r.graph, programs[st], device, cancel);
+        const PreparedLayout::Run& r = runs[k];
+        Program& rewritten = shared[k].program;
+        const Program* prog = &r.eval.program;
+        if (rewrite) {
+            rewritten = r.eval.program;
+            if (auto ok = applySharding(r.graph, rewritten, sharding); !ok) return ok.error();
+            prog = &rewritten;
+            shared[k].timeline = simulate(r.graph, rewritten, device, cancel);
+        } else {
+            shared[k].timeline = r.eval.timeline;
+        }
+        // The span the band covers: the first forward to the last backward.
+        std::size_t first = SIZE_MAX, last = 0;
+        for (std::size_t i = 0; i < prog->instructions.size(); ++i) {
+            const InstrKind kd = prog->instructions[i].kind;
+            if (kd == InstrKind::Forward && first == SIZE_MAX) first = i;
+            if (kd == InstrKind::Backward) last = i;
+        }
+        const Timeline& t = shared[k].timeline;
+        for (std::size_t i = 0; i < t.live.size(); ++i) {
+            const std::int64_t live = totalBytes(t.live[i]);
+            std::int64_t& into = i >= first && i <= last ? shared[k].inside : shared[k].outside;
+            into = std::max(into, live);
+        }
+        shared[k].keptBytes = r.eval.timeline.savedActivationAffine.at(cfg.microBatch);
+        shared[k].collectiveS = collectiveSeconds(r.graph, r.eval.program, out.placement, cluster);
+    }
+    std::vector<const Timeline*> timelines(out.stages.size());
+    for (std::size_t st = 0; st < out.stages.size(); ++st) {
+        const Shared& sh = shared[runOf[st]];
         StageSummary& sum = out.stages[st];
-        sum.peakBytes = timelines[st].peakBytes;
-        sum.collectiveS = collectiveSeconds(r.graph, programs[st], out.placement, cluster);
-        const PhaseTotals& t = timelines[st].timeS;
+        const std::int64_t band =
+            std::llround(double(sh.keptBytes) * std::max(0.0, sum.inFlight - 1.0));
+        sum.peakBytes = std::max(sh.inside + band, sh.outside);
+        sum.collectiveS = sh.collectiveS;
+        const PhaseTotals& t = sh.timeline.timeS;
         sum.microBatchS = t.forward + t.recompute + t.backward + sum.collectiveS;
-        if (timelines[st].peakBytes > timelines[out.peakStage].peakBytes) out.peakStage = st;
+        timelines[st] = &sh.timeline;  // without the band: times and FLOPs only
+        if (sum.peakBytes > out.stages[out.peakStage].peakBytes) out.peakStage = st;
     }
 
     // Time of the step.
@@ -206,7 +269,7 @@ Result<ParallelEvaluation> evaluateParallel(const Network& net, const Strategy& 
         // The stage output (and its gradient back) crosses each boundary once per micro-batch
         // and model chunk.
         double sent = 0;
-        for (const StageRun& r : runs)
+        for (const PreparedLayout::Run& r : runs)
             if (r.graph.stageOutput.valid())
                 sent = r.graph.tensor(r.graph.stageOutput).bytes().atReal(cfg.microBatch);
         time.pipelineTransferS =
@@ -215,8 +278,8 @@ Result<ParallelEvaluation> evaluateParallel(const Network& net, const Strategy& 
         time.computeS = perMicro;
     }
     const double backwardPerMicro = lay.pp > 1
-                                        ? timelines[slow].timeS.backward
-                                        : timelines[slow].timeS.backward / double(std::max<std::int64_t>(m, 1));
+                                        ? timelines[slow]->timeS.backward
+                                        : timelines[slow]->timeS.backward / double(std::max<std::int64_t>(m, 1));
     // Data parallelism: the rank's gradients (and, sharded, its parameters).
     double gradBytes = 0;
     for (std::size_t st = 0; st < out.stages.size(); ++st)
@@ -253,7 +316,7 @@ Result<ParallelEvaluation> evaluateParallel(const Network& net, const Strategy& 
     // The optimizer: on the GPU its time follows the sharded state; offloaded, the host updates
     // its shard at its memory bandwidth (read and write parameter, master weight and moments,
     // read the gradient) and the updated 16-bit parameters come back over the host link.
-    time.optimizerS = timelines[slow].timeS.optimizer;
+    time.optimizerS = timelines[slow]->timeS.optimizer;
     if (lay.offloadOptimizer || lay.offloadParameters) {
         const double shard = double(std::max<std::int64_t>(sharding.shardDegree, 1));
         const double stateBytes = optimizerStateBytes(runs[runOf[slow]].eval.program) /
@@ -283,25 +346,50 @@ Result<ParallelEvaluation> evaluateParallel(const Network& net, const Strategy& 
 
     // Model FLOPs: the whole network's forward and backward at the micro-batch, no recompute.
     {
-        auto full = lower(net, cfg.precision);
-        if (!full) return full.error();
-        double perMicroFlops = 0;
-        for (const Op& op : full->ops)
-            perMicroFlops += op.forward.flops.atReal(cfg.microBatch) +
-                             op.backward.flops.atReal(cfg.microBatch);
+        const double perMicroFlops =
+            prep.flops.perSample * double(cfg.microBatch) + prep.flops.fixed;
         out.modelFlopsPerStep = perMicroFlops * double(m) * double(lay.dp);
+        // Recompute of every rank: each stage's per-rank recompute, over its tp x cp ranks,
+        // every micro-batch (pp 1: the program holds all of them) and data-parallel replica.
+        double recompute = 0;
+        for (const Timeline* t : timelines) recompute += t->flops.recompute;
+        recompute *= double(lay.tp * lay.cp * lay.dp) * (lay.pp > 1 ? double(m) : 1.0);
         const double peak = device.matmulPeak(computeDType(cfg.precision));
-        if (time.totalS > 0 && peak > 0)
+        if (time.totalS > 0 && peak > 0) {
             out.mfu = out.modelFlopsPerStep / (time.totalS * double(lay.gpus()) * peak);
+            out.hfu = (out.modelFlopsPerStep + recompute) /
+                      (time.totalS * double(lay.gpus()) * peak);
+        }
     }
 
     // The peaking rank's evaluation, with plan `none` under the same layout as its baseline.
+    // The peaking rank in full: its program with the band, simulated.
     const std::size_t ps = out.peakStage;
-    StageRun& peakRun = runs[runOf[ps]];
-    out.graph = peakRun.graph;
-    out.evaluation = std::move(peakRun.eval);
-    out.evaluation.program = std::move(programs[ps]);
-    out.evaluation.timeline = std::move(timelines[ps]);
+    const PreparedLayout::Run& peakRun = runs[runOf[ps]];
+    Shared& peakShared = shared[runOf[ps]];
+    Program peakProgram;
+    Timeline peakTimeline;
+    if (out.stages[ps].inFlight <= 1.0) {
+        // No band: the shared rewrite is the rank's program.
+        if (keepRank) peakProgram = rewrite ? std::move(peakShared.program) : peakRun.eval.program;
+        peakTimeline = std::move(peakShared.timeline);
+    } else {
+        peakProgram = peakRun.eval.program;
+        ShardingPlan plan = sharding;
+        plan.inFlight = out.stages[ps].inFlight;
+        plan.keptPerMicroBatch = peakRun.eval.timeline.savedActivationAffine;
+        if (auto ok = applySharding(peakRun.graph, peakProgram, plan); !ok) return ok.error();
+        peakTimeline = simulate(peakRun.graph, peakProgram, device, cancel);
+    }
+    out.stages[ps].peakBytes = peakTimeline.peakBytes;
+    if (keepRank) {
+        out.graph = peakRun.graph;
+        out.evaluation = peakRun.eval;
+        out.evaluation.program = std::move(peakProgram);
+    } else {
+        out.evaluation.strategy = peakRun.eval.strategy;
+    }
+    out.evaluation.timeline = std::move(peakTimeline);
     out.evaluation.baselinePeakBytes = 0;
     out.evaluation.baselineTimeS = 0;
     out.evaluation.baselineSavedActivationBytes = 0;

@@ -62,11 +62,48 @@ struct ParallelEvaluation {
     std::int64_t globalBatch = 1;   // samples per step: micro-batch x micro-batches x dp
     double modelFlopsPerStep = 0;   // the whole model's forward and backward, no recompute
     double mfu = 0;                 // model FLOPs / (step time x GPUs x peak)
+    // Hardware FLOPs utilisation: recompute counted too, as Megatron-LM reports "achieved
+    // TFLOP/s" (Narayanan et al. 2021).
+    double hfu = 0;
     std::int64_t hostBytesPerNode = 0;  // offloaded state and activations
     bool hostFits = true;
     bool fits = false;  // the peaking rank's peak and the host memory both fit
     double samplesPerS() const { return time.totalS > 0 ? double(globalBatch) / time.totalS : 0; }
 };
+
+// The whole model's forward and backward FLOPs of one micro-batch as perSample x B + fixed.
+struct ModelFlops {
+    double perSample = 0, fixed = 0;
+};
+ModelFlops modelFlopsOf(const Network& net, Precision precision);
+
+// The expensive half of an evaluation: each distinct stage lowered, planned, compiled and
+// simulated once. The layout's ZeRO stage, hybrid sharding and offload are applied only by
+// finishParallel, so one preparation serves them all (the search in fit.h).
+struct PreparedLayout {
+    struct Run {
+        Graph graph;
+        Evaluation eval;
+    };
+    TrainingConfig cfg;
+    std::vector<Run> runs;           // distinct stages
+    std::vector<std::size_t> runOf;  // per pipeline stage, its run
+    std::vector<StageSummary> stages;
+    ModelFlops flops;
+};
+Result<PreparedLayout> prepareParallel(const Network& net, const Strategy& s,
+                                       const std::vector<RegionSpec>& manual,
+                                       const TrainingConfig& cfg, const ClusterSpec& cluster,
+                                       const CancelFlag* cancel = nullptr,
+                                       const ModelFlops* flops = nullptr);
+// `layout` must equal the prepared one but for zeroStage, hybridShard and the offloads.
+// `keepRank` false leaves out the peaking rank's graph and program (only its timeline): what a
+// search needs.
+Result<ParallelEvaluation> finishParallel(const PreparedLayout& prepared,
+                                          const ParallelConfig& layout, const ClusterSpec& cluster,
+                                          bool withBaseline = true,
+                                          const CancelFlag* cancel = nullptr,
+                                          bool keepRank = true);
 
 // `withBaseline` false skips plan `none` (the search in fit.h does not need it).
 Result<ParallelEvaluation> evaluateParallel(const Network& net, const Strategy& s,

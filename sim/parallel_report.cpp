@@ -56,6 +56,7 @@ nlohmann::json parallelEvaluationToJson(const ParallelEvaluation& pe) {
                           {"total", t.totalS}};
     par["model_flops_per_step"] = pe.modelFlopsPerStep;
     par["mfu"] = pe.mfu;
+    par["hfu"] = pe.hfu;
     par["samples_per_s"] = pe.samplesPerS();
     par["host_bytes_per_node"] = pe.hostBytesPerNode;
     par["host_fits"] = pe.hostFits;
@@ -95,8 +96,9 @@ std::string parallelSummaryText(const ParallelEvaluation& pe) {
                   formatSeconds(t.dataParallelS).c_str(), formatSeconds(t.optimizerS).c_str(),
                   formatSeconds(t.offloadTransferS).c_str());
     out += line;
-    std::snprintf(line, sizeof line, "throughput         %.1f samples/s, MFU %.1f%%\n",
-                  pe.samplesPerS(), 100.0 * pe.mfu);
+    std::snprintf(line, sizeof line,
+                  "throughput         %.1f samples/s, MFU %.1f%% (with recompute: %.1f%%)\n",
+                  pe.samplesPerS(), 100.0 * pe.mfu, 100.0 * pe.hfu);
     out += line;
     if (pe.hostBytesPerNode > 0) {
         std::snprintf(line, sizeof line, "host memory        %s per node offloaded (%s)\n",

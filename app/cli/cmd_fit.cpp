@@ -71,6 +71,8 @@ int runFit(const FitCliOptions& f) {
         j["device"] = c->cluster.device.id;
         j["global_batch"] = r->globalBatch;
         j["min_gpus"] = r->fits ? r->gpus : r->minGpus;
+        j["min_gpus_plan"] = !r->fits && r->minGpus > 0 ? candidateJson(r->minGpusPlan)
+                                                        : nlohmann::json(nullptr);
         j["evaluated"] = r->evaluated;
         nlohmann::json cands = nlohmann::json::array();
         for (const FitCandidate& x : r->candidates) cands.push_back(candidateJson(x));
@@ -102,7 +104,8 @@ int runFit(const FitCliOptions& f) {
         std::cout << "DOES NOT FIT on " << r->gpus << " GPUs.\n";
         if (!r->modelStatesMessage.empty()) std::cout << "  " << r->modelStatesMessage << ".\n";
         if (r->minGpus > 0)
-            std::cout << "  smallest GPU count found that fits: " << r->minGpus << "\n";
+            std::cout << "  smallest GPU count found that fits: " << r->minGpus << ", e.g.\n  "
+                      << candidateLine(r->minGpusPlan) << "\n";
         if (r->offloadFits)
             std::cout << "  with offload to host memory it fits on " << r->gpus << ":\n  "
                       << candidateLine(r->offloadPlan) << "\n";
