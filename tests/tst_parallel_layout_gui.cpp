@@ -34,6 +34,7 @@ private slots:
     void pipelineShowsTheStage();
     void fitFillsTheTableAndApplies();
     void fitCanBeCancelled();
+    void fitSaysWhyNothingFits();
 };
 
 // Rajbhandari et al. 2020, figure 1: Ψ = 7.5B, mixed-precision Adam (K = 12), Nd = 64:
@@ -88,7 +89,8 @@ void TstParallelLayoutGui::layoutIsAnUndoableEdit() {
     QVERIFY2(rank.contains(QStringLiteral("per GPU, pipeline stage 1 of 1")), qPrintable(rank));
     QVERIFY2(rank.contains(QStringLiteral("dp 8 (ZeRO-3)")), qPrintable(rank));
     const QString mfu = w.summary()->fieldText(SummaryPanel::Field::Mfu);
-    QVERIFY2(mfu.contains(ui::formatPercent(doc->parallel()->mfu)), qPrintable(mfu));
+    QVERIFY2(mfu.startsWith(ui::formatPercent(doc->parallel()->mfu)), qPrintable(mfu));
+    QVERIFY2(mfu.contains(ui::formatPercent(doc->parallel()->hfu)), qPrintable(mfu));
     QVERIFY(doc->parallel()->mfu > 0.0 && doc->parallel()->mfu < 1.0);
     const QString step = w.summary()->fieldText(SummaryPanel::Field::StepTime);
     QVERIFY2(step.startsWith(ui::formatSeconds(doc->parallel()->time.totalS)), qPrintable(step));
@@ -262,6 +264,44 @@ void TstParallelLayoutGui::fitCanBeCancelled() {
     QTest::qWait(200);
     QCOMPARE(finished.count(), 1);
     QVERIFY(!fit->result().has_value());
+}
+
+// GPT-3 175B on 8 GPUs: model states alone are 16 B x 174.6e9 = 2.79 TB; the dialog says so,
+// with the smallest GPU count that fits and the rejected families, and lists no candidate but
+// the offload plan when there is one.
+void TstParallelLayoutGui::fitSaysWhyNothingFits() {
+    MainWindow w(test::testOptions());
+    QVERIFY(w.openModel(QStringLiteral("gpt3-175b")));
+    w.document()->waitUntilIdle();
+    FitDialog* fit = w.showFitDialog();
+    fit->gpusBox()->setValue(8);
+    QSignalSpy finished(fit, &FitDialog::searchFinished);
+    fit->start();
+    QVERIFY(finished.wait(300000));
+    QVERIFY2(fit->result().has_value(), qPrintable(fit->messageText()));
+    const FitResult& r = *fit->result();
+    QVERIFY(!r.fits);
+    // The rows: the best plan on the smallest count that fits, then the offload plan if any.
+    QCOMPARE(fit->table()->rowCount(), 1 + (r.offloadFits ? 1 : 0));
+    QCOMPARE(fit->table()->item(0, FitDialog::LayoutColumn)->text(),
+             toQString(describeLayout(r.minGpusPlan.layout)) +
+                 QStringLiteral(" (on %1 GPUs)").arg(r.minGpus));
+    QCOMPARE(r.minGpusPlan.layout.gpus(), r.minGpus);
+    const QString text = fit->messageText();
+    QVERIFY2(text.contains(QStringLiteral("Does not fit on 8 GPUs")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("2.79 TB")), qPrintable(text));
+    QVERIFY(r.minGpus > 8);
+    QVERIFY2(text.contains(QStringLiteral("smallest GPU count found that fits: %1")
+                               .arg(r.minGpus)),
+             qPrintable(text));
+    QVERIFY(!r.rejected.empty());
+    QVERIFY2(text.contains(printableText(r.rejected.front(), kShownMessageChars)),
+             qPrintable(text));
+    if (const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR"); !dir.isEmpty()) {
+        fit->resize(980, 640);
+        QCoreApplication::processEvents();
+        QVERIFY(fit->grab().save(QString::fromLocal8Bit(dir) + "/fit-dialog-gpt3-175b-8.png"));
+    }
 }
 
 QTEST_MAIN(TstParallelLayoutGui)

@@ -208,13 +208,19 @@ void FitDialog::showFailure(const QString& text) {
 
 void FitDialog::showResult() {
     const FitResult& r = *m_result;
+    // Nothing fits: the best plan on the smallest GPU count that fits and the offload plan on
+    // the count asked for are the rows, so that either applies with a double-click.
     m_rows = r.candidates;
+    if (!r.fits && r.minGpus > 0) m_rows.push_back(r.minGpusPlan);
     if (!r.fits && r.offloadFits) m_rows.push_back(r.offloadPlan);
     m_table->setRowCount(int(m_rows.size()));
     for (int row = 0; row < int(m_rows.size()); ++row) {
         const FitCandidate& c = m_rows[std::size_t(row)];
+        // A row on another GPU count than the one searched (the smallest that fits) says so.
+        QString layoutText = toQString(describeLayout(c.layout));
+        if (c.layout.gpus() != r.gpus) layoutText += tr(" (on %1)").arg(gpusText(c.layout.gpus()));
         const QString cells[ColumnCount] = {
-            toQString(describeLayout(c.layout)),
+            layoutText,
             toQString(c.strategy.spelling()),
             tr("%1 x %2").arg(c.microBatch).arg(c.accumulation),
             bytesText(c.peakBytes, m_units),
@@ -247,13 +253,18 @@ void FitDialog::showResult() {
                      .arg(r.evaluated));
     QStringList lines;
     if (!r.fits) {
-        if (!r.modelStatesMessage.empty())
-            lines << tr("Model states: %1.")
-                         .arg(printableText(r.modelStatesMessage, kShownMessageChars));
+        if (!r.modelStatesMessage.empty()) {
+            // "model states alone are 16 B x 1.746e+11 parameters = 2.79 TB ...", as a sentence.
+            QString states = printableText(r.modelStatesMessage, kShownMessageChars);
+            states[0] = states[0].toUpper();
+            lines << states + QLatin1Char('.');
+        }
         if (r.minGpus > 0)
-            lines << tr("The smallest GPU count found that fits: %1.").arg(r.minGpus);
+            lines << tr("The smallest GPU count found that fits: %1 (its best plan is the "
+                        "table's first row).")
+                         .arg(r.minGpus);
         if (r.offloadFits)
-            lines << tr("With offload to host memory it fits on %1: the last row.")
+            lines << tr("With offload to host memory it fits on %1: the table's last row.")
                          .arg(gpusText(r.gpus));
         else if (!r.offloadMessage.empty())
             lines << tr("Offload to host memory does not make it fit either: %1.")

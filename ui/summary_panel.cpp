@@ -141,6 +141,7 @@ void SummaryPanel::setEvaluation(const Evaluation& e, const DeviceSpec& device,
         m_clusterName = printableText(parallel->cluster.name);
         m_parallelTime = parallel->time;
         m_mfuValue = parallel->mfu;
+        m_hfuValue = parallel->hfu;
         m_hostBytesPerNode = parallel->hostBytesPerNode;
         m_hostFits = parallel->hostFits;
         m_hostMemoryBytes = parallel->cluster.hostMemoryBytes;
@@ -289,7 +290,8 @@ void SummaryPanel::refresh() {
                             .arg(m_layout)
                             .arg(m_gpus)
                             .arg(m_clusterName));
-        QString mfu = formatPercent(m_mfuValue);
+        QString mfu = tr("%1 (hardware FLOPs utilization, recompute counted: %2)")
+                          .arg(formatPercent(m_mfuValue), formatPercent(m_hfuValue));
         if (m_hostBytesPerNode > 0)
             mfu += QStringLiteral("; ") + tr("host memory %1 per node offloaded")
                                               .arg(bytesText(m_hostBytesPerNode, m_units));

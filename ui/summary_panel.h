@@ -150,6 +150,7 @@ private:
     QString m_layout, m_clusterName;
     StepTime m_parallelTime;
     double m_mfuValue = 0.0;
+    double m_hfuValue = 0.0;
     std::int64_t m_hostBytesPerNode = 0;
     std::int64_t m_hostMemoryBytes = 0;
     bool m_hostFits = true;
