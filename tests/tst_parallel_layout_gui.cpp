@@ -13,6 +13,9 @@
 #include <QtTest/QtTest>
 
 #include "device_bar.h"
+#include "layer_stack_view.h"
+#include "run_panel.h"
+#include "timeline_plot.h"
 #include "document.h"
 #include "fit_dialog.h"
 #include "layout_dialog.h"
@@ -95,6 +98,10 @@ void TstParallelLayoutGui::layoutIsAnUndoableEdit() {
     const QString step = w.summary()->fieldText(SummaryPanel::Field::StepTime);
     QVERIFY2(step.startsWith(ui::formatSeconds(doc->parallel()->time.totalS)), qPrintable(step));
     QVERIFY2(step.contains(QStringLiteral("data-parallel communication")), qPrintable(step));
+    // The executors run whole single-GPU steps: the Run panel says so instead of offering a
+    // rank's program.
+    QVERIFY2(w.runPanel()->statusText().contains(QStringLiteral("1 GPU")),
+             qPrintable(w.runPanel()->statusText()));
     // ZeRO-3 shards the model states: the rank's peak is below one GPU's, and the gathered
     // parameters are a category of the peak's breakdown or at least of the program.
     QVERIFY(doc->evaluation().timeline.peakBytes < singlePeak);
@@ -177,6 +184,16 @@ void TstParallelLayoutGui::pipelineShowsTheStage() {
     const QString expected = QStringLiteral("pipeline stage %1 of 4")
                                  .arg(doc->parallel()->peakStage + 1);
     QVERIFY2(rank.contains(expected), qPrintable(rank));
+    // Selecting a layer of the stage shown highlights its instructions in that stage's
+    // timeline; a layer of another stage highlights nothing.
+    const StageSummary& shown = doc->parallel()->stages[doc->parallel()->peakStage];
+    QCOMPARE(doc->rankFirstInstance(), shown.firstLayer);
+    w.layerStack()->selectInstance(int(shown.firstLayer + shown.layerCount - 1));
+    QVERIFY(!w.timeline()->highlightedSpans().empty());
+    const std::int64_t outside =
+        shown.firstLayer > 0 ? 0 : shown.firstLayer + shown.layerCount;
+    w.layerStack()->selectInstance(int(outside));
+    QVERIFY(w.timeline()->highlightedSpans().empty());
     // The rank's graph holds a quarter of the blocks: fewer parameters than the whole model.
     auto whole = lower(doc->network(), doc->model().training.precision);
     QVERIFY(whole);

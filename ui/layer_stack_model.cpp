@@ -84,6 +84,12 @@ void LayerStackModel::addSubModules(int parentNode, ModuleId module, std::int64_
     }
 }
 
+bool LayerStackModel::isRepeatedEntry(const Node& n) {
+    // A single entry is its one instance; a repeated one holds its instances as children. (A
+    // single entry's module is no test: outside the pipeline stage shown it has none.)
+    return n.kind == NodeKind::Entry && n.instance < 0;
+}
+
 ModuleId LayerStackModel::moduleOf(std::int64_t instance) const {
     // Under pipeline parallelism the graph is the shown rank's: its layers are the network's
     // instances from rankFirstInstance() on.
@@ -229,17 +235,18 @@ int LayerStackModel::columnCount(const QModelIndex&) const {
 bool LayerStackModel::opRange(const Node& n, std::uint32_t& first, std::uint32_t& last) const {
     const Graph& g = m_document->graph();
     if (n.kind == NodeKind::Input) return false;
-    if (n.kind == NodeKind::Entry && !n.module.valid()) {
-        // A repeated entry spans its instances; a single one outside the rank shown (a
-        // pipeline stage holds only some of the layers) has no ops.
-        if (n.children.empty()) return false;
-        const Node& a = m_nodes[std::size_t(n.children.front())];
-        const Node& b = m_nodes[std::size_t(n.children.back())];
-        std::uint32_t f1, l1, f2, l2;
-        if (!opRange(a, f1, l1) || !opRange(b, f2, l2)) return false;
-        first = f1;
-        last = l2;
-        return true;
+    if (isRepeatedEntry(n)) {
+        // A repeated entry spans its instances: those of the rank shown (a pipeline stage
+        // holds only some of them).
+        bool any = false;
+        for (int c : n.children) {
+            std::uint32_t f = 0, l = 0;
+            if (!opRange(m_nodes[std::size_t(c)], f, l)) continue;
+            if (!any) first = f;
+            last = l;
+            any = true;
+        }
+        return any;
     }
     if (!n.module.valid() || n.module.index() >= g.modules.size()) return false;
     const Module& m = g.module(n.module);
@@ -258,7 +265,7 @@ std::int64_t LayerStackModel::keptBytes(const Node& n) const {
 
 Qt::CheckState LayerStackModel::checkState(const Node& n) const {
     const Plan& plan = m_document->evaluation().program.plan;
-    if (n.kind == NodeKind::Entry && !n.module.valid()) {
+    if (isRepeatedEntry(n)) {
         std::size_t on = 0;
         for (int c : n.children) on += checkState(m_nodes[std::size_t(c)]) == Qt::Checked ? 1 : 0;
         if (on == 0) return Qt::Unchecked;
@@ -278,7 +285,7 @@ bool LayerStackModel::regionFor(const QModelIndex& index, RegionSpec& region) co
         region = RegionSpec{true, 0, 0, m_document->graph().module(n->module).path};
         return true;
     }
-    if (n->kind == NodeKind::Entry && !n->module.valid()) {
+    if (isRepeatedEntry(*n)) {
         const std::int64_t a = m_nodes[std::size_t(n->children.front())].instance;
         const std::int64_t b = m_nodes[std::size_t(n->children.back())].instance;
         region = RegionSpec{false, a, b, ""};
@@ -347,7 +354,7 @@ QString LayerStackModel::shapeText(const Node& n) const {
             return text(shapes[0]);
         }
         case NodeKind::Entry:
-            if (!n.module.valid() && !n.children.empty())
+            if (isRepeatedEntry(n) && !n.children.empty())
                 instance = m_nodes[std::size_t(n.children.back())].instance;
             break;
         case NodeKind::Instance:
@@ -367,12 +374,12 @@ QString LayerStackModel::checkpointText(const Node& n) const {
     std::uint32_t first = 0, last = 0;
     if (!opRange(n, first, last)) return {};
     const Qt::CheckState s = checkState(n);
-    if (n.kind == NodeKind::Entry && !n.module.valid() && s == Qt::PartiallyChecked) {
+    if (isRepeatedEntry(n) && s == Qt::PartiallyChecked) {
         int on = 0;
         for (int c : n.children) on += checkState(m_nodes[std::size_t(c)]) == Qt::Checked ? 1 : 0;
         return tr("%1 of %2").arg(on).arg(n.children.size());
     }
-    if (n.kind == NodeKind::Entry && !n.module.valid() && s == Qt::Unchecked) {
+    if (isRepeatedEntry(n) && s == Qt::Unchecked) {
         // Instances grouped into larger regions (every:K): name the groups.
         QStringList groups;
         const Plan& plan = m_document->evaluation().program.plan;
@@ -400,7 +407,7 @@ QString LayerStackModel::toolTip(const Node& n) const {
         case NodeKind::Input:
             return tr("The network's input.") + QLatin1Char('\n') + kept;
         case NodeKind::Entry:
-            if (!n.module.valid())
+            if (isRepeatedEntry(n))
                 return tr("A repeated block; expand it to checkpoint single instances.") +
                        QLatin1Char('\n') + kept;
             break;
@@ -426,7 +433,7 @@ QVariant LayerStackModel::data(const QModelIndex& index, int role) const {
         case EntryRole:
             return n->entry;
         case InstanceRole:
-            return (n->kind == NodeKind::Entry && !n->module.valid()) ? -1 : qint64(n->instance);
+            return (isRepeatedEntry(*n)) ? -1 : qint64(n->instance);
         case ModulePathRole:
             return n->module.valid() ? toQString(m_document->graph().module(n->module).path)
                                      : QString();
@@ -521,7 +528,7 @@ bool LayerStackModel::setData(const QModelIndex& index, const QVariant& value, i
     const Node* n = nodeOf(index);
     if (!n || role != Qt::CheckStateRole || index.column() != CheckpointColumn) return false;
     const bool on = Qt::CheckState(value.toInt()) == Qt::Checked;
-    if (n->kind == NodeKind::Entry && !n->module.valid())
+    if (isRepeatedEntry(*n))
         return m_document->setEntryCheckpointed(std::size_t(n->entry), on).ok();
     RegionSpec region;
     if (!regionFor(index, region)) return false;
@@ -619,7 +626,7 @@ QModelIndex LayerStackModel::indexForInstance(std::int64_t instance, int column)
     for (int r : m_roots) {
         const Node& n = m_nodes[std::size_t(r)];
         if (n.kind != NodeKind::Entry) continue;
-        if (n.module.valid() && n.instance == instance) return indexOfNode(r, column);
+        if (!isRepeatedEntry(n) && n.instance == instance) return indexOfNode(r, column);
         for (int c : n.children) {
             const Node& child = m_nodes[std::size_t(c)];
             if (child.kind == NodeKind::Instance && child.instance == instance)
