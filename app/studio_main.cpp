@@ -1,15 +1,17 @@
 // remat-studio: the desktop app. `remat-studio [MODEL] [--strategy S] [--screenshot FILE.png]
 // [--dark] [--expand-all] [--language CODE] [--size WxH] [--output DIR] [--autosave-dir DIR]
-// [--recover]`.
+// [--recover] [--step-through STEP] [--compare-with S]`.
 // With a display it opens the main window on MODEL (default: the gpt2-small preset), then
 // offers to recover work a crashed or killed session left in the autosave folder (`--recover`
 // recovers the newest without asking); `--screenshot` renders the window offscreen to FILE and
-// quits; without any display it runs the headless job (comparison on stdout, plots as PNG
+// quits (`--step-through` first shows the step-through and the schedule grid at a step);
+// without any display it runs the headless job (comparison on stdout, plots as PNG
 // files) instead of failing to open a window. SIGTERM, SIGINT and SIGHUP end the app in order:
 // unsaved work is written to the autosave and offered back at the next start.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QDockWidget>
 #include <QTimer>
 #include <QTreeView>
 #include <cstdlib>
@@ -25,7 +27,9 @@
 #include "language.h"
 #include "layer_stack_view.h"
 #include "main_window.h"
+#include "plan_diff_panel.h"
 #include "qt_convert.h"
+#include "step_through_panel.h"
 #include "termination_signal.h"
 #include "theme.h"
 
@@ -131,7 +135,22 @@ int main(int argc, char** argv) {
                                 "Window size in pixels, WIDTHxHEIGHT (default 1600x1000, or the "
                                 "screen's where smaller; 1280x720 shows the projector layout)."),
         QStringLiteral("WxH"));
+    QCommandLineOption stepOption(
+        QStringLiteral("step-through"),
+        QApplication::translate("main",
+                                "Show the step-through and the schedule grid at STEP (counted "
+                                "from 1 among the forward, recompute, backward and optimizer "
+                                "steps), or at the peak with 'peak'."),
+        QStringLiteral("STEP"));
     parser.addOption(screenshotOption);
+    QCommandLineOption compareOption(
+        QStringLiteral("compare-with"),
+        QApplication::translate("main",
+                                "Show the two-plans tab comparing the strategy with S (none, "
+                                "full, every:3, ...)."),
+        QStringLiteral("S"));
+    parser.addOption(stepOption);
+    parser.addOption(compareOption);
     parser.addOption(sizeOption);
     parser.addOption(autosaveDirOption);
     parser.addOption(recoverOption);
@@ -197,6 +216,35 @@ int main(int argc, char** argv) {
 
     if (parser.isSet(expandOption)) window.layerStack()->tree()->expandAll();
     if (windowSize.isValid()) window.resize(windowSize);
+    if (parser.isSet(compareOption)) {
+        window.planDiff()->setOtherStrategy(parser.value(compareOption));
+        window.planDiffDock()->show();
+        window.planDiffDock()->raise();
+    }
+    if (parser.isSet(stepOption)) {
+        const QString step = parser.value(stepOption);
+        bool ok = false;
+        const long long n = step.toLongLong(&ok);
+        if (step != QLatin1String("peak") && (!ok || n < 1)) {
+            std::cerr << "remat-studio: --step-through: expected a step number from 1 or 'peak', "
+                         "got '"
+                      << remat::ui::printableText(step, 64).toStdString() << "'\n";
+            return 2;
+        }
+        window.stepThroughDock()->raise();
+        window.scheduleDock()->raise();
+        window.stepThroughDock()->show();
+        window.scheduleDock()->show();
+        // Shown (and so indexed) once the window is on screen.
+        QTimer::singleShot(0, &window, [&window, step, n] {
+            remat::ui::StepThroughPanel* panel = window.stepThrough();
+            if (step == QLatin1String("peak"))
+                panel->goToPeak();
+            else if (panel->stepCount() > 0)
+                panel->seekInstruction(
+                    panel->steps()[std::size_t(std::min<long long>(n, panel->stepCount())) - 1]);
+        });
+    }
     if (parser.isSet(screenshotOption)) {
         if (!windowSize.isValid()) window.resize(1600, 1000);
         window.show();

@@ -18,3 +18,9 @@ shot main-window-gpt2-small-selective.png gpt2-small --strategy selective:attent
 shot main-window-gpt2-small-zh_CN.png gpt2-small --strategy every:3 --language zh_CN
 shot main-window-projector-1280x720.png gpt2-small --strategy every:3 --size 1280x720
 shot main-window-projector-1280x720-zh_CN.png gpt2-small --strategy every:3 --size 1280x720 --language zh_CN
+# The step-through at the first recompute of every:3 (step 189), and the schedule grid of a
+# nested plan (revolve with 2 slots: four recompute depths) at the peak.
+shot step-through-gpt2-small-1280x720.png gpt2-small --strategy every:3 --size 1280x720 --step-through 189
+shot schedule-grid-gpt2-small-revolve.png gpt2-small --strategy revolve:2 --step-through peak
+# Two plans side by side: every:3 against none.
+shot two-plans-gpt2-small-1280x720.png gpt2-small --strategy every:3 --size 1280x720 --compare-with none

@@ -198,17 +198,20 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
     sharding.shardDegree = out.placement.shard.size;
     sharding.offloadOptimizer = lay.offloadOptimizer || lay.offloadParameters;
     sharding.offloadParameters = lay.offloadParameters;
+    sharding.offloadActivations = lay.offloadActivations;
 
     // Each distinct stage's program rewritten for sharding (one micro-batch in flight), then
     // every stage's peak with its own in-flight band: the band is constant from the first
     // forward to the last backward, so the peak is the larger of the live bytes inside that
     // span plus the band and those outside it.
-    const bool rewrite = sharding.zeroStage > 0 || sharding.offloadOptimizer;
+    const bool rewrite =
+        sharding.zeroStage > 0 || sharding.offloadOptimizer || sharding.offloadActivations;
     struct Shared {
         Timeline timeline;
         Program program;  // rewritten, when the layout rewrites
         std::int64_t inside = 0, outside = 0;
         std::int64_t keptBytes = 0;
+        std::int64_t offloadedBytes = 0;  // activations sent to the host per micro-batch
         double collectiveS = 0;
     };
     std::vector<Shared> shared(runs.size());
@@ -239,6 +242,11 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
             into = std::max(into, live);
         }
         shared[k].keptBytes = r.eval.timeline.savedActivationAffine.at(cfg.microBatch);
+        if (sharding.offloadActivations) {
+            // The other in-flight micro-batches' offloaded activations wait on the host.
+            shared[k].offloadedBytes = offloadedActivationBytes(*prog, cfg.microBatch);
+            shared[k].keptBytes = std::max<std::int64_t>(0, shared[k].keptBytes - shared[k].offloadedBytes);
+        }
         shared[k].collectiveS = collectiveSeconds(r.graph, r.eval.program, out.placement, cluster);
     }
     std::vector<const Timeline*> timelines(out.stages.size());
@@ -317,6 +325,8 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
     // its shard at its memory bandwidth (read and write parameter, master weight and moments,
     // read the gradient) and the updated 16-bit parameters come back over the host link.
     time.optimizerS = timelines[slow]->timeS.optimizer;
+    // GPUs of this layout sharing one node's host memory.
+    const std::int64_t gpusInNode = std::min(lay.gpus(), cluster.gpusPerNode);
     if (lay.offloadOptimizer || lay.offloadParameters) {
         const double shard = double(std::max<std::int64_t>(sharding.shardDegree, 1));
         const double stateBytes = optimizerStateBytes(runs[runOf[slow]].eval.program) /
@@ -338,7 +348,25 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
         } else {
             time.offloadTransferS = std::max(0.0, grads - backwardPerMicro) + params;
         }
-        out.hostBytesPerNode = std::int64_t(hostBytes) * cluster.gpusPerNode;
+        out.hostBytesPerNode = std::int64_t(hostBytes) * gpusInNode;
+        out.hostFits = out.hostBytesPerNode <= cluster.hostMemoryBytes;
+    }
+    if (lay.offloadActivations) {
+        // Kept activations go to the host in forward and come back for backward, for every
+        // micro-batch a rank holds at once; the transfers run behind that micro-batch's
+        // compute.
+        double worstHost = 0, exposed = 0;
+        for (std::size_t st = 0; st < out.stages.size(); ++st) {
+            const Shared& sh = shared[runOf[st]];
+            worstHost = std::max(worstHost, double(sh.offloadedBytes) * out.stages[st].inFlight);
+            const double each = transferTime(double(sh.offloadedBytes), cluster.hostLink);
+            const double microCompute =
+                lay.pp > 1 ? out.stages[st].microBatchS
+                           : out.stages[st].microBatchS / double(std::max<std::int64_t>(m, 1));
+            exposed = std::max(exposed, double(m) * std::max(0.0, 2.0 * each - microCompute));
+        }
+        time.offloadTransferS += exposed;
+        out.hostBytesPerNode += std::int64_t(worstHost) * gpusInNode;
         out.hostFits = out.hostBytesPerNode <= cluster.hostMemoryBytes;
     }
     time.totalS = time.computeS + time.bubbleS + time.pipelineTransferS +
@@ -378,6 +406,12 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
         ShardingPlan plan = sharding;
         plan.inFlight = out.stages[ps].inFlight;
         plan.keptPerMicroBatch = peakRun.eval.timeline.savedActivationAffine;
+        if (sharding.offloadActivations) {
+            const std::int64_t all = plan.keptPerMicroBatch.at(cfg.microBatch);
+            const double stays = all > 0 ? double(peakShared.keptBytes) / double(all) : 0.0;
+            plan.keptPerMicroBatch = {std::llround(double(plan.keptPerMicroBatch.perSample) * stays),
+                                      std::llround(double(plan.keptPerMicroBatch.fixed) * stays)};
+        }
         if (auto ok = applySharding(peakRun.graph, peakProgram, plan); !ok) return ok.error();
         peakTimeline = simulate(peakRun.graph, peakProgram, device, cancel);
     }

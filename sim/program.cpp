@@ -278,7 +278,10 @@ std::string bufferLabel(const Graph& g, const Buffer& b) {
             return name + (b.moment <= 1 ? " (moment 1)" : " (moment 2)");
         case BufferRole::ParamGrad:
         case BufferRole::ActivationGrad: return "grad " + name;
-        case BufferRole::Activation: return b.recomputed ? name + " (recompute)" : name;
+        case BufferRole::Activation:
+            return b.recomputed ? name + " (recompute)"
+                   : b.backward ? name + " (back from host)"
+                                : name;
         default: return name;
     }
 }

@@ -21,7 +21,105 @@ struct Visit {
     std::uint32_t microStep = 0;
 };
 
+template <typename F>
+void forEachOperand(Instruction& ins, F f) {
+    for (BufferList* l : {&ins.inputs, &ins.outputs, &ins.params, &ins.saved, &ins.gradOutputs,
+                          &ins.gradInputs, &ins.paramGrads, &ins.state})
+        for (BufferId& b : *l) f(b);
+    f(ins.workspace);
+}
+
+// The activation-offload rewrite (ShardingPlan::offloadActivations), in place. Brought-back
+// buffers are marked `recomputed = false`, `backward = true` (their label says so).
+void offloadKeptActivations(Program& p) {
+    const std::size_t nb = p.buffers.size(), n = p.instructions.size();
+    std::vector<std::size_t> lastForward(nb, SIZE_MAX), firstBackward(nb, SIZE_MAX);
+    std::vector<std::size_t> freeAt(nb, SIZE_MAX);
+    std::vector<std::size_t> computeBefore(n + 1, 0);  // compute instructions before i
+    for (std::size_t i = 0; i < n; ++i) {
+        Instruction& ins = p.instructions[i];
+        computeBefore[i + 1] = computeBefore[i] + (ins.kind != InstrKind::Alloc &&
+                                                   ins.kind != InstrKind::Free);
+        if (ins.kind == InstrKind::Free) freeAt[ins.buffer.index()] = i;
+        const bool fwd = ins.kind == InstrKind::Forward;
+        const bool bwd = ins.kind == InstrKind::Recompute || ins.kind == InstrKind::Backward;
+        if (!fwd && !bwd) continue;
+        forEachOperand(ins, [&](BufferId& b) {
+            if (!b.valid()) return;
+            if (fwd) lastForward[b.index()] = i;
+            else if (firstBackward[b.index()] == SIZE_MAX) firstBackward[b.index()] = i;
+        });
+    }
+    std::vector<BufferId> back(nb, BufferId::invalid());
+    std::vector<std::vector<Instruction>> pre(n), post(n);
+    for (std::size_t b = 0; b < nb; ++b) {
+        const Buffer& buf = p.buffers[b];
+        if (buf.role != BufferRole::Activation || buf.category != Category::SavedActivations)
+            continue;
+        if (lastForward[b] == SIZE_MAX || firstBackward[b] == SIZE_MAX || freeAt[b] == SIZE_MAX)
+            continue;
+        // Worth sending only when other work runs in between (the loss's own backward comes
+        // straight after it).
+        if (firstBackward[b] < lastForward[b] ||
+            computeBefore[firstBackward[b]] - computeBefore[lastForward[b] + 1] < 2)
+            continue;
+        Buffer copy = buf;
+        copy.backward = true;
+        p.buffers.push_back(copy);
+        const BufferId nbId(std::uint32_t(p.buffers.size() - 1));
+        back[b] = nbId;
+        Instruction f;
+        f.kind = InstrKind::Free;
+        f.phase = p.instructions[lastForward[b]].phase;
+        f.microStep = p.instructions[lastForward[b]].microStep;
+        f.buffer = BufferId(std::uint32_t(b));
+        post[lastForward[b]].push_back(f);
+        Instruction a;
+        a.kind = InstrKind::Alloc;
+        a.phase = p.instructions[firstBackward[b]].phase;
+        a.microStep = p.instructions[firstBackward[b]].microStep;
+        a.buffer = nbId;
+        pre[firstBackward[b]].push_back(a);
+        p.instructions[freeAt[b]].buffer = nbId;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        Instruction& ins = p.instructions[i];
+        if (ins.kind != InstrKind::Recompute && ins.kind != InstrKind::Backward) continue;
+        forEachOperand(ins, [&](BufferId& b) {
+            if (b.valid() && b.index() < nb && back[b.index()].valid() && i >= firstBackward[b.index()])
+                b = back[b.index()];
+        });
+    }
+    std::vector<Instruction> out;
+    out.reserve(n + 2 * nb);
+    std::vector<std::size_t> groupStart(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        groupStart[i] = out.size();
+        for (Instruction& x : pre[i]) out.push_back(std::move(x));
+        out.push_back(std::move(p.instructions[i]));
+        for (Instruction& x : post[i]) out.push_back(std::move(x));
+    }
+    groupStart[n] = out.size();
+    if (p.repeat) {
+        p.repeat->begin = groupStart[p.repeat->begin];
+        p.repeat->end = groupStart[std::min(p.repeat->end, n)];
+    }
+    p.instructions = std::move(out);
+}
+
 }  // namespace
+
+std::int64_t offloadedActivationBytes(const Program& p, std::int64_t microBatch) {
+    // The brought-back buffers of the last micro-step: one micro-batch's offloaded bytes.
+    std::uint32_t last = 0;
+    for (const Buffer& b : p.buffers)
+        if (b.role == BufferRole::Activation && b.backward) last = std::max(last, b.microStep);
+    std::int64_t sum = 0;
+    for (const Buffer& b : p.buffers)
+        if (b.role == BufferRole::Activation && b.backward && b.microStep == last)
+            sum += b.bytes.at(microBatch);
+    return sum;
+}
 
 std::vector<std::int64_t> layerParameterBytes(const Graph& g) {
     std::vector<std::int64_t> out(g.layerModules.size(), 0);
@@ -59,10 +157,11 @@ Status applySharding(const Graph& g, Program& p, const ShardingPlan& plan) {
             default: break;
         }
     }
+    if (plan.offloadActivations) offloadKeptActivations(p);
     const bool gather = plan.zeroStage >= 3 && (d > 1 || plan.offloadParameters);
     const bool wholeGrads = plan.zeroStage >= 2 && (d > 1 || plan.offloadParameters);
     const bool band = plan.inFlight > 1.0;
-    if (!gather && !wholeGrads && !band) return Ok{};
+    if (!gather && !wholeGrads && !band) return validateProgram(g, p);
 
     const std::size_t n = p.instructions.size();
     const std::vector<std::int64_t> unitBytes = layerParameterBytes(g);

@@ -25,6 +25,10 @@ struct ShardingPlan {
     std::int64_t shardDegree = 1;  // ranks the states are sharded over
     bool offloadOptimizer = false;
     bool offloadParameters = false;  // parameters and their gradients live on the host
+    // Activations kept for backward leave the GPU after their last forward use and come back
+    // just before their first use in backward (recompute or backward): each such storage
+    // becomes two buffers, the forward one and the one brought back.
+    bool offloadActivations = false;
     // Kept activations of the other in-flight micro-batches: `inFlight - 1` times `perMicroBatch`.
     double inFlight = 1.0;
     Affine keptPerMicroBatch;
@@ -50,6 +54,9 @@ struct ModelStateBytes {
 };
 ModelStateBytes zeroModelStates(std::int64_t parameterCount, Precision precision,
                                 Optimizer optimizer, int zeroStage, std::int64_t shardDegree);
+// Bytes of the kept activations the rewrite moved to the host in one micro-batch (0 without
+// offloadActivations): what the host must hold for it and the host link moves each way.
+std::int64_t offloadedActivationBytes(const Program& p, std::int64_t microBatch);
 
 // Each layer instance's parameter bytes (whole, unsharded), by expanded layer index.
 std::vector<std::int64_t> layerParameterBytes(const Graph& g);

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "calibration.h"
+#include "gemm_model.h"
+
 namespace remat {
 
 double Timeline::samplesPerS() const {
@@ -12,13 +15,23 @@ double Timeline::samplesPerS() const {
 
 namespace {
 
-double roofline(const OpCost& c, std::int64_t b, DType dtype, const DeviceSpec& d) {
-    const double flops = c.flops.atReal(b);
+// The slower of the op's compute (its GEMMs at their shape's efficiency, or CUDA-core work at
+// the vector peak) and its bytes at the achievable bandwidth, plus a launch per kernel.
+double opTime(const Graph& g, const Op& op, Direction dir, std::int64_t b, DType dtype,
+              const DeviceSpec& d) {
+    const OpCost& c = dir == Direction::Forward ? op.forward : op.backward;
     const double bytes = c.bytesMoved.atReal(b);
-    const double peak = c.matmul ? d.matmulPeak(dtype) : d.vectorPeak();
-    const double compute = peak > 0 ? flops / peak : 0.0;
-    const double memory = d.bandwidthBytesPerS > 0 ? bytes / d.bandwidthBytesPerS : 0.0;
-    return std::max(compute, memory) + d.launchOverheadS;
+    double compute = 0.0;
+    const GemmList gemms = c.matmul ? opGemms(g, op, dir, b) : GemmList{};
+    if (!gemms.empty()) {
+        for (const GemmShape& s : gemms) compute += gemmComputeTime(d, dtype, s);
+    } else {
+        const double peak = c.matmul ? d.matmulPeak(dtype) * d.matmulBestFraction(dtype) : d.vectorPeak();
+        compute = peak > 0 ? c.flops.atReal(b) / peak : 0.0;
+    }
+    const double bw = d.achievableBandwidth();
+    const double memory = bw > 0 ? bytes / bw : 0.0;
+    return std::max(compute, memory) + double(opKernelCount(op, dir)) * d.launchOverheadS;
 }
 
 }  // namespace
@@ -37,21 +50,20 @@ double instructionTime(const Graph& g, const Program& p, const Instruction& ins,
             for (BufferId s : ins.params) bytes += 2.0 * double(p.buffer(s).bytes.at(b));
             for (BufferId s : ins.paramGrads) bytes += double(p.buffer(s).bytes.at(b));
             for (BufferId s : ins.state) bytes += 2.0 * double(p.buffer(s).bytes.at(b));
-            return bytes / d.bandwidthBytesPerS + d.launchOverheadS;
+            return bytes / d.achievableBandwidth() + d.launchOverheadS;
         }
         default: break;
     }
     const Op& op = g.op(ins.op);
-    if (!d.measured.empty()) {
-        auto it = d.measured.find(op.name);
-        if (it != d.measured.end()) {
+    if (d.calibrated()) {
+        if (const MeasuredOpTime* m = measuredTime(d, g, op, p.precision)) {
             const double scale = double(b) / double(std::max<std::int64_t>(1, d.calibrationMicroBatch));
-            return (ins.kind == InstrKind::Backward ? it->second.backwardS : it->second.forwardS) *
-                   scale;
+            return (ins.kind == InstrKind::Backward ? m->backwardS : m->forwardS) * scale;
         }
     }
     if (op.kind == OpKind::Flatten) return 0.0;
-    return roofline(ins.kind == InstrKind::Backward ? op.backward : op.forward, b, act, d);
+    return opTime(g, op, ins.kind == InstrKind::Backward ? Direction::Backward : Direction::Forward,
+                  b, act, d);
 }
 
 Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,

@@ -10,6 +10,7 @@
 // predict exactly those times (scaled by micro-batch).
 #include <QtTest/QtTest>
 
+#include <QDateTime>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <fstream>
@@ -20,6 +21,7 @@
 #include <string>
 
 #include "backends.h"
+#include "calibration.h"
 #include "compiler.h"
 #include "device.h"
 #include "lower.h"
@@ -201,14 +203,33 @@ private slots:
 
         auto model = loadModel("mlp-3x1024");
         QVERIFY(model);
+        // What the times were measured on.
+        const CalibrationOrigin& origin = profile->calibrationOrigin;
+        QCOMPARE(origin.model, model->network.name.empty() ? std::string("mlp-3x1024")
+                                                           : model->network.name);
+        QCOMPARE(origin.precision, std::string(precisionName(model->training.precision)));
+        QCOMPARE(origin.backend, std::string("cpu"));
+        QVERIFY(!origin.deviceName.empty());
+        QVERIFY2(QDateTime::fromString(QString::fromStdString(origin.date), Qt::ISODate).isValid(),
+                 origin.date.c_str());
+        // Keyed by op kind and shape, not by name: the three linears of one shape share a key.
+        QVERIFY(profile->measured.empty());
         auto g = lower(model->network, model->training.precision);
         QVERIFY(g);
         for (const Op& op : g->ops) {
-            auto it = profile->measured.find(op.name);
-            QVERIFY2(it != profile->measured.end(), op.name.c_str());
+            auto it = profile->measuredByShape.find(opShapeKey(*g, op, model->training.precision));
+            QVERIFY2(it != profile->measuredByShape.end(), op.name.c_str());
             QVERIFY2(it->second.forwardS > 0.0, op.name.c_str());
             QVERIFY2(it->second.backwardS > 0.0, op.name.c_str());
         }
+        QVERIFY(profile->measuredByShape.size() < g->ops.size());
+        // Applied to the model it was measured on, the one thing said is that these are a
+        // CPU's times.
+        const auto warnings =
+            calibrationWarnings(*profile, *g, model->training.precision, origin.model);
+        QCOMPARE(warnings.size(), std::size_t(1));
+        QVERIFY2(warnings[0].find("measured on the cpu backend") != std::string::npos,
+                 warnings[0].c_str());
 
         // The simulator now predicts each compute instruction from the measured figures, and
         // scales them with the micro-batch.
@@ -222,7 +243,8 @@ private slots:
             const double scale = double(batch) / 64.0;
             for (const Instruction& ins : p->instructions) {
                 if (ins.kind != InstrKind::Forward && ins.kind != InstrKind::Backward) continue;
-                const MeasuredOpTime& m = profile->measured.at(g->op(ins.op).name);
+                const MeasuredOpTime& m = profile->measuredByShape.at(
+                    opShapeKey(*g, g->op(ins.op), model->training.precision));
                 const double want = (ins.kind == InstrKind::Forward ? m.forwardS : m.backwardS);
                 QCOMPARE(instructionTime(*g, *p, ins, *profile), want * scale);
             }
@@ -261,7 +283,8 @@ private slots:
         text << in.rdbuf();
         auto profile = parseDevice(text.str(), out.toStdString());
         QVERIFY2(profile, profile ? "" : profile.error().message.c_str());
-        QVERIFY(!profile->measured.empty());
+        QVERIFY(!profile->measuredByShape.empty());
+        QCOMPARE(profile->calibrationOrigin.backend, std::string("cuda"));
     }
 };
 

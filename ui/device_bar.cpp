@@ -4,6 +4,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 
+#include "calibration.h"
 #include "device.h"
 #include "document.h"
 #include "layout_dialog.h"
@@ -16,6 +17,7 @@ DeviceBar::DeviceBar(Document* document, QWidget* parent)
       m_document(document),
       m_device(new QComboBox(this)),
       m_capacity(new QLabel(this)),
+      m_calibration(new QLabel(this)),
       m_layout(new LayoutButton(document, this)) {
     for (const DeviceSpec& d : builtinDevices())
         m_device->addItem(printableText(d.name), toQString(d.id));
@@ -36,6 +38,9 @@ DeviceBar::DeviceBar(Document* document, QWidget* parent)
     layout->addWidget(caption);
     layout->addWidget(m_device);
     layout->addWidget(m_capacity);
+    m_calibration->setObjectName(QStringLiteral("calibration"));
+    m_calibration->setVisible(false);
+    layout->addWidget(m_calibration);
     layout->addWidget(m_layout);
 
     connect(m_device, &QComboBox::currentIndexChanged, this, [this] {
@@ -69,7 +74,39 @@ void DeviceBar::sync() {
     m_capacity->setText(
         tr("%1 (usable %2)")
             .arg(bytesText(d.memoryBytes, m_units), bytesText(d.usableBytes(), m_units)));
+    syncCalibration();
     m_syncing = false;
+}
+
+void DeviceBar::syncCalibration() {
+    const DeviceSpec& d = m_document->device();
+    if (!d.calibrated()) {
+        m_calibration->setVisible(false);
+        m_calibration->clear();
+        m_calibration->setToolTip({});
+        return;
+    }
+    const ModelFile& model = m_document->model();
+    const Precision precision = model.training.precision;
+    const std::string name = model.network.name.empty() ? toStdString(m_document->displayName())
+                                                        : model.network.name;
+    const CalibrationCoverage cover = calibrationCoverage(d, m_document->graph(), precision);
+    const std::vector<std::string> warnings =
+        calibrationWarnings(d, m_document->graph(), precision, name);
+    m_calibration->setText(
+        (warnings.empty() ? tr("Calibrated: %1 of %2 ops measured")
+                          : tr("Calibrated on other work: %1 of %2 ops measured"))
+            .arg(cover.measured)
+            .arg(cover.ops));
+    const CalibrationOrigin& o = d.calibrationOrigin;
+    QString tip = o.known() ? tr("Measured on model %1, %2, %3 backend (%4), %5")
+                                  .arg(printableText(o.model), printableText(o.precision),
+                                       printableText(o.backend), printableText(o.deviceName, 200),
+                                       printableText(o.date))
+                            : tr("What these times were measured on is not recorded");
+    for (const std::string& w : warnings) tip += QStringLiteral("\n") + printableText(w, 600);
+    m_calibration->setToolTip(tip);
+    m_calibration->setVisible(true);
 }
 
 }  // namespace remat::ui

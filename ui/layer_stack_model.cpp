@@ -1,9 +1,11 @@
 #include "layer_stack_model.h"
 
+#include <QBrush>
 #include <QDataStream>
 #include <QIODevice>
 #include <QMimeData>
 #include <algorithm>
+#include <utility>
 
 #include "document.h"
 #include "layer_insert.h"
@@ -449,6 +451,8 @@ QVariant LayerStackModel::data(const QModelIndex& index, int role) const {
             return hasOps ? qint64(last) : qint64(-1);
         case Qt::ToolTipRole:
             return toolTip(*n);
+        case Qt::BackgroundRole:
+            return markBackground(*n);
         default:
             break;
     }
@@ -634,6 +638,39 @@ QModelIndex LayerStackModel::indexForInstance(std::int64_t instance, int column)
         }
     }
     return {};
+}
+
+QColor LayerStackModel::markColor(bool own) {
+    // A highlighter's yellow, readable under text in the light and the dark palette.
+    QColor c = categoryColor(Category::Inputs);
+    c.setAlpha(own ? 120 : 50);
+    return c;
+}
+
+QVariant LayerStackModel::markBackground(const Node& n) const {
+    if (m_marked < 0) return {};
+    const bool layerRow =
+        n.kind == NodeKind::Instance || (n.kind == NodeKind::Entry && n.module.valid());
+    if (layerRow && n.instance == m_marked) return QBrush(markColor(true));
+    if (n.kind == NodeKind::Entry && !n.module.valid() && !n.children.empty()) {
+        const std::int64_t first = m_nodes[std::size_t(n.children.front())].instance;
+        const std::int64_t last = m_nodes[std::size_t(n.children.back())].instance;
+        if (m_marked >= first && m_marked <= last) return QBrush(markColor(false));
+    }
+    return {};
+}
+
+void LayerStackModel::setMarkedInstance(std::int64_t instance) {
+    if (instance < 0) instance = -1;
+    if (instance == m_marked) return;
+    const std::int64_t old = std::exchange(m_marked, instance);
+    for (std::int64_t i : {old, instance}) {
+        if (i < 0) continue;
+        QModelIndex row = indexForInstance(i);
+        // The row itself and its block's row: only their cells repaint.
+        for (; row.isValid(); row = row.parent())
+            emit dataChanged(row, row.siblingAtColumn(ColumnCount - 1), {Qt::BackgroundRole});
+    }
 }
 
 }  // namespace remat::ui

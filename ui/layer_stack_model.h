@@ -3,12 +3,13 @@
 // its instances, each instance (and each non-repeated block) expandable into its sub-modules
 // (attention, attention_core, mlp, shortcut). Columns: name, kind, output shape, the bytes kept
 // for backward under the current plan (with a bar fraction for the delegate) and the
-// checkpoint toggle. Check-state edits, drag-and-drop moves and layer kinds dropped from the
-// palette (inserted where they land) become document edits (undo commands); the model itself
-// stores nothing the document does not hold.
+// checkpoint toggle. The step-through's current layer is marked. Check-state edits, drag-and-drop
+// moves and layer kinds dropped from the palette (inserted where they land) become document edits
+// (undo commands); the model itself stores nothing the document does not hold.
 #pragma once
 
 #include <QAbstractItemModel>
+#include <QColor>
 #include <QPointer>
 #include <cstdint>
 #include <string>
@@ -69,6 +70,13 @@ public:
     // the layer count appends): before the top-level row dropped on or between.
     int dropPosition(int row, const QModelIndex& parent) const;
 
+    // The step-through's current layer: its row (and, when it is an instance of a repeated
+    // block, the block's row, lighter) gets a marker background. -1: none.
+    void setMarkedInstance(std::int64_t instance);
+    std::int64_t markedInstance() const { return m_marked; }
+    // The marker colour, for the row of the instance itself and for its block's row.
+    static QColor markColor(bool own);
+
     static constexpr const char* kEntryMimeType = "application/x-remat-layer-entry";
 
 signals:
@@ -122,6 +130,8 @@ private:
     std::int64_t m_maxRootBytes = 1;
     std::vector<Shown> m_shown;  // per node
     Network m_shownNetwork;      // the network m_shown was taken for
+    std::int64_t m_marked = -1;  // setMarkedInstance
+    QVariant markBackground(const Node& n) const;
 };
 
 }  // namespace remat::ui

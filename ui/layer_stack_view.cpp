@@ -231,6 +231,15 @@ void LayerStackView::selectInstance(int instance) {
     m_tree->scrollTo(i);
 }
 
+void LayerStackView::markInstance(int instance) {
+    m_model->setMarkedInstance(instance);
+    if (instance < 0) return;
+    QModelIndex i = m_model->indexForInstance(instance);
+    // Inside a collapsed block its row is hidden: the block's row is marked and shown instead.
+    if (i.isValid() && i.parent().isValid() && !m_tree->isExpanded(i.parent())) i = i.parent();
+    if (i.isValid()) m_tree->scrollTo(i);
+}
+
 void LayerStackView::selectEntry(int entry) {
     const QModelIndex i =
         entry < 0 ? m_model->index(0, 0) : m_model->indexForEntry(std::size_t(entry));

@@ -2,7 +2,8 @@
 // actions (checkpoint the selected consecutive layers as one region, clear the plan), drag and
 // drop of top-level layers (moves) and of layer kinds from the palette (inserts), and expansion
 // kept across edits. It reports which layer is selected (for the inspector and the timeline
-// highlight) and selects a layer on request (a click on the timeline).
+// highlight) and selects a layer on request (a click on the timeline); the step-through's current
+// layer is marked on request.
 #pragma once
 
 #include <QSet>
@@ -43,6 +44,9 @@ public slots:
     // Selects (and scrolls to) the row of expanded layer `instance`, expanding its block.
     void selectInstance(int instance);
     void selectEntry(int entry);
+    // Marks the row of expanded layer `instance` as the step-through's current layer (-1:
+    // none) and scrolls it into view, without selecting it or expanding a block.
+    void markInstance(int instance);
 
 signals:
     void currentEntryChanged(int entry);        // -1: the input row

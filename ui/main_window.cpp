@@ -31,8 +31,11 @@
 #include "layer_insert.h"
 #include "layer_stack_view.h"
 #include "palette.h"
+#include "plan_diff_panel.h"
 #include "qt_convert.h"
 #include "run_panel.h"
+#include "schedule_grid_view.h"
+#include "step_through_panel.h"
 #include "strategy_bar.h"
 #include "summary_panel.h"
 #include "sweep_panel.h"
@@ -101,6 +104,9 @@ void MainWindow::buildViews() {
     m_comparison = new ComparisonPanel(this);
     m_runPanel = new RunPanel(this);
     m_sweep = new SweepPanel(this);
+    m_stepThrough = new StepThroughPanel(this);
+    m_schedule = new ScheduleGridView(this);
+    m_planDiff = new PlanDiffPanel(this);
 
     m_strategyBar = new StrategyBar(m_document, this);
     auto* bar = new QToolBar(tr("Strategy and training"), this);
@@ -162,6 +168,25 @@ void MainWindow::buildDocks() {
     tabifyDockWidget(m_comparisonDock, m_runDock);
     tabifyDockWidget(m_runDock, m_sweepDock);
     connect(m_sweepDock, &QDockWidget::visibilityChanged, m_sweep, &SweepPanel::setShown);
+    // The step-through shares the right side with the summary; the schedule grid, wide and
+    // short, sits with the comparison under the plot.
+    m_stepDock =
+        dock(tr("Step-through"), "stepThroughDock", m_stepThrough, Qt::RightDockWidgetArea);
+    tabifyDockWidget(m_summaryDock, m_stepDock);
+    m_scheduleDock = dock(tr("Schedule"), "scheduleDock", m_schedule, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(m_sweepDock, m_scheduleDock);
+    m_planDiffDock = dock(tr("Two plans"), "planDiffDock", m_planDiff, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(m_scheduleDock, m_planDiffDock);
+    connect(m_planDiffDock, &QDockWidget::visibilityChanged, m_planDiff, &PlanDiffPanel::setShown);
+    connect(m_stepDock, &QDockWidget::visibilityChanged, this, [this](bool shown) {
+        m_stepDockShown = shown;
+        updateStepThroughActive();
+    });
+    connect(m_scheduleDock, &QDockWidget::visibilityChanged, this, [this](bool shown) {
+        m_scheduleDockShown = shown;
+        updateStepThroughActive();
+    });
+    m_summaryDock->raise();
     m_comparisonDock->raise();
     // The stack runs the full height on the left; the comparison sits under the plot and the
     // summary, where its table has the width it needs.
@@ -243,6 +268,15 @@ void MainWindow::connectDocument() {
     connect(m_runPanel, &RunPanel::measured, this, [this](const std::vector<std::int64_t>& live) {
         m_timeline->setMeasured(live, m_runPanel->measuredLabel());
     });
+    // The step-through's instruction: a cursor on the timeline and the grid, its layer marked in
+    // the stack; a click on the grid goes there.
+    connect(m_stepThrough, &StepThroughPanel::currentInstructionChanged, this,
+            &MainWindow::showStepInstruction);
+    connect(m_stepThrough, &StepThroughPanel::programChanged, m_schedule,
+            &ScheduleGridView::setProgram);
+    connect(m_schedule, &ScheduleGridView::instructionClicked, this, [this](qint64 index) {
+        if (index >= 0) m_stepThrough->seekInstruction(std::size_t(index));
+    });
     connect(m_runPanel, &RunPanel::runFinished, this, [this](bool ok) {
         showMessage(ok ? tr("Run finished: %1").arg(m_runPanel->statusText())
                        : tr("Run did not finish: %1").arg(m_runPanel->statusText()));
@@ -278,6 +312,9 @@ void MainWindow::onDocumentChanged() {
         m_runPanel->setProgram(state, *state->graph, state->evaluation.program,
                                state->evaluation.timeline, state->device);
     m_sweep->setModel(state->model, state->model.training, state->device);  // when it is shown
+    m_stepThrough->setProgram(state, *state->graph, state->evaluation.program,
+                              state->evaluation.timeline, state->series);  // indexed when shown
+    m_planDiff->setState(state, m_document->strategySpelling());  // evaluated when shown
     m_timingLabel->setText(tr("updated in %1 ms").arg(m_lastUpdateMs, 0, 'f', 1));
     updateEditActions();
     updateTitle();
@@ -340,6 +377,8 @@ void MainWindow::setUnits(ByteUnits units) {
     m_comparison->setUnits(units);
     m_runPanel->setUnits(units);
     m_sweep->setUnits(units);
+    m_stepThrough->setUnits(units);
+    m_planDiff->setUnits(units);
     if (m_fitDialog) m_fitDialog->setUnits(units);
     if (m_gibUnits) m_gibUnits->setChecked(units == ByteUnits::Binary);
     if (m_gbUnits) m_gbUnits->setChecked(units == ByteUnits::Decimal);
@@ -350,6 +389,18 @@ void MainWindow::setTheme(Theme theme) {
     applyTheme(theme);
     if (m_lightTheme) m_lightTheme->setChecked(theme == Theme::Light);
     if (m_darkTheme) m_darkTheme->setChecked(theme == Theme::Dark);
+}
+
+void MainWindow::updateStepThroughActive() {
+    m_stepThrough->setActive(m_stepDockShown || m_scheduleDockShown);
+}
+
+void MainWindow::showStepInstruction(qint64 index) {
+    const std::size_t i = index < 0 ? TimelinePlot::npos : std::size_t(index);
+    m_timeline->setCursorInstruction(i);
+    m_schedule->setCursorInstruction(i);
+    const auto data = m_stepThrough->data();
+    m_layerStack->markInstance(index < 0 || !data ? -1 : data->layerOfInstruction(i));
 }
 
 void MainWindow::addLayerFromPalette(int kindValue) {

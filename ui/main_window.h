@@ -1,5 +1,6 @@
 // Remat Studio's one screen: the layer stack (with palette and inspector) on the left, the
-// memory timeline in the centre, the summary, comparison and run panels around it, and the
+// memory timeline in the centre, the summary, comparison, run, sweep, step-through and schedule
+// panels and two plans side by side around it, and the
 // strategy bar on top. It wires the document to every view (each edit redraws the timeline and
 // summary; the comparison recomputes in the background, and so does an expensive edit, with
 // its progress and a Cancel button in the status bar), owns the menus and
@@ -39,6 +40,9 @@ class DeviceBar;
 class FitDialog;
 class SummaryPanel;
 class TimelinePlot;
+class StepThroughPanel;
+class ScheduleGridView;
+class PlanDiffPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -69,6 +73,12 @@ public:
     SweepPanel* sweepPanel() const { return m_sweep; }
     // Tools → Make it fit…: the fit search's dialog, made on first use and shown.
     FitDialog* showFitDialog();
+    StepThroughPanel* stepThrough() const { return m_stepThrough; }
+    ScheduleGridView* scheduleGrid() const { return m_schedule; }
+    QDockWidget* stepThroughDock() const { return m_stepDock; }
+    QDockWidget* scheduleDock() const { return m_scheduleDock; }
+    PlanDiffPanel* planDiff() const { return m_planDiff; }
+    QDockWidget* planDiffDock() const { return m_planDiffDock; }
     Autosaver* autosaver() const { return m_autosaver.get(); }
 
     // A file path or a preset name. On failure the current model stays and the error (naming
@@ -142,6 +152,9 @@ private:
     void moveSelected(int delta);
     void exportDialog(const QString& what);
     void about();
+    // The step-through indexes the program only while it or the schedule grid is shown.
+    void updateStepThroughActive();
+    void showStepInstruction(qint64 index);
 
     Options m_options;
     Document* m_document = nullptr;
@@ -157,6 +170,9 @@ private:
     ComparisonPanel* m_comparison = nullptr;
     RunPanel* m_runPanel = nullptr;
     SweepPanel* m_sweep = nullptr;
+    StepThroughPanel* m_stepThrough = nullptr;
+    ScheduleGridView* m_schedule = nullptr;
+    PlanDiffPanel* m_planDiff = nullptr;
     std::unique_ptr<Autosaver> m_autosaver;
 
     QDockWidget* m_stackDock = nullptr;
@@ -167,6 +183,11 @@ private:
     QDockWidget* m_runDock = nullptr;
     QDockWidget* m_sweepDock = nullptr;
     FitDialog* m_fitDialog = nullptr;
+    QDockWidget* m_stepDock = nullptr;
+    QDockWidget* m_scheduleDock = nullptr;
+    QDockWidget* m_planDiffDock = nullptr;
+    bool m_stepDockShown = false;
+    bool m_scheduleDockShown = false;
     QLabel* m_timingLabel = nullptr;
     EvaluationProgress* m_evaluationProgress = nullptr;
 

@@ -190,7 +190,7 @@ void MainWindow::buildMenus() {
     view->addSeparator();
     for (QDockWidget* d :
          {m_stackDock, m_inspectorDock, m_paletteDock, m_summaryDock, m_comparisonDock, m_runDock,
-          m_sweepDock})
+          m_sweepDock, m_stepDock, m_scheduleDock, m_planDiffDock})
         view->addAction(d->toggleViewAction());
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));

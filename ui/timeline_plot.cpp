@@ -21,6 +21,7 @@ namespace {
 
 constexpr const char* kGroupPhases = "phases";
 constexpr const char* kGroupHighlight = "highlight";
+constexpr const char* kGroupCursor = "cursor";
 constexpr const char* kGroupReference = "reference";
 constexpr const char* kLineMeasured = "measured";
 constexpr const char* kLineCapacity = "capacity";
@@ -112,7 +113,10 @@ TimelinePlot::TimelinePlot(QWidget* parent) : QWidget(parent) {
     connect(m_plot, &PlotAdapter::clicked, this, [this](QPointF data, QPoint) { onClick(data); });
     connect(m_plot, &PlotAdapter::xRangeChanged, this, [this](double, double) {
         // Zooming or panning re-decimates for the new visible range.
-        if (!m_redrawing && hasData()) redrawSeries();
+        if (!m_redrawing && hasData()) {
+            redrawSeries();
+            if (m_cursor < m_count) drawCursor();  // kept at least two pixels wide
+        }
     });
     clear();
 }
@@ -246,6 +250,7 @@ void TimelinePlot::rebuild() {
     drawPhases();
     drawReferenceLines();
     drawHighlight();
+    drawCursor();
     m_redrawing = false;
     m_plot->replot();
 }
@@ -381,6 +386,37 @@ void TimelinePlot::highlightLayer(int layerIndex) {
     m_highlightLayer = layerIndex;
     if (!hasData()) return;
     drawHighlight();
+    m_plot->replot();
+}
+
+void TimelinePlot::drawCursor() {
+    m_plot->clearGroup(kGroupCursor);
+    m_cursorExtent = QPointF();
+    if (m_cursor >= m_count || m_cursor >= m_extents.size()) return;
+    double x0 = m_extents.start[m_cursor], x1 = m_extents.end[m_cursor];
+    // At least two pixels wide: on the time axis an alloc takes no time, and a long program
+    // packs many instructions into one pixel.
+    const int width = m_plot->plotAreaWidth();
+    const QPointF range = m_plot->range(PlotAxis::X);
+    const double minWidth = width > 0 ? 2.0 * (range.y() - range.x()) / width : 0.0;
+    if (x1 - x0 < minWidth) {
+        const double mid = (x0 + x1) / 2;
+        x0 = mid - minWidth / 2;
+        x1 = mid + minWidth / 2;
+    }
+    QColor line = palette().color(QPalette::Text);
+    QColor fill = line;
+    fill.setAlpha(60);
+    line.setAlpha(220);
+    m_plot->addSpan(kGroupCursor, SpanLayer::Over, x0, x1, fill, line);
+    m_cursorExtent = QPointF(x0, x1);
+}
+
+void TimelinePlot::setCursorInstruction(std::size_t index) {
+    if (index == m_cursor) return;
+    m_cursor = index;
+    if (!hasData()) return;
+    drawCursor();
     m_plot->replot();
 }
 

@@ -2,7 +2,8 @@
 // forward / recompute / backward / optimizer phases of each micro-batch shaded, the device's
 // usable capacity as a line, the peak marked and labelled exactly, a hover tooltip saying which
 // instruction it is and what is live, and a click that selects the layer under the cursor.
-// A measured run can be laid over the prediction. It draws through PlotAdapter only. Captions
+// A measured run can be laid over the prediction, and the step-through's current instruction
+// is marked by a cursor line. It draws through PlotAdapter only. Captions
 // are made when needed (hover, export) from the graph and program, so the plot holds them:
 // either an owner the caller passes keeps them alive (no copy: the interactive path), or the
 // plot copies them. Large programs (GPT-3 175B, ~20k instructions) are decimated per pixel
@@ -31,6 +32,7 @@ class TimelinePlot : public QWidget {
     Q_OBJECT
 public:
     using XAxis = remat::ui::XAxis;
+    static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
     explicit TimelinePlot(QWidget* parent = nullptr);
     ~TimelinePlot() override;
@@ -55,6 +57,13 @@ public:
     void highlightLayer(int layerIndex);
     int highlightedLayer() const { return m_highlightLayer; }
     std::vector<InstructionSpan> highlightedSpans() const;
+
+    // The step-through's cursor: a line over instruction `index` (npos: none), kept across new
+    // data while the index exists.
+    void setCursorInstruction(std::size_t index);
+    std::size_t cursorInstruction() const { return m_cursor; }
+    // Where the cursor is drawn, as x data (from, to); (0, 0) when none is drawn.
+    QPointF cursorExtent() const { return m_cursorExtent; }
 
     // Measured live bytes after each instruction (an executor's run), drawn as a line over the
     // predicted stack. A vector whose length differs from the program's is refused (false).
@@ -92,6 +101,7 @@ private:
     void redrawSeries();
     void drawPhases();
     void drawHighlight();
+    void drawCursor();
     void drawMeasured();
     void drawReferenceLines();
     void applyAxes();
@@ -121,6 +131,8 @@ private:
     XExtents m_extents;
     std::vector<std::size_t> m_displayed;
     int m_highlightLayer = -1;
+    std::size_t m_cursor = static_cast<std::size_t>(-1);
+    QPointF m_cursorExtent;
     std::vector<std::int64_t> m_measured;
     QString m_measuredLabel;
     double m_lastSetDataMs = 0.0;

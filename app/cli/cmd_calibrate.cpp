@@ -1,11 +1,15 @@
 // `remat calibrate --backend cuda --out PROFILE.json [MODEL]`: runs the model's no-checkpoint
 // program for real, measures every op's forward and backward time (median over the measured
-// steps, after warm-up) and writes a device profile whose "calibration" object holds them
-// (sim/device.cpp's schema, keyed by op name). The simulator then predicts those ops from the
-// measured times, scaled by micro-batch, instead of the roofline — including the recompute of
-// checkpointed plans, which is the forward time again. The profile starts from the model's (or
-// --device's) profile so memory figures stay those of the card. Works with --backend cpu too.
+// steps and over the ops of one shape, after warm-up) and writes a device profile whose
+// "calibration" object holds them keyed by op kind and shape (sim/calibration.h), with what they
+// were measured on (model, precision, backend, device name, date). The simulator then predicts
+// every op of a known shape — in this model or another — from the measured times, scaled by
+// micro-batch, instead of the efficiency model; including the recompute of checkpointed plans,
+// which is the forward time again. The profile starts from the model's (or --device's) profile
+// so memory figures stay those of the card. Works with --backend cpu too.
 #include <algorithm>
+#include <chrono>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -14,6 +18,7 @@
 
 #include "analysis.h"
 #include "backends.h"
+#include "calibration.h"
 #include "commands.h"
 #include "common.h"
 #include "report.h"
@@ -39,6 +44,16 @@ double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// "2026-12-02T11:20:00Z".
+std::string utcNow() {
+    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return text;
+}
+
 nlohmann::json phasesJson(const PhaseTotals& t) {
     return {{"forward", t.forward},
             {"backward", t.backward},
@@ -54,6 +69,7 @@ int runCalibrate(CalibrateOptions o) {
     o.common.strategy = "none";
     auto c = resolve(o.common);
     if (!c) return userError(c.error().message);
+    if (auto st = singleGpuOnly(*c, "calibrate"); !st) return userError(*c, st.error().message);
     Plan none;
     none.strategy = "none";
     auto program = compile(c->graph, none, c->training, compileOptionsFor(c->device));
@@ -64,13 +80,17 @@ int runCalibrate(CalibrateOptions o) {
         std::cerr << "remat calibrate: " << executor.error().message << "\n";
         return 2;
     }
-    // Per op: the step's mean over micro-steps, one entry per measured step.
+    // Per op shape: the step's mean over micro-steps, one entry per measured step and op of
+    // that shape.
     std::map<std::string, std::vector<double>> forward, backward;
     std::vector<PhaseTotals> phases;
     // Seconds per step in GEMM-backed ops (linear, attention scores and context): the share
     // of the step the GEMM library carries.
     std::vector<double> gemmS;
     std::string deviceName;
+    std::map<std::string, std::string> shapeOf;  // op name -> shape key
+    for (const Op& op : c->graph.ops)
+        shapeOf[op.name] = opShapeKey(c->graph, op, c->training.precision);
     for (int s = 0; s < o.steps; ++s) {
         ExecuteOptions eo;
         eo.seed = o.seed;
@@ -87,14 +107,13 @@ int runCalibrate(CalibrateOptions o) {
             if (ins.kind != InstrKind::Forward && ins.kind != InstrKind::Backward) continue;
             const Op& op = c->graph.op(ins.op);
             if (op.forward.matmul) gemm += m->elapsedS[i];
-            const std::string& name = op.name;
-            auto& slot = ins.kind == InstrKind::Forward ? f[name] : b[name];
+            auto& slot = ins.kind == InstrKind::Forward ? f[op.name] : b[op.name];
             slot.first += m->elapsedS[i];  // all iterations of a repeated instruction
             slot.second += int(program->timesRun(i));
         }
         gemmS.push_back(gemm);
-        for (const auto& [name, v] : f) forward[name].push_back(v.first / v.second);
-        for (const auto& [name, v] : b) backward[name].push_back(v.first / v.second);
+        for (const auto& [name, v] : f) forward[shapeOf.at(name)].push_back(v.first / v.second);
+        for (const auto& [name, v] : b) backward[shapeOf.at(name)].push_back(v.first / v.second);
     }
 
     DeviceSpec profile = c->device;
@@ -109,16 +128,23 @@ int runCalibrate(CalibrateOptions o) {
                      " warm-up; base profile " + c->device.id;
     profile.calibrationMicroBatch = c->training.microBatch;
     profile.measured.clear();
+    profile.measuredByShape.clear();
     for (const Op& op : c->graph.ops) {
         if (op.kind == OpKind::Flatten) continue;
+        const std::string& key = shapeOf.at(op.name);
+        auto f = forward.find(key);
+        if (f == forward.end() || profile.measuredByShape.count(key)) continue;
+        auto b = backward.find(key);
         MeasuredOpTime t;
-        auto f = forward.find(op.name);
-        auto b = backward.find(op.name);
-        if (f == forward.end()) continue;
         t.forwardS = median(f->second);
         t.backwardS = b == backward.end() ? 0.0 : median(b->second);
-        profile.measured[op.name] = t;
+        profile.measuredByShape[key] = t;
     }
+    profile.calibrationOrigin.model = modelName;
+    profile.calibrationOrigin.precision = std::string(precisionName(c->training.precision));
+    profile.calibrationOrigin.backend = o.backend;
+    profile.calibrationOrigin.deviceName = deviceName;
+    profile.calibrationOrigin.date = utcNow();
     {
         std::ofstream file(o.out);
         if (!file) return userError("cannot write '" + o.out + "'");
@@ -150,7 +176,7 @@ int runCalibrate(CalibrateOptions o) {
                             {"micro_batch", c->training.microBatch},
                             {"steps", o.steps},
                             {"warmup", o.warmup},
-                            {"ops", profile.measured.size()},
+                            {"ops", profile.measuredByShape.size()},
                             {"measured_time_s", phasesJson(measured)},
                             {"gemm_time_s", median(gemmS)},
                             {"gemm_share", gemmShare},
@@ -158,7 +184,7 @@ int runCalibrate(CalibrateOptions o) {
         std::cout << j.dump(2) << "\n";
         return 0;
     }
-    std::cout << "calibrated " << profile.measured.size() << " ops of " << modelName << " on "
+    std::cout << "calibrated " << profile.measuredByShape.size() << " op shapes of " << modelName << " on "
               << deviceName << " (" << o.backend << "), micro-batch " << c->training.microBatch
               << ", median of " << o.steps << " steps after " << o.warmup << " warm-up\n";
     std::cout << "wrote " << o.out << " (profile '" << profile.id << "')\n\n";

@@ -8,6 +8,8 @@
 #include "analysis.h"
 #include "commands.h"
 #include "common.h"
+#include "parallel_eval.h"
+#include "parallel_report.h"
 #include "report.h"
 #include "table.h"
 
@@ -18,7 +20,11 @@ namespace {
 int runCompare(const CommonOptions& o) {
     auto c = resolve(o);
     if (!c) return userError(c.error().message);
-    auto base = evaluateBaseline(c->graph, c->training, c->device);
+    // A parallel layout: each strategy on the rank that peaks, against plan `none` on the same
+    // layout; the step time is the layout's.
+    const bool parallel = !c->training.parallel.single();
+    auto base = parallel ? Result<Baseline>(Baseline{})
+                         : evaluateBaseline(c->graph, c->training, c->device);
     if (!base) return userError(*c, base.error().message);
     nlohmann::json all = nlohmann::json::array();
     TextTable table({"strategy", "peak", "peak saved", "activations saved", "recompute overhead",
@@ -27,14 +33,25 @@ int runCompare(const CommonOptions& o) {
     const Evaluation* smallest = nullptr;
     std::vector<Evaluation> evaluations;
     for (const Strategy& s : listedStrategies(*c)) {
-        auto e = evaluate(c->graph, s, c->manual, c->training, c->device, &*base);
-        if (!e) return userError(*c, s.spelling() + ": " + e.error().message);
-        all.push_back(evaluationToJson(c->graph, *e, c->device));
+        Result<Evaluation> e = makeError("");
+        double stepS = 0;
+        if (parallel) {
+            auto pe = evaluateParallel(c->model.network, s, c->manual, c->training, c->cluster);
+            if (!pe) return userError(*c, s.spelling() + ": " + pe.error().message);
+            all.push_back(parallelEvaluationToJson(*pe));
+            stepS = pe->time.totalS;
+            e = std::move(pe->evaluation);
+        } else {
+            e = evaluate(c->graph, s, c->manual, c->training, c->device, &*base);
+            if (!e) return userError(*c, s.spelling() + ": " + e.error().message);
+            all.push_back(evaluationToJson(c->graph, *e, c->device));
+            stepS = e->timeline.timeS.total();
+        }
         const Timeline& t = e->timeline;
         table.addRow(
             {shown(s.spelling()), formatBytes(t.peakBytes), formatPercent(e->memorySavedFraction()),
              formatPercent(e->activationsSavedFraction()), formatPercent(e->recomputeOverhead()),
-             formatSeconds(t.timeS.total()),
+             formatSeconds(stepS),
              t.maxMicroBatch >= kMaxMicroBatch ? "unbounded" : std::to_string(t.maxMicroBatch),
              t.fits ? "yes" : "no", e->program.unsafe() ? "UNSAFE" : "yes"});
         if (e->program.unsafe())

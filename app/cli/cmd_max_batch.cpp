@@ -48,6 +48,7 @@ int runMaxBatch(const MaxBatchOptions& o) {
     const std::int64_t globalBatch = o.globalBatch.value_or(0);
     auto c = resolve(o.common);
     if (!c) return userError(c.error().message);
+    if (auto st = singleGpuOnly(*c, "max-batch"); !st) return userError(*c, st.error().message);
     std::vector<BatchFit> fits;
     for (const Strategy& s : listedStrategies(*c)) {
         auto f = fitStrategy(c->graph, s, c->manual, c->training, c->device, globalBatch);

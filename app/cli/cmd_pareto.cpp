@@ -148,6 +148,7 @@ int runPareto(const ParetoOptions& o) {
     if (o.csv && o.common.json) return userError("--csv and --json: choose one output format");
     auto c = resolve(o.common);
     if (!c) return userError(c.error().message);
+    if (auto st = singleGpuOnly(*c, "pareto"); !st) return userError(*c, st.error().message);
     auto t = computeTradeoff(c->graph, c->training, c->device);
     if (!t) return userError(*c, t.error().message);
     if (auto st = addManualPoint(*c, *t); !st) return userError(*c, st.error().message);

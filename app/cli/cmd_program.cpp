@@ -9,6 +9,7 @@
 #include "analysis.h"
 #include "commands.h"
 #include "common.h"
+#include "parallel_eval.h"
 #include "report.h"
 
 namespace remat::cli {
@@ -18,8 +19,18 @@ namespace {
 int runProgram(const CommonOptions& o) {
     auto c = resolve(o);
     if (!c) return userError(c.error().message);
-    auto e = evaluate(c->graph, c->strategy, c->manual, c->training, c->device);
-    if (!e) return userError(*c, e.error().message);
+    // A parallel layout: the program of the rank that peaks.
+    Result<Evaluation> e = makeError("");
+    if (!c->training.parallel.single()) {
+        auto pe = evaluateParallel(c->model.network, c->strategy, c->manual, c->training,
+                                   c->cluster);
+        if (!pe) return userError(*c, pe.error().message);
+        c->graph = std::move(pe->graph);
+        e = std::move(pe->evaluation);
+    } else {
+        e = evaluate(c->graph, c->strategy, c->manual, c->training, c->device);
+        if (!e) return userError(*c, e.error().message);
+    }
     const Program& p = e->program;
     const Timeline& t = e->timeline;
     if (o.json) {

@@ -92,6 +92,7 @@ int checkHostMemory(const Program& program, const Program& reference, int thread
 int runRun(const RunOptions& o) {
     auto c = resolve(o.common);
     if (!c) return userError(c.error().message);
+    if (auto st = singleGpuOnly(*c, "run"); !st) return userError(*c, st.error().message);
     auto backend = makeBackend(o.backend, o.threads);
     if (!backend) return userError(backend.error().message);
     const bool onCpu = (*backend)->name() == "cpu";

@@ -28,14 +28,18 @@ int runSimulate(const CommonOptions& o) {
         pe = std::move(*r);
         e = pe->evaluation;
         if (o.json) {
-            std::cout << dumpJson(parallelEvaluationToJson(*pe)) << "\n";
+            nlohmann::json j = parallelEvaluationToJson(*pe);
+            j["warnings"] = c->warnings;
+            std::cout << dumpJson(j) << "\n";
             return 0;
         }
     } else {
         e = evaluate(c->graph, c->strategy, c->manual, c->training, c->device);
         if (!e) return userError(*c, e.error().message);
         if (o.json) {
-            std::cout << dumpJson(evaluationToJson(c->graph, *e, c->device)) << "\n";
+            nlohmann::json j = evaluationToJson(c->graph, *e, c->device);
+            j["warnings"] = c->warnings;
+            std::cout << dumpJson(j) << "\n";
             return 0;
         }
     }

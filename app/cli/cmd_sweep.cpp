@@ -96,6 +96,7 @@ int runSweep(const SweepOptions& o) {
     }
     auto c = resolve(o.common);
     if (!c) return userError(c.error().message);
+    if (auto st = singleGpuOnly(*c, "sweep"); !st) return userError(*c, st.error().message);
     for (const Strategy& s : strategies)
         if (auto st = checkSelectiveKinds(c->graph, s); !st)
             return userError(*c, "--strategies: " + st.error().message);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis.h"
+#include "calibration.h"
 #include "compiler.h"
 #include "lower.h"
 #include "text.h"
@@ -36,6 +37,14 @@ void addCommonOptions(CLI::App& cmd, CommonOptions& o, bool withStrategy) {
                    "host-memory offload: optimizer,parameters,activations (comma list) or none");
     cmd.add_option("--cluster", o.cluster,
                    "cluster profile id (dgx-a100-80gb, dgx-h100, ...) or file; sets the device");
+}
+
+Status singleGpuOnly(const Context& c, const std::string& command) {
+    if (c.training.parallel.single()) return Ok{};
+    return makeError("remat " + command + " answers for one GPU; the layout " +
+                     describeLayout(c.training.parallel) +
+                     " is predicted by remat simulate, compare, program and fit "
+                     "(docs/parallelism.md)");
 }
 
 Status applyParallelOptions(const CommonOptions& o, ParallelConfig& p) {
@@ -155,6 +164,10 @@ Result<Context> resolve(const CommonOptions& o) {
         return makeError(
             "--strategy manual: the model file has no manual plan (per-layer "
             "\"checkpoint\" flags or \"plan\": {\"regions\": ...})");
+    c.warnings = calibrationWarnings(c.device, c.graph, c.training.precision,
+                                     c.model.network.name.empty() ? o.model : c.model.network.name);
+    for (const std::string& w : c.warnings)
+        std::cerr << "remat: warning: " << printable(w, 4000) << "\n";
     return c;
 }
 

@@ -48,9 +48,16 @@ struct Context {
     Graph graph;
     Strategy strategy;
     std::vector<RegionSpec> manual;
+    // A calibrated profile applied to another model, precision or backend (sim/calibration.h);
+    // resolve() prints them to stderr, `--json` outputs list them under "warnings".
+    std::vector<std::string> warnings;
 };
 
 Result<Context> resolve(const CommonOptions& o);
+
+// For the commands that answer for one GPU (run, calibrate, max-batch, pareto, sweep): an error
+// naming the layout when the model or the flags spread the step over several GPUs.
+Status singleGpuOnly(const Context& c, const std::string& command);
 
 // The parallel flags onto `p` (a flag given overrides the file's field).
 Status applyParallelOptions(const CommonOptions& o, ParallelConfig& p);

@@ -116,6 +116,10 @@ DeviceSpec cpuDeviceSpec(const DeviceSpec& profile, const CpuRates& rates) {
     d.gemmWorkspaceBytes = 0;
     d.calibrationMicroBatch = 0;
     d.measured.clear();
+    d.measuredByShape.clear();
+    d.calibrationOrigin = {};
+    // The probed rates are what this CPU reaches, not a GPU's datasheet: no efficiency model.
+    d.efficiency = {};
     d.source = "CPU rates probed by remat run";
     return d;
 }

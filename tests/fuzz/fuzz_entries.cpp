@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "analysis.h"
+#include "calibration.h"
 #include "cli/commands.h"
 #include "device.h"
 #include "hf_import.h"
@@ -247,7 +248,12 @@ Outcome fuzzDeviceProfile(std::string_view input) {
         if (!again) broken("device round trip", again.error().message);
         if (again->memoryBytes != d->memoryBytes || again->reserveBytes != d->reserveBytes ||
             again->measured.size() != d->measured.size() || again->peakFp32 != d->peakFp32 ||
-            again->launchOverheadS != d->launchOverheadS)
+            again->launchOverheadS != d->launchOverheadS ||
+            again->measuredByShape.size() != d->measuredByShape.size() ||
+            again->efficiency.present != d->efficiency.present ||
+            again->efficiency.gemmBf16 != d->efficiency.gemmBf16 ||
+            again->efficiency.tileM != d->efficiency.tileM ||
+            again->calibrationOrigin.model != d->calibrationOrigin.model)
             broken("device round trip", "the profile changed: " + deviceToJson(*d));
     } catch (const std::exception& ex) {
         broken("deviceToJson", ex.what());
@@ -264,6 +270,9 @@ Outcome fuzzDeviceProfile(std::string_view input) {
         if (!g) broken("setup", g.error().message);
         TrainingConfig cfg = tiny.training;
         cfg.precision = p;
+        // The mismatch warnings of a calibrated profile are sentences, never a crash.
+        for (const std::string& w : calibrationWarnings(*d, *g, p, tiny.network.name))
+            if (w.empty()) broken("calibrationWarnings", "an empty warning");
         for (const char* s : {"none", "full"}) {
             auto e = evaluate(*g, named(s), {}, cfg, *d);
             if (!e) {

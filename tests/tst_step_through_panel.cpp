@@ -1,0 +1,274 @@
+// The step-through and the schedule grid in the main window, driven offscreen as a person
+// drives them: the step-through visits every instruction (allocs and frees shown) and at each
+// one its blocks equal the simulator's live bytes per category, the timeline's cursor, the
+// layer stack's marked row and the grid's cursor follow it; captions name the region being
+// recomputed; the keyboard plays, steps and jumps; playback stops at the end; a click on the
+// grid goes to that column's instruction.
+#include <QDockWidget>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "document.h"
+#include "layer_stack_model.h"
+#include "layer_stack_view.h"
+#include "live_blocks_view.h"
+#include "main_window.h"
+#include "schedule_grid_view.h"
+#include "step_through_panel.h"
+#include "timeline_plot.h"
+#include "ui_test_support.h"
+
+using namespace remat;
+using namespace remat::ui;
+
+namespace {
+
+// Four linear layers and an MSE loss (tst_step_through's model), checkpointed every 2 layers.
+const char* kFourLinear = R"({"format":"remat-model/1","input":{"shape":[8]},
+    "layers":[{"kind":"linear","out":8},{"kind":"linear","out":8},{"kind":"linear","out":8},
+              {"kind":"linear","out":8},{"kind":"mse"}],
+    "plan":{"strategy":"every:2"},"training":{"micro_batch":2}})";
+
+void settle() {
+    for (int i = 0; i < 5; ++i) {
+        QTest::qWait(10);
+        QApplication::processEvents();
+    }
+}
+
+}  // namespace
+
+class TestStepThroughPanel : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_model;
+
+    // A window showing the four-layer model with the step-through and the schedule raised.
+    std::unique_ptr<MainWindow> window() {
+        auto w = std::make_unique<MainWindow>(test::testOptions());
+        if (!w->openModel(m_model)) qFatal("%s", qPrintable(w->lastError()));
+        w->resize(1280, 720);
+        w->show();
+        if (!QTest::qWaitForWindowExposed(w.get())) qFatal("window not exposed");
+        w->stepThroughDock()->raise();
+        w->scheduleDock()->raise();
+        settle();
+        return w;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        m_model = m_dir.filePath(QStringLiteral("four-linear.json"));
+        QFile f(m_model);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(kFourLinear);
+    }
+
+    void inactiveUntilShown() {
+        MainWindow w(test::testOptions());
+        QVERIFY(w.openModel(m_model));
+        QVERIFY(test::showAt(w, QSize(1280, 720)));
+        settle();
+        // Behind the summary and the comparison: nothing indexed, nothing marked.
+        QVERIFY(!w.stepThrough()->isActive());
+        QVERIFY(!w.stepThrough()->data());
+        QCOMPARE(w.timeline()->cursorInstruction(), TimelinePlot::npos);
+        w.stepThroughDock()->raise();
+        settle();
+        QVERIFY(w.stepThrough()->isActive());
+        QVERIFY(w.stepThrough()->data());
+        QCOMPARE(w.timeline()->cursorInstruction(), w.stepThrough()->currentInstruction());
+        // Hidden again: the marks go.
+        w.findChild<QDockWidget*>(QStringLiteral("summaryDock"))->raise();
+        settle();
+        QVERIFY(!w.stepThrough()->isActive());
+        QCOMPARE(w.timeline()->cursorInstruction(), TimelinePlot::npos);
+        QCOMPARE(w.layerStack()->model()->markedInstance(), std::int64_t(-1));
+    }
+
+    void visitsEveryInstruction() {
+        auto w = window();
+        StepThroughPanel* panel = w->stepThrough();
+        QVERIFY(panel->isActive());
+        panel->setShowAllocFree(true);
+        panel->goToFirst();
+        const auto data = panel->data();
+        QVERIFY(data);
+        const Program& program = *data->program;
+        const Timeline& timeline = *data->timeline;
+        QCOMPARE(panel->stepCount(), program.instructions.size());
+        std::size_t visited = 0;
+        for (;;) {
+            const std::size_t i = panel->currentInstruction();
+            QCOMPARE(i, visited);
+            // The blocks per category equal the simulator's live bytes of the categories a
+            // layer's tensors make up (activation gradients are transient memory).
+            CategoryBytes drawn{};
+            for (int layer = 0; layer < data->layerCount(); ++layer)
+                for (BufferId b : panel->blocks()->rowBlocks(layer)) {
+                    const Buffer& buf = program.buffer(b);
+                    drawn[std::size_t(buf.category)] += buf.bytes.at(program.microBatch);
+                }
+            for (Category c : {Category::SavedActivations, Category::RecomputedActivations,
+                               Category::Transient, Category::Gradients})
+                if (drawn[std::size_t(c)] != timeline.live[i][std::size_t(c)])
+                    QFAIL(qPrintable(QStringLiteral("instruction %1: blocks of %2 hold %3 bytes, "
+                                                    "the simulator %4")
+                                         .arg(i)
+                                         .arg(int(c))
+                                         .arg(drawn[std::size_t(c)])
+                                         .arg(timeline.live[i][std::size_t(c)])));
+            // Everything else is not a layer's: parameters, optimizer state, inputs, workspace.
+            QCOMPARE(w->timeline()->cursorInstruction(), i);
+            QCOMPARE(w->layerStack()->model()->markedInstance(),
+                     std::int64_t(w->timeline()->layerOfInstruction(i)));
+            QCOMPARE(panel->blocks()->markedRow(), w->timeline()->layerOfInstruction(i));
+            QCOMPARE(w->scheduleGrid()->cursorColumn(), data->grid.columnOfInstruction(i));
+            QVERIFY(!panel->caption().isEmpty());
+            ++visited;
+            if (panel->currentStep() + 1 == panel->stepCount()) break;
+            panel->stepForward();
+        }
+        QCOMPARE(visited, program.instructions.size());
+    }
+
+    void workStepsAndCaptions() {
+        auto w = window();
+        StepThroughPanel* panel = w->stepThrough();
+        QVERIFY(!panel->showsAllocFree());
+        const Program& program = *panel->data()->program;
+        std::size_t work = 0, firstRecompute = 0, secondRecompute = 0, forward0 = 0;
+        for (std::size_t i = 0; i < program.instructions.size(); ++i) {
+            const Instruction& ins = program.instructions[i];
+            work += isWorkInstruction(ins.kind);
+            if (ins.kind == InstrKind::Recompute && firstRecompute == 0)
+                firstRecompute = i;
+            else if (ins.kind == InstrKind::Recompute && secondRecompute == 0)
+                secondRecompute = i;
+            if (ins.kind == InstrKind::Forward && forward0 == 0) forward0 = i;
+        }
+        QCOMPARE(panel->stepCount(), work);
+        // An alloc is not a stop: seeking it lands on the work it prepares.
+        panel->seekInstruction(firstRecompute - 1);
+        QCOMPARE(panel->currentInstruction(), firstRecompute);
+        QCOMPARE(panel->caption(),
+                 QStringLiteral("backward reaches region 2 (2-3): recompute layers 2–3 from the "
+                                "kept input of layer 2"));
+        panel->seekInstruction(secondRecompute);
+        QCOMPARE(panel->caption(),
+                 QStringLiteral("recompute layer 3: 3/linear, inside region 2 (2-3)"));
+        panel->seekInstruction(forward0);
+        QCOMPARE(panel->caption(),
+                 QStringLiteral("forward through layer 0: 0/linear; inside region 1 (0-1) its "
+                                "output is freed once used and recomputed in backward"));
+        panel->stepForward();
+        QCOMPARE(panel->caption(),
+                 QStringLiteral("forward through layer 1: 1/linear; its output is kept for "
+                                "backward"));
+        // The marked row: layer 1 in the stack and in the blocks.
+        QCOMPARE(w->layerStack()->model()->markedInstance(), std::int64_t(1));
+        QCOMPARE(panel->blocks()->markedRow(), 1);
+        const QModelIndex row = w->layerStack()->model()->indexForInstance(1);
+        QCOMPARE(row.data(Qt::BackgroundRole).value<QBrush>().color(),
+                 LayerStackModel::markColor(true));
+        QVERIFY(!w->layerStack()->model()->indexForInstance(0).data(Qt::BackgroundRole).isValid());
+    }
+
+    void keyboard() {
+        auto w = window();
+        StepThroughPanel* panel = w->stepThrough();
+        panel->setFocus();
+        QTRY_VERIFY(panel->hasFocus());
+        panel->goToFirst();
+        QCOMPARE(panel->currentStep(), std::size_t(0));
+        QTest::keyClick(panel, Qt::Key_Right);
+        QCOMPARE(panel->currentStep(), std::size_t(1));
+        QTest::keyClick(panel, Qt::Key_Right);
+        QTest::keyClick(panel, Qt::Key_Left);
+        QCOMPARE(panel->currentStep(), std::size_t(1));
+        QTest::keyClick(panel, Qt::Key_End);
+        QCOMPARE(panel->currentStep(), panel->stepCount() - 1);
+        QTest::keyClick(panel, Qt::Key_Home);
+        QCOMPARE(panel->currentStep(), std::size_t(0));
+        // Page Down: the first stop of the next phase (the backward, after the forward).
+        const Program& program = *panel->data()->program;
+        QCOMPARE(program.instructions[panel->currentInstruction()].phase, Phase::Forward);
+        QTest::keyClick(panel, Qt::Key_PageDown);
+        QCOMPARE(program.instructions[panel->currentInstruction()].phase, Phase::Backward);
+        QTest::keyClick(panel, Qt::Key_PageDown);
+        QCOMPARE(program.instructions[panel->currentInstruction()].phase, Phase::Recompute);
+        QTest::keyClick(panel, Qt::Key_PageUp);
+        QCOMPARE(program.instructions[panel->currentInstruction()].phase, Phase::Backward);
+        QTest::keyClick(panel, Qt::Key_PageUp);
+        QCOMPARE(panel->currentStep(), std::size_t(0));
+        // P: the peak, or the work right after it when the peak is an alloc.
+        QTest::keyClick(panel, Qt::Key_P);
+        const std::size_t peak = panel->data()->timeline->peakInstruction;
+        QVERIFY(panel->currentInstruction() >= peak);
+        for (std::size_t i = peak; i < panel->currentInstruction(); ++i)
+            QVERIFY(!isWorkInstruction(program.instructions[i].kind));
+        // Space plays and pauses.
+        QTest::keyClick(panel, Qt::Key_Space);
+        QVERIFY(panel->isPlaying());
+        QTest::keyClick(panel, Qt::Key_Space);
+        QVERIFY(!panel->isPlaying());
+    }
+
+    void playsToTheEnd() {
+        auto w = window();
+        StepThroughPanel* panel = w->stepThrough();
+        panel->setSpeedIndex(6);  // 1000 steps per second
+        panel->goToFirst();
+        panel->play();
+        QVERIFY(panel->isPlaying());
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->isPlaying(), 10000);
+        QCOMPARE(panel->currentStep(), panel->stepCount() - 1);
+        // Play again from the end starts over.
+        panel->play();
+        QVERIFY(panel->currentStep() < panel->stepCount() - 1);
+        panel->pause();
+    }
+
+    void gridClickSeeks() {
+        auto w = window();
+        ScheduleGridView* grid = w->scheduleGrid();
+        QVERIFY(grid->isVisible());
+        const ScheduleGrid* g = grid->grid();
+        QVERIFY(g);
+        QCOMPARE(g->columnCount(), std::size_t(14));
+        const QRect r = grid->gridRect();
+        QVERIFY(r.width() > 14 && r.height() > 0);
+        const std::size_t column = 8;  // layer 3's backward
+        const int x = int((grid->columnX(column) + grid->columnX(column + 1)) / 2);
+        QCOMPARE(grid->columnAt(x), column);
+        QTest::mouseClick(grid, Qt::LeftButton, {}, QPoint(x, r.center().y()));
+        QCOMPARE(w->stepThrough()->currentInstruction(), g->instructionOfColumn(column));
+        QCOMPARE(grid->cursorColumn(), column);
+        QCOMPARE(w->stepThrough()->caption(), QStringLiteral("backward through layer 3: 3/linear"));
+        // The legend names one recompute depth for every:2: no depths spelled out.
+        QStringList names;
+        for (const auto& e : grid->legendEntries()) names << e.second;
+        QVERIFY(names.contains(QStringLiteral("recompute")));
+        QVERIFY(names.contains(QStringLiteral("recomputed, held")));
+        QVERIFY(names.filter(QStringLiteral("depth")).isEmpty());
+    }
+
+    void followsEdits() {
+        auto w = window();
+        StepThroughPanel* panel = w->stepThrough();
+        panel->goToLast();
+        const auto before = panel->data();
+        QVERIFY(w->document()->setStrategy(QStringLiteral("none")));
+        settle();
+        QVERIFY(panel->data() != before);
+        QCOMPARE(w->scheduleGrid()->grid(), &panel->data()->grid);
+        QCOMPARE(panel->data()->grid.maxDepth(), 0);
+        QCOMPARE(w->timeline()->cursorInstruction(), panel->currentInstruction());
+    }
+};
+
+QTEST_MAIN(TestStepThroughPanel)
+#include "tst_step_through_panel.moc"
