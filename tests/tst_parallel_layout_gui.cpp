@@ -35,6 +35,7 @@ private slots:
     void layoutIsAnUndoableEdit();
     void invalidLayoutKeepsTheState();
     void pipelineShowsTheStage();
+    void offloadShowsHostMemory();
     void fitFillsTheTableAndApplies();
     void fitCanBeCancelled();
     void fitSaysWhyNothingFits();
@@ -215,6 +216,43 @@ void TstParallelLayoutGui::pipelineShowsTheStage() {
     QCOMPARE(doc->model().training.parallel.virtualStages, std::int64_t(3));
     QCOMPARE(w.deviceBar()->layoutButton()->text(),
              QStringLiteral("pp 4 (interleaved:3)"));
+}
+
+// ZeRO-Offload: the optimizer state and master weights leave the GPU for the host; the summary
+// gives the host memory per node. Activation offload is a layout of its own.
+void TstParallelLayoutGui::offloadShowsHostMemory() {
+    MainWindow w(test::testOptions());
+    QVERIFY(w.openModel(QStringLiteral("gpt2-small")));
+    Document* doc = w.document();
+    LayoutDialog* dialog = w.deviceBar()->layoutButton()->dialog();
+    dialog->dpBox()->setValue(2);
+    QVERIFY(doc->parallel());
+    const std::int64_t before = doc->evaluation().timeline.peakBytes;
+    const std::int64_t optimizerBefore =
+        doc->evaluation().timeline.breakdownAtPeak[std::size_t(Category::OptimizerState)];
+    QVERIFY(optimizerBefore > 0);
+    dialog->offloadOptimizerBox()->setChecked(true);
+    QVERIFY2(dialog->message().isEmpty(), qPrintable(dialog->message()));
+    QVERIFY(doc->model().training.parallel.offloadOptimizer);
+    QVERIFY(doc->parallel()->hostBytesPerNode > 0);
+    QVERIFY(doc->evaluation().timeline.peakBytes < before);
+    QCOMPARE(doc->evaluation().timeline.breakdownAtPeak[std::size_t(Category::OptimizerState)],
+             std::int64_t(0));
+    const QString mfu = w.summary()->fieldText(SummaryPanel::Field::Mfu);
+    QVERIFY2(mfu.contains(QStringLiteral("host memory %1 per node offloaded")
+                              .arg(bytesText(doc->parallel()->hostBytesPerNode,
+                                             ByteUnits::Binary))),
+             qPrintable(mfu));
+    QVERIFY(w.deviceBar()->layoutButton()->toolTip().contains(
+        QStringLiteral("optimizer offloaded")));
+
+    dialog->offloadOptimizerBox()->setChecked(false);
+    dialog->offloadActivationsBox()->setChecked(true);
+    QVERIFY2(dialog->message().isEmpty(), qPrintable(dialog->message()));
+    QVERIFY(doc->model().training.parallel.offloadActivations);
+    QVERIFY(!doc->model().training.parallel.offloadOptimizer);
+    QVERIFY(w.deviceBar()->layoutButton()->toolTip().contains(
+        QStringLiteral("activations offloaded")));
 }
 
 void TstParallelLayoutGui::fitFillsTheTableAndApplies() {

@@ -98,6 +98,10 @@ LayoutDialog::LayoutDialog(Document* document, QWidget* parent)
     m_offloadParameters->setObjectName(QStringLiteral("layoutOffloadParameters"));
     m_offloadParameters->setToolTip(tr("ZeRO-Infinity (stage 3): parameters and gradients in "
                                        "CPU memory, streamed in for each layer"));
+    m_offloadActivations = new QCheckBox(tr("Activations to host"), this);
+    m_offloadActivations->setObjectName(QStringLiteral("layoutOffloadActivations"));
+    m_offloadActivations->setToolTip(tr("The kept activations (checkpoint inputs) in CPU memory "
+                                        "from forward until backward needs them"));
     m_cluster = new QComboBox(this);
     m_cluster->setObjectName(QStringLiteral("layoutCluster"));
     for (const ClusterSpec& c : builtinClusters())
@@ -131,6 +135,7 @@ LayoutDialog::LayoutDialog(Document* document, QWidget* parent)
     auto* offRow = new QHBoxLayout;
     offRow->addWidget(m_offloadOptimizer);
     offRow->addWidget(m_offloadParameters);
+    offRow->addWidget(m_offloadActivations);
     offRow->addStretch(1);
     form->addRow(tr("Offload"), offRow);
     form->addRow(tr("Cluster"), m_cluster);
@@ -145,7 +150,7 @@ LayoutDialog::LayoutDialog(Document* document, QWidget* parent)
         connect(box, &QSpinBox::valueChanged, this, &LayoutDialog::apply);
     for (QComboBox* box : {m_zero, m_schedule})
         connect(box, &QComboBox::currentIndexChanged, this, &LayoutDialog::apply);
-    for (QCheckBox* box : {m_sp, m_offloadOptimizer, m_offloadParameters})
+    for (QCheckBox* box : {m_sp, m_offloadOptimizer, m_offloadParameters, m_offloadActivations})
         connect(box, &QCheckBox::toggled, this, &LayoutDialog::apply);
     connect(m_cluster, &QComboBox::currentIndexChanged, this, &LayoutDialog::applyCluster);
     connect(m_document, &Document::changed, this, &LayoutDialog::sync);
@@ -176,6 +181,7 @@ ParallelConfig LayoutDialog::fieldLayout() const {
     p.cp = m_cp->value();
     p.offloadOptimizer = m_offloadOptimizer->isChecked();
     p.offloadParameters = m_offloadParameters->isChecked();
+    p.offloadActivations = m_offloadActivations->isChecked();
     return p;
 }
 
@@ -236,6 +242,7 @@ void LayoutDialog::sync() {
     m_cp->setValue(int(p.cp));
     m_offloadOptimizer->setChecked(p.offloadOptimizer);
     m_offloadParameters->setChecked(p.offloadParameters);
+    m_offloadActivations->setChecked(p.offloadActivations);
 
     const ClusterSpec& c = m_document->cluster();
     int index = m_cluster->findData(toQString(c.id));

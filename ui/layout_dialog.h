@@ -45,6 +45,7 @@ public:
     QSpinBox* cpBox() const { return m_cp; }
     QCheckBox* offloadOptimizerBox() const { return m_offloadOptimizer; }
     QCheckBox* offloadParametersBox() const { return m_offloadParameters; }
+    QCheckBox* offloadActivationsBox() const { return m_offloadActivations; }
     QComboBox* clusterBox() const { return m_cluster; }
     ModelStatesBars* statesBars() const { return m_bars; }
 
@@ -66,6 +67,7 @@ private:
     QSpinBox* m_cp;
     QCheckBox* m_offloadOptimizer;
     QCheckBox* m_offloadParameters;
+    QCheckBox* m_offloadActivations;
     QComboBox* m_cluster;
     QLabel* m_clusterInfo;
     QLabel* m_message;
