@@ -1,5 +1,6 @@
 #include "sharding.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -267,6 +268,23 @@ Status applySharding(const Graph& g, Program& p, const ShardingPlan& plan) {
     }
     p.instructions = std::move(out);
     return validateProgram(g, p);
+}
+
+ModelStateBytes zeroModelStates(std::int64_t parameterCount, Precision precision,
+                                Optimizer optimizer, int zeroStage, std::int64_t shardDegree) {
+    const double n = double(std::max<std::int64_t>(parameterCount, 0));
+    const double shard = double(std::max<std::int64_t>(shardDegree, 1));
+    const double compute = double(dtypeBytes(computeDType(precision)));
+    const double master = precision == Precision::Fp32 ? 0.0 : 4.0;
+    const double optimizerPerParam = master + 4.0 * double(optimizerStateCount(optimizer));
+    auto bytes = [&](double perParam, bool sharded) {
+        return std::int64_t(std::ceil(n * perParam / (sharded ? shard : 1.0)));
+    };
+    ModelStateBytes out;
+    out.parameters = bytes(compute, zeroStage >= 3);
+    out.gradients = bytes(compute, zeroStage >= 2);
+    out.optimizerState = bytes(optimizerPerParam, zeroStage >= 1);
+    return out;
 }
 
 }  // namespace remat

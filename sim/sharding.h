@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "graph.h"
+#include "types.h"
 #include "parallel.h"
 #include "program.h"
 #include "result.h"
@@ -37,6 +38,22 @@ struct ShardingPlan {
 // instructions they held.
 Status applySharding(const Graph& g, Program& p, const ShardingPlan& plan);
 
+// The model states one GPU holds under a ZeRO stage, by category, for a rank whose graph has
+// `parameterCount` parameters (after tensor and pipeline parallelism): parameters and their
+// gradients in the compute dtype, the optimizer's fp32 state plus, under mixed precision, the
+// fp32 master weights (K bytes per parameter: 12 for mixed-precision Adam). Stage 1 divides the
+// optimizer state by `shardDegree`, stage 2 the gradients too, stage 3 the parameters too
+// (Rajbhandari et al. 2020, figure 1: 7.5B parameters on 64 GPUs take 120 GB, 31.4 GB, 16.6 GB
+// and 1.9 GB per GPU at stages 0-3). These are the resident states: the gathered parameters and
+// whole gradients stages 2 and 3 hold while a layer runs are not counted here.
+struct ModelStateBytes {
+    std::int64_t parameters = 0;
+    std::int64_t gradients = 0;
+    std::int64_t optimizerState = 0;
+    std::int64_t total() const { return parameters + gradients + optimizerState; }
+};
+ModelStateBytes zeroModelStates(std::int64_t parameterCount, Precision precision,
+                                Optimizer optimizer, int zeroStage, std::int64_t shardDegree);
 // Bytes of the kept activations the rewrite moved to the host in one micro-batch (0 without
 // offloadActivations): what the host must hold for it and the host link moves each way.
 std::int64_t offloadedActivationBytes(const Program& p, std::int64_t microBatch);

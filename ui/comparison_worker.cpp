@@ -24,7 +24,7 @@ ComparisonRow failedRow(const std::string& spelling, const std::string& error) {
 
 std::vector<Strategy> namedStrategies(const Graph& g, const ModelFile& model,
                                       const std::string& current) {
-    std::vector<Strategy> out = comparisonStrategies(g);
+    std::vector<Strategy> out = comparisonStrategies(g, model.training.recomputeImpl);
     if (hasManualPlan(model))
         out.insert(out.begin() + std::min<std::ptrdiff_t>(1, std::ptrdiff_t(out.size())),
                    Strategy{StrategyKind::Manual, 0, {}, 0, {}});

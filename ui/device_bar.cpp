@@ -7,6 +7,7 @@
 #include "calibration.h"
 #include "device.h"
 #include "document.h"
+#include "layout_dialog.h"
 #include "qt_convert.h"
 
 namespace remat::ui {
@@ -16,7 +17,8 @@ DeviceBar::DeviceBar(Document* document, QWidget* parent)
       m_document(document),
       m_device(new QComboBox(this)),
       m_capacity(new QLabel(this)),
-      m_calibration(new QLabel(this)) {
+      m_calibration(new QLabel(this)),
+      m_layout(new LayoutButton(document, this)) {
     for (const DeviceSpec& d : builtinDevices())
         m_device->addItem(printableText(d.name), toQString(d.id));
     m_device->setObjectName(QStringLiteral("device"));
@@ -39,6 +41,7 @@ DeviceBar::DeviceBar(Document* document, QWidget* parent)
     m_calibration->setObjectName(QStringLiteral("calibration"));
     m_calibration->setVisible(false);
     layout->addWidget(m_calibration);
+    layout->addWidget(m_layout);
 
     connect(m_device, &QComboBox::currentIndexChanged, this, [this] {
         if (m_syncing) return;
@@ -54,6 +57,7 @@ DeviceBar::DeviceBar(Document* document, QWidget* parent)
 
 void DeviceBar::setUnits(ByteUnits units) {
     m_units = units;
+    m_layout->setUnits(units);
     sync();
 }
 

@@ -4,7 +4,9 @@
 // row. It shows the document's device and turns a choice into one document edit. A calibrated
 // profile (one with measured op times) adds a label saying how many of the model's ops have a
 // measured time, and, when the profile was measured on another model, precision or backend,
-// that it was (the tooltip gives what it was measured on and the warnings).
+// that it was (the tooltip gives what it was measured on and the warnings). Beside the
+// device, a button shows the GPUs / layout ("1 GPU", "dp 8 (ZeRO-3)") and opens its dialog
+// (layout_dialog.h).
 #pragma once
 
 #include <QWidget>
@@ -17,6 +19,7 @@ class QLabel;
 namespace remat::ui {
 
 class Document;
+class LayoutButton;
 
 class DeviceBar : public QWidget {
     Q_OBJECT
@@ -26,6 +29,7 @@ public:
     void setUnits(ByteUnits units);
     QComboBox* deviceCombo() const { return m_device; }
     QLabel* calibrationLabel() const { return m_calibration; }
+    LayoutButton* layoutButton() const { return m_layout; }
 
 signals:
     // The user picked a device profile (the main window remembers it as the last device).
@@ -40,6 +44,7 @@ private:
     QComboBox* m_device;
     QLabel* m_capacity;
     QLabel* m_calibration;
+    LayoutButton* m_layout;
     bool m_syncing = false;
 };
 

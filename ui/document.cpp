@@ -101,6 +101,12 @@ Document::~Document() {
     m_undo.clear();
 }
 
+std::int64_t Document::rankFirstInstance() const {
+    const ParallelEvaluation* pe = m_state->parallel.get();
+    if (!pe || pe->peakStage >= pe->stages.size()) return 0;
+    return pe->stages[pe->peakStage].firstLayer;
+}
+
 QString Document::strategySpelling() const {
     return toQString(defaultStrategy(m_state->model));
 }
@@ -257,8 +263,11 @@ Status Document::waitUntilIdle() {
 }
 
 void Document::install(std::shared_ptr<const DocumentState> state) {
+    // A new layout lowers a different rank (its own stage, sharded): the layer stack's modules
+    // come from that graph.
     const bool networkChanged =
-        !m_state || !sameStructure(m_state->model.network, state->model.network);
+        !m_state || !sameStructure(m_state->model.network, state->model.network) ||
+        m_state->model.training.parallel != state->model.training.parallel;
     m_state = std::move(state);
     if (networkChanged) emit networkReplaced();
     emit changed();
@@ -452,6 +461,40 @@ Status Document::setDeviceId(const QString& id) {
     ModelFile after = m_state->model;
     after.device = toStdString(id);
     return pushEdit(tr("Device %1").arg(id), std::move(after));
+}
+
+Status Document::setParallel(const ParallelConfig& layout) {
+    if (auto st = validateLayout(m_state->model.network, layout); !st) return reject(st.error());
+    ModelFile after = m_state->model;
+    after.training.parallel = layout;
+    return pushEdit(tr("Layout %1").arg(toQString(describeLayout(layout))), std::move(after));
+}
+
+Status Document::setCluster(const QString& clusterId) {
+    auto c = findCluster(toStdString(clusterId));
+    if (!c) return reject(makeError("cluster: " + c.error().message));
+    ModelFile after = m_state->model;
+    after.device = c->device.id;
+    return pushEdit(tr("Cluster %1").arg(printableText(c->name)), std::move(after));
+}
+
+Status Document::applyFitCandidate(const FitCandidate& candidate, const QString& deviceId) {
+    ModelFile after = m_state->model;
+    if (!deviceId.isEmpty()) after.device = toStdString(deviceId);
+    after.training.parallel = candidate.layout;
+    after.training.microBatch = candidate.microBatch;
+    after.training.accumulationSteps = candidate.accumulation;
+    for (Layer& l : after.network.layers) l.checkpoint = false;
+    after.regions.clear();
+    const bool none = candidate.strategy.kind == StrategyKind::None;
+    after.planForm = none ? PlanForm::None : PlanForm::Strategy;
+    after.planStrategy = none ? std::string() : candidate.strategy.spelling();
+    return pushEdit(tr("Apply %1, %2, micro-batch %3 x %4")
+                        .arg(toQString(describeLayout(candidate.layout)),
+                             toQString(candidate.strategy.spelling()))
+                        .arg(candidate.microBatch)
+                        .arg(candidate.accumulation),
+                    std::move(after));
 }
 
 Status Document::setInput(const InputSpec& input) {

@@ -29,6 +29,7 @@
 #include "analysis.h"
 #include "device.h"
 #include "document_evaluation.h"
+#include "fit.h"
 #include "graph.h"
 #include "kept_activations.h"
 #include "model_file.h"
@@ -70,6 +71,13 @@ public:
     const Graph& graph() const { return *m_state->graph; }
     const Evaluation& evaluation() const { return m_state->evaluation; }
     const DeviceSpec& device() const { return m_state->device; }
+    // The cluster a parallel layout runs on: the built-in one made of the device.
+    const ClusterSpec& cluster() const { return m_state->cluster; }
+    // The whole layout's figures when it is not a single GPU, else null.
+    const ParallelEvaluation* parallel() const { return m_state->parallel.get(); }
+    // The network's layer instance that is the first of graph()'s: under pipeline parallelism
+    // the rank shown holds the instances [rankFirstInstance(), + graph().layerModules.size()).
+    std::int64_t rankFirstInstance() const;
     QString strategySpelling() const;
     QString filePath() const { return m_filePath; }
     // The file name, else the model's name, escaped and cut for display (printableText).
@@ -114,6 +122,15 @@ public:
     Status setPrecision(Precision p);
     Status setOptimizer(Optimizer o);
     Status setDeviceId(const QString& id);
+    // The GPUs / layout: the parallel layout of the training settings. An invalid one is refused
+    // with validateLayout's message naming the field ("parallel.tp: 12 heads are not divisible
+    // by tp 8").
+    Status setParallel(const ParallelConfig& layout);
+    // A built-in cluster: its GPU becomes the device (the cluster follows the device).
+    Status setCluster(const QString& clusterId);
+    // One `fit` candidate applied at once, as one undo step: layout, strategy, micro-batch and
+    // accumulation steps, and the device (`deviceId`, the searched cluster's GPU) when given.
+    Status applyFitCandidate(const FitCandidate& candidate, const QString& deviceId = QString());
     Status setInput(const InputSpec& input);
     Status setNetworkName(const QString& name);
 

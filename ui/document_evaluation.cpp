@@ -19,6 +19,41 @@ double threadCpuMs() {
     return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
 }
 
+namespace {
+
+// A layout over several GPUs: the peaking rank's graph and evaluation become the state's, the
+// rest of the parallel evaluation (stages, step time, MFU) stays beside them. The caches are
+// not used: every stage is lowered with its own sharding.
+Result<std::shared_ptr<DocumentState>> evaluateParallelState(const ModelFile& model,
+                                                             const DeviceSpec& device,
+                                                             const CancelFlag* cancel) {
+    auto shapes = inferShapes(model.network);
+    if (!shapes) return shapes.error();
+    auto strategy = parseStrategy(defaultStrategy(model));
+    if (!strategy) return strategy.error();
+    const ClusterSpec cluster = clusterForDevice(device);
+    auto pe = evaluateParallel(model.network, *strategy, manualRegions(model), model.training,
+                               cluster, true, cancel);
+    if (!pe) return pe.error();
+    if (cancelRequested(cancel)) return makeError(kCancelledMessage);
+    auto state = std::make_shared<DocumentState>();
+    state->model = model;
+    state->device = device;
+    state->cluster = cluster;
+    state->graph = std::make_shared<const Graph>(std::move(pe->graph));
+    pe->graph = Graph{};
+    state->shapes = std::move(*shapes);
+    state->evaluation = std::move(pe->evaluation);
+    pe->evaluation = Evaluation{};
+    state->kept = KeptActivations(*state->graph, state->evaluation.program);
+    state->series = std::make_shared<const TimelineSeriesInputs>(timelineSeriesInputs(
+        *state->graph, state->evaluation.program, state->evaluation.timeline));
+    state->parallel = std::make_shared<const ParallelEvaluation>(std::move(*pe));
+    return state;
+}
+
+}  // namespace
+
 Result<EvaluationOutcome> evaluateDocumentModel(const ModelFile& model, const DeviceSpec& device,
                                                 const EvaluationCache& cacheIn,
                                                 const CancelFlag* cancel,
@@ -26,6 +61,16 @@ Result<EvaluationOutcome> evaluateDocumentModel(const ModelFile& model, const De
     const auto start = std::chrono::steady_clock::now();
     const double startCpu = threadCpuMs();
     EvaluationCache cache = cacheIn;
+    if (!model.training.parallel.single()) {
+        auto state = evaluateParallelState(model, device, cancel);
+        if (!state) return state.error();
+        (*state)->evaluateMs =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+        (*state)->evaluateCpuMs = threadCpuMs() - startCpu;
+        return EvaluationOutcome{std::shared_ptr<const DocumentState>(std::move(*state)),
+                                 std::move(cache)};
+    }
 
     std::shared_ptr<const Graph> graph;
     if (cache.graph && sameStructure(cache.graphNetwork, model.network) &&
@@ -92,6 +137,7 @@ Result<EvaluationOutcome> evaluateDocumentModel(const ModelFile& model, const De
     auto state = std::make_shared<DocumentState>();
     state->model = model;
     state->device = device;
+    state->cluster = clusterForDevice(device);
     state->graph = graph;
     state->shapes = std::move(*shapes);
     state->kept = KeptActivations(*graph, evaluation->program);
@@ -148,7 +194,9 @@ EvaluationEstimate estimateEvaluation(const ModelFile& model, const std::string&
                                       const EvaluationCache& cache) {
     EvaluationEstimate e;
     e.chainUnits = expandedLayerCount(model.network);
-    const bool lowered = cache.graph && cache.graphPrecision == model.training.precision &&
+    // A parallel layout lowers every pipeline stage afresh, sharded: nothing cached applies.
+    const bool lowered = model.training.parallel.single() && cache.graph &&
+                         cache.graphPrecision == model.training.precision &&
                          cache.graphLossImpl == model.training.lossImpl &&
                          sameStructure(cache.graphNetwork, model.network);
     e.ops = lowered ? std::int64_t(cache.graph->ops.size())

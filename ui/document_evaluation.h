@@ -22,6 +22,7 @@
 #include "kept_activations.h"
 #include "model_file.h"
 #include "network.h"
+#include "parallel_eval.h"
 #include "result.h"
 #include "timeline_series.h"
 
@@ -44,6 +45,12 @@ struct DocumentState {
     // What the timeline derives from the program, built with it (off the GUI thread when the
     // evaluation runs in the background).
     std::shared_ptr<const TimelineSeriesInputs> series;
+    // Under a parallel layout (model.training.parallel not single): the whole layout's figures,
+    // its stages, step time and MFU. `graph` and `evaluation` above are then those of the rank
+    // that peaks (moved out of this one, whose own graph and evaluation are empty). Null for
+    // one GPU.
+    std::shared_ptr<const ParallelEvaluation> parallel;
+    ClusterSpec cluster;  // the device's cluster (clusterForDevice): what a layout runs on
     double evaluateMs = 0.0;     // wall time of the evaluation that built this state
     double evaluateCpuMs = 0.0;  // CPU time the evaluating thread spent on it (load-independent)
 };
@@ -67,7 +74,8 @@ struct EvaluationOutcome {
     EvaluationCache cache;  // `cache` updated with what this evaluation computed
 };
 
-// Evaluates `model` on `device`. `cancel`, set from another thread, stops the work early: the
+// Evaluates `model` on `device`; a model whose layout is not a single GPU goes through
+// evaluateParallel on the device's cluster (clusterForDevice) and shows the rank that peaks. `cancel`, set from another thread, stops the work early: the
 // result is then the error kCancelledMessage. The baseline, when it is not cached, is simulated
 // at the same time on `helperPool` (null: Qt's global pool).
 Result<EvaluationOutcome> evaluateDocumentModel(const ModelFile& model, const DeviceSpec& device,

@@ -86,12 +86,26 @@ void LayerStackModel::addSubModules(int parentNode, ModuleId module, std::int64_
     }
 }
 
+bool LayerStackModel::isRepeatedEntry(const Node& n) {
+    // A single entry is its one instance; a repeated one holds its instances as children. (A
+    // single entry's module is no test: outside the pipeline stage shown it has none.)
+    return n.kind == NodeKind::Entry && n.instance < 0;
+}
+
+ModuleId LayerStackModel::moduleOf(std::int64_t instance) const {
+    // Under pipeline parallelism the graph is the shown rank's: its layers are the network's
+    // instances from rankFirstInstance() on.
+    const Graph& g = m_document->graph();
+    const std::int64_t local = instance - m_document->rankFirstInstance();
+    if (local < 0 || std::size_t(local) >= g.layerModules.size()) return ModuleId::invalid();
+    return g.layerModules[std::size_t(local)];
+}
+
 void LayerStackModel::rebuild() {
     m_nodes.clear();
     m_roots.clear();
     if (!m_document) return;
     const Network& net = m_document->network();
-    const Graph& g = m_document->graph();
     Node input;
     input.kind = NodeKind::Input;
     input.key = "in";
@@ -111,8 +125,7 @@ void LayerStackModel::rebuild() {
         entry.key += std::to_string(l.repeat);
         if (l.repeat == 1) {
             entry.instance = instance;
-            if (std::size_t(instance) < g.layerModules.size())
-                entry.module = g.layerModules[std::size_t(instance)];
+            entry.module = moduleOf(instance);
         }
         const int id = addNode(std::move(entry));
         if (l.repeat == 1) {
@@ -124,8 +137,7 @@ void LayerStackModel::rebuild() {
                 inst.parent = id;
                 inst.entry = int(e);
                 inst.instance = instance + k;
-                if (std::size_t(instance + k) < g.layerModules.size())
-                    inst.module = g.layerModules[std::size_t(instance + k)];
+                inst.module = moduleOf(instance + k);
                 inst.key = "i";
                 inst.key += std::to_string(instance + k);
                 const int iid = addNode(std::move(inst));
@@ -225,15 +237,18 @@ int LayerStackModel::columnCount(const QModelIndex&) const {
 bool LayerStackModel::opRange(const Node& n, std::uint32_t& first, std::uint32_t& last) const {
     const Graph& g = m_document->graph();
     if (n.kind == NodeKind::Input) return false;
-    if (n.kind == NodeKind::Entry && !n.module.valid()) {
-        // A repeated entry spans its instances.
-        const Node& a = m_nodes[std::size_t(n.children.front())];
-        const Node& b = m_nodes[std::size_t(n.children.back())];
-        std::uint32_t f1, l1, f2, l2;
-        if (!opRange(a, f1, l1) || !opRange(b, f2, l2)) return false;
-        first = f1;
-        last = l2;
-        return true;
+    if (isRepeatedEntry(n)) {
+        // A repeated entry spans its instances: those of the rank shown (a pipeline stage
+        // holds only some of them).
+        bool any = false;
+        for (int c : n.children) {
+            std::uint32_t f = 0, l = 0;
+            if (!opRange(m_nodes[std::size_t(c)], f, l)) continue;
+            if (!any) first = f;
+            last = l;
+            any = true;
+        }
+        return any;
     }
     if (!n.module.valid() || n.module.index() >= g.modules.size()) return false;
     const Module& m = g.module(n.module);
@@ -252,7 +267,7 @@ std::int64_t LayerStackModel::keptBytes(const Node& n) const {
 
 Qt::CheckState LayerStackModel::checkState(const Node& n) const {
     const Plan& plan = m_document->evaluation().program.plan;
-    if (n.kind == NodeKind::Entry && !n.module.valid()) {
+    if (isRepeatedEntry(n)) {
         std::size_t on = 0;
         for (int c : n.children) on += checkState(m_nodes[std::size_t(c)]) == Qt::Checked ? 1 : 0;
         if (on == 0) return Qt::Unchecked;
@@ -272,7 +287,7 @@ bool LayerStackModel::regionFor(const QModelIndex& index, RegionSpec& region) co
         region = RegionSpec{true, 0, 0, m_document->graph().module(n->module).path};
         return true;
     }
-    if (n->kind == NodeKind::Entry && !n->module.valid()) {
+    if (isRepeatedEntry(*n)) {
         const std::int64_t a = m_nodes[std::size_t(n->children.front())].instance;
         const std::int64_t b = m_nodes[std::size_t(n->children.back())].instance;
         region = RegionSpec{false, a, b, ""};
@@ -341,7 +356,7 @@ QString LayerStackModel::shapeText(const Node& n) const {
             return text(shapes[0]);
         }
         case NodeKind::Entry:
-            if (!n.module.valid() && !n.children.empty())
+            if (isRepeatedEntry(n) && !n.children.empty())
                 instance = m_nodes[std::size_t(n.children.back())].instance;
             break;
         case NodeKind::Instance:
@@ -361,12 +376,12 @@ QString LayerStackModel::checkpointText(const Node& n) const {
     std::uint32_t first = 0, last = 0;
     if (!opRange(n, first, last)) return {};
     const Qt::CheckState s = checkState(n);
-    if (n.kind == NodeKind::Entry && !n.module.valid() && s == Qt::PartiallyChecked) {
+    if (isRepeatedEntry(n) && s == Qt::PartiallyChecked) {
         int on = 0;
         for (int c : n.children) on += checkState(m_nodes[std::size_t(c)]) == Qt::Checked ? 1 : 0;
         return tr("%1 of %2").arg(on).arg(n.children.size());
     }
-    if (n.kind == NodeKind::Entry && !n.module.valid() && s == Qt::Unchecked) {
+    if (isRepeatedEntry(n) && s == Qt::Unchecked) {
         // Instances grouped into larger regions (every:K): name the groups.
         QStringList groups;
         const Plan& plan = m_document->evaluation().program.plan;
@@ -394,7 +409,7 @@ QString LayerStackModel::toolTip(const Node& n) const {
         case NodeKind::Input:
             return tr("The network's input.") + QLatin1Char('\n') + kept;
         case NodeKind::Entry:
-            if (!n.module.valid())
+            if (isRepeatedEntry(n))
                 return tr("A repeated block; expand it to checkpoint single instances.") +
                        QLatin1Char('\n') + kept;
             break;
@@ -420,7 +435,7 @@ QVariant LayerStackModel::data(const QModelIndex& index, int role) const {
         case EntryRole:
             return n->entry;
         case InstanceRole:
-            return (n->kind == NodeKind::Entry && !n->module.valid()) ? -1 : qint64(n->instance);
+            return (isRepeatedEntry(*n)) ? -1 : qint64(n->instance);
         case ModulePathRole:
             return n->module.valid() ? toQString(m_document->graph().module(n->module).path)
                                      : QString();
@@ -517,7 +532,7 @@ bool LayerStackModel::setData(const QModelIndex& index, const QVariant& value, i
     const Node* n = nodeOf(index);
     if (!n || role != Qt::CheckStateRole || index.column() != CheckpointColumn) return false;
     const bool on = Qt::CheckState(value.toInt()) == Qt::Checked;
-    if (n->kind == NodeKind::Entry && !n->module.valid())
+    if (isRepeatedEntry(*n))
         return m_document->setEntryCheckpointed(std::size_t(n->entry), on).ok();
     RegionSpec region;
     if (!regionFor(index, region)) return false;
@@ -615,7 +630,7 @@ QModelIndex LayerStackModel::indexForInstance(std::int64_t instance, int column)
     for (int r : m_roots) {
         const Node& n = m_nodes[std::size_t(r)];
         if (n.kind != NodeKind::Entry) continue;
-        if (n.module.valid() && n.instance == instance) return indexOfNode(r, column);
+        if (!isRepeatedEntry(n) && n.instance == instance) return indexOfNode(r, column);
         for (int c : n.children) {
             const Node& child = m_nodes[std::size_t(c)];
             if (child.kind == NodeKind::Instance && child.instance == instance)

@@ -101,6 +101,9 @@ private:
     const Node* nodeOf(const QModelIndex& index) const;
     QModelIndex indexOfNode(int node, int column) const;
     std::int64_t keptBytes(const Node& n) const;
+    // The shown rank's module of network layer instance `instance` (none outside its stage).
+    ModuleId moduleOf(std::int64_t instance) const;
+    static bool isRepeatedEntry(const Node& n);
     bool opRange(const Node& n, std::uint32_t& first, std::uint32_t& last) const;
     Qt::CheckState checkState(const Node& n) const;
     QString nameText(const Node& n) const;

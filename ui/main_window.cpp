@@ -26,6 +26,7 @@
 #include "device_bar.h"
 #include "document.h"
 #include "evaluation_progress.h"
+#include "fit_dialog.h"
 #include "inspector.h"
 #include "layer_insert.h"
 #include "layer_stack_view.h"
@@ -239,9 +240,16 @@ void MainWindow::connectDocument() {
     connect(m_document->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
 
     // Selecting a layer highlights its instructions; clicking the plot selects the layer.
-    connect(m_layerStack, &LayerStackView::currentInstanceChanged, m_timeline,
-            &TimelinePlot::highlightLayer);
-    connect(m_timeline, &TimelinePlot::layerClicked, m_layerStack, &LayerStackView::selectInstance);
+    // Under pipeline parallelism the timeline is one stage's: its layers are the network's
+    // from the stage's first instance on.
+    connect(m_layerStack, &LayerStackView::currentInstanceChanged, m_timeline, [this](int instance) {
+        const std::int64_t local = instance < 0 ? -1 : instance - m_document->rankFirstInstance();
+        m_timeline->highlightLayer(local < 0 ? -1 : int(local));
+    });
+    connect(m_timeline, &TimelinePlot::layerClicked, m_layerStack, [this](int layer) {
+        m_layerStack->selectInstance(layer < 0 ? layer
+                                               : layer + int(m_document->rankFirstInstance()));
+    });
     connect(m_layerStack, &LayerStackView::currentEntryChanged, m_inspector, [this](int entry) {
         m_inspector->setEntry(entry);
         updateEditActions();
@@ -287,15 +295,22 @@ void MainWindow::onDocumentChanged() {
     // The plot keeps its highlighted layer across new data: no second replot for it.
     m_timeline->setData(state, *state->graph, state->evaluation.program, state->evaluation.timeline,
                         state->device, state->series);
-    m_summary->setEvaluation(state->evaluation, state->device, *state->graph);
+    m_summary->setEvaluation(state->evaluation, state->device, *state->graph,
+                             state->parallel.get());
     m_lastUpdateMs = state->evaluateMs + double(timer.nsecsElapsed()) / 1e6;
     m_lastUpdateCpuMs = state->evaluateCpuMs + threadCpuMs() - startCpu;
     // The comparison, the trade-off curve and the run panel's predictions follow in the
     // background; a newer request cancels the one in flight.
     m_comparison->request(state->model, state->model.training, state->device,
                           m_document->strategySpelling());
-    m_runPanel->setProgram(state, *state->graph, state->evaluation.program,
-                           state->evaluation.timeline, state->device);
+    if (state->parallel)
+        // A rank's program (sharded states, gathered parameters) is a prediction only: the
+        // executors run whole single-GPU steps.
+        m_runPanel->clearProgram(
+            tr("Runs are of one GPU: set the layout to 1 GPU to run the step and measure it."));
+    else
+        m_runPanel->setProgram(state, *state->graph, state->evaluation.program,
+                               state->evaluation.timeline, state->device);
     m_sweep->setModel(state->model, state->model.training, state->device);  // when it is shown
     m_stepThrough->setProgram(state, *state->graph, state->evaluation.program,
                               state->evaluation.timeline, state->series);  // indexed when shown
@@ -340,6 +355,17 @@ void MainWindow::showError(const QString& title, const QString& message) {
     }
 }
 
+FitDialog* MainWindow::showFitDialog() {
+    if (!m_fitDialog) {
+        m_fitDialog = new FitDialog(m_document, this);
+        m_fitDialog->setUnits(m_units);
+    }
+    m_fitDialog->show();
+    m_fitDialog->raise();
+    m_fitDialog->activateWindow();
+    return m_fitDialog;
+}
+
 void MainWindow::setUnits(ByteUnits units) {
     m_units = units;
     AppSettings().setUnits(units);
@@ -353,6 +379,7 @@ void MainWindow::setUnits(ByteUnits units) {
     m_sweep->setUnits(units);
     m_stepThrough->setUnits(units);
     m_planDiff->setUnits(units);
+    if (m_fitDialog) m_fitDialog->setUnits(units);
     if (m_gibUnits) m_gibUnits->setChecked(units == ByteUnits::Binary);
     if (m_gbUnits) m_gbUnits->setChecked(units == ByteUnits::Decimal);
 }

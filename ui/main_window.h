@@ -37,6 +37,7 @@ class RunPanel;
 class StrategyBar;
 class SweepPanel;
 class DeviceBar;
+class FitDialog;
 class SummaryPanel;
 class TimelinePlot;
 class StepThroughPanel;
@@ -70,6 +71,8 @@ public:
     ComparisonPanel* comparison() const { return m_comparison; }
     RunPanel* runPanel() const { return m_runPanel; }
     SweepPanel* sweepPanel() const { return m_sweep; }
+    // Tools → Make it fit…: the fit search's dialog, made on first use and shown.
+    FitDialog* showFitDialog();
     StepThroughPanel* stepThrough() const { return m_stepThrough; }
     ScheduleGridView* scheduleGrid() const { return m_schedule; }
     QDockWidget* stepThroughDock() const { return m_stepDock; }
@@ -179,6 +182,7 @@ private:
     QDockWidget* m_comparisonDock = nullptr;
     QDockWidget* m_runDock = nullptr;
     QDockWidget* m_sweepDock = nullptr;
+    FitDialog* m_fitDialog = nullptr;
     QDockWidget* m_stepDock = nullptr;
     QDockWidget* m_scheduleDock = nullptr;
     QDockWidget* m_planDiffDock = nullptr;

@@ -193,6 +193,10 @@ void MainWindow::buildMenus() {
           m_sweepDock, m_stepDock, m_scheduleDock, m_planDiffDock})
         view->addAction(d->toggleViewAction());
 
+    QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+    tools->setObjectName(QStringLiteral("toolsMenu"));
+    tools->addAction(tr("Make it &fit…"), this, [this] { showFitDialog(); });
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Remat Studio"), this, &MainWindow::about);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);

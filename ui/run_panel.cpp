@@ -167,7 +167,7 @@ void RunPanel::setProgram(std::shared_ptr<const void> owner, const Graph& graph,
     updateControls();
 }
 
-void RunPanel::clearProgram() {
+void RunPanel::clearProgram(const QString& reason) {
     if (isRunning()) cancel();
     m_owner.reset();
     m_graph = nullptr;
@@ -177,7 +177,7 @@ void RunPanel::clearProgram() {
     m_cpuRefusal.clear();
     m_allowUnsafe->setVisible(false);
     showOutcome();
-    setStatus(tr("No plan to run yet."));
+    setStatus(reason.isEmpty() ? tr("No plan to run yet.") : reason);
     updateControls();
 }
 

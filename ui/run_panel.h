@@ -52,7 +52,8 @@ public:
                     const Timeline& predicted, const DeviceSpec& device);
     void setProgram(const Graph& graph, const Program& program, const Timeline& predicted,
                     const DeviceSpec& device);
-    void clearProgram();
+    // Nothing to run; `reason`, when given, is the status line (why there is nothing).
+    void clearProgram(const QString& reason = QString());
     void setUnits(ByteUnits units);
 
     // Starts a run on the selected backend ("cpu" or "cuda"); false (with the reason in the

@@ -55,13 +55,20 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
     m_fields = new QGridLayout;
     m_fields->setColumnStretch(1, 1);
     m_fields->setHorizontalSpacing(12);
+    // Under a parallel layout: which GPU the figures below are of.
+    m_rank = addField(tr("Figures are"));
     m_peak = addField(tr("Peak memory"));
     m_keptActivations = addField(tr("Activations kept for backward"));
     m_peakAt = addField(tr("Peak reached at"));
     m_overhead = addField(tr("Recompute overhead"));
     m_stepTime = addField(tr("Predicted step time"));
     m_throughput = addField(tr("Throughput"));
+    m_mfu = addField(tr("MFU"));
     m_maxMicroBatch = addField(tr("Largest micro-batch that fits"));
+    m_mfu->setToolTip(tr("Model FLOPs utilization: the model's forward and backward FLOPs per "
+                         "step (no recompute) over the step time, the GPUs and their peak"));
+    setFieldShown(m_rank, false);
+    setFieldShown(m_mfu, false);
     layout->addLayout(m_fields);
 
     auto* breakdownTitle = new QLabel(tr("What the peak is made of"), this);
@@ -107,6 +114,15 @@ QLabel* SummaryPanel::addField(const QString& name) {
     return value->label();
 }
 
+void SummaryPanel::setFieldShown(QLabel* value, bool shown) {
+    for (const auto& [title, box] : m_fieldCells)
+        if (box->isAncestorOf(value)) {
+            if (title->isHidden() != shown) return;  // already as asked: no relayout
+            title->setVisible(shown);
+            box->setVisible(shown);
+        }
+}
+
 void SummaryPanel::clear() {
     m_has = false;
     m_unsafe.clear();
@@ -114,17 +130,31 @@ void SummaryPanel::clear() {
 }
 
 void SummaryPanel::setEvaluation(const Evaluation& e, const DeviceSpec& device,
-                                 const Graph& graph) {
+                                 const Graph& graph, const ParallelEvaluation* parallel) {
     const Timeline& t = e.timeline;
+    m_parallel = parallel != nullptr;
+    if (parallel) {
+        m_stage = std::int64_t(parallel->peakStage);
+        m_stages = std::int64_t(parallel->stages.size());
+        m_gpus = parallel->layout.gpus();
+        m_layout = toQString(describeLayout(parallel->layout));
+        m_clusterName = printableText(parallel->cluster.name);
+        m_parallelTime = parallel->time;
+        m_mfuValue = parallel->mfu;
+        m_hfuValue = parallel->hfu;
+        m_hostBytesPerNode = parallel->hostBytesPerNode;
+        m_hostFits = parallel->hostFits;
+        m_hostMemoryBytes = parallel->cluster.hostMemoryBytes;
+    }
     m_has = true;
-    m_fits = t.fits;
+    m_fits = t.fits && (!parallel || parallel->hostFits);
     m_peakBytes = t.peakBytes;
     m_baselinePeakBytes = e.baselinePeakBytes;
     m_usableBytes = device.usableBytes();
     m_maxMicroBatchValue = t.maxMicroBatch;
     m_microBatch = e.program.microBatch;
-    m_samplesPerStep = t.samplesPerStep;
-    m_samplesPerS = t.samplesPerS();
+    m_samplesPerStep = parallel ? parallel->globalBatch : t.samplesPerStep;
+    m_samplesPerS = parallel ? parallel->samplesPerS() : t.samplesPerS();
     m_savedFraction = e.memorySavedFraction();
     m_keptActivationBytes = t.savedActivationBytes;
     m_baselineKeptActivationBytes = e.baselineSavedActivationBytes;
@@ -158,8 +188,10 @@ void SummaryPanel::refresh() {
         m_verdict->setPalette(verdictPalette);
         m_verdict->setText(tr("No plan evaluated yet."));
         for (QLabel* l : {m_peak, m_keptActivations, m_peakAt, m_overhead, m_stepTime,
-                          m_throughput, m_maxMicroBatch})
+                          m_throughput, m_maxMicroBatch, m_rank, m_mfu})
             l->clear();
+        setFieldShown(m_rank, false);
+        setFieldShown(m_mfu, false);
         for (BreakdownRow& r : m_breakdownRows)
             for (QLabel* l : {r.swatch, r.name, r.amount, r.percent}) l->setVisible(false);
         m_breakdownShown = 0;
@@ -190,7 +222,12 @@ void SummaryPanel::refresh() {
     } else {
         verdictStatus = Status::Bad;
         QString text =
-            statesExceed
+            m_parallel && !m_hostFits && m_peakBytes <= m_usableBytes
+                ? tr("✘ Does not fit on %1: the state offloaded to host memory takes %2 "
+                     "per node, more than the node's %3.")
+                      .arg(m_clusterName, bytesText(m_hostBytesPerNode, m_units),
+                           bytesText(m_hostMemoryBytes, m_units))
+            : statesExceed
                 ? tr("✘ Does not fit on %1, whatever the plan: model states alone (parameters, "
                      "gradients, optimizer state) take %2 of the device's %3 usable; no "
                      "checkpointing plan or micro-batch changes that.")
@@ -237,10 +274,40 @@ void SummaryPanel::refresh() {
                      formatSeconds(m_timeS.recompute)));
     else
         m_overhead->setText(tr("none: nothing is recomputed"));
-    m_stepTime->setText(tr("%1 (forward %2, backward %3, recompute %4, optimizer %5)")
-                            .arg(formatSeconds(m_timeS.total()), formatSeconds(m_timeS.forward),
-                                 formatSeconds(m_timeS.backward), formatSeconds(m_timeS.recompute),
-                                 formatSeconds(m_timeS.optimizer)));
+    if (m_parallel) {
+        const StepTime& p = m_parallelTime;
+        m_stepTime->setText(
+            tr("%1 (compute %2, pipeline bubble %3, pipeline transfers %4, data-parallel "
+               "communication %5 exposed of %6, optimizer %7, offload transfers %8)")
+                .arg(formatSeconds(p.totalS), formatSeconds(p.computeS), formatSeconds(p.bubbleS),
+                     formatSeconds(p.pipelineTransferS), formatSeconds(p.dataParallelExposedS),
+                     formatSeconds(p.dataParallelS), formatSeconds(p.optimizerS),
+                     formatSeconds(p.offloadTransferS)));
+        m_rank->setText(tr("per GPU, pipeline stage %1 of %2 (the rank that peaks) of %3 on %4 "
+                           "GPUs (%5)")
+                            .arg(m_stage + 1)
+                            .arg(m_stages)
+                            .arg(m_layout)
+                            .arg(m_gpus)
+                            .arg(m_clusterName));
+        QString mfu = tr("%1 (hardware FLOPs utilization, recompute counted: %2)")
+                          .arg(formatPercent(m_mfuValue), formatPercent(m_hfuValue));
+        if (m_hostBytesPerNode > 0)
+            mfu += QStringLiteral("; ") + tr("host memory %1 per node offloaded")
+                                              .arg(bytesText(m_hostBytesPerNode, m_units));
+        m_mfu->setText(mfu);
+    } else {
+        m_stepTime->setText(tr("%1 (forward %2, backward %3, recompute %4, optimizer %5)")
+                                .arg(formatSeconds(m_timeS.total()),
+                                     formatSeconds(m_timeS.forward),
+                                     formatSeconds(m_timeS.backward),
+                                     formatSeconds(m_timeS.recompute),
+                                     formatSeconds(m_timeS.optimizer)));
+        m_rank->clear();
+        m_mfu->clear();
+    }
+    setFieldShown(m_rank, m_parallel);
+    setFieldShown(m_mfu, m_parallel);
     m_throughput->setText(
         m_samplesPerStep == 1
             ? tr("%1 samples/s (1 sample per step)").arg(samplesText(m_samplesPerS))
@@ -419,6 +486,10 @@ QString SummaryPanel::fieldText(Field field) const {
             return m_throughput->text();
         case Field::MaxMicroBatch:
             return m_maxMicroBatch->text();
+        case Field::Rank:
+            return m_rank->text();
+        case Field::Mfu:
+            return m_mfu->text();
     }
     return {};
 }

@@ -6,7 +6,10 @@
 // say what they are a share of (the whole peak, the activations kept for backward, the whole
 // step without checkpointing); an unsafe plan that fits is not announced with a plain tick; and
 // when model states alone exceed the device, the verdict says so in numbers, since no plan can
-// help.
+// help. Under a parallel layout every figure is per GPU, of the rank that peaks: a row says
+// which one ("per GPU, pipeline stage 1 of 4"), the step time lists the layout's parts
+// (compute, pipeline bubble and transfers, exposed data-parallel communication, optimizer,
+// offload transfers), the throughput is the whole layout's and a row gives MFU.
 #pragma once
 
 #include <QString>
@@ -20,6 +23,7 @@
 #include "analysis.h"
 #include "device.h"
 #include "instruction_caption.h"
+#include "parallel_eval.h"
 #include "report.h"
 
 class QGridLayout;
@@ -31,12 +35,24 @@ namespace remat::ui {
 class SummaryPanel : public QWidget {
     Q_OBJECT
 public:
-    enum class Field { Peak, KeptActivations, PeakAt, Overhead, StepTime, Throughput, MaxMicroBatch };
+    enum class Field {
+        Peak,
+        KeptActivations,
+        PeakAt,
+        Overhead,
+        StepTime,
+        Throughput,
+        MaxMicroBatch,
+        Rank,
+        Mfu
+    };
 
     explicit SummaryPanel(QWidget* parent = nullptr);
 
     // `graph` is the one the evaluation was made from: it names the op or buffer at the peak.
-    void setEvaluation(const Evaluation& evaluation, const DeviceSpec& device, const Graph& graph);
+    // `parallel`: the whole layout's figures when the evaluation is one rank's (null: one GPU).
+    void setEvaluation(const Evaluation& evaluation, const DeviceSpec& device, const Graph& graph,
+                       const ParallelEvaluation* parallel = nullptr);
     void clear();
     void setUnits(ByteUnits units);
 
@@ -95,6 +111,9 @@ private:
     QLabel* m_stepTime = nullptr;
     QLabel* m_throughput = nullptr;
     QLabel* m_maxMicroBatch = nullptr;
+    QLabel* m_rank = nullptr;
+    QLabel* m_mfu = nullptr;
+    void setFieldShown(QLabel* value, bool shown);
     QGridLayout* m_breakdown = nullptr;
     std::vector<BreakdownRow> m_breakdownRows;
     int m_breakdownShown = 0;
@@ -125,6 +144,16 @@ private:
     QString m_deviceName;
     QString m_strategy;
     QStringList m_unsafe;
+    // Under a parallel layout (m_parallel): the rank shown and the layout's own figures.
+    bool m_parallel = false;
+    std::int64_t m_stage = 0, m_stages = 1, m_gpus = 1;
+    QString m_layout, m_clusterName;
+    StepTime m_parallelTime;
+    double m_mfuValue = 0.0;
+    double m_hfuValue = 0.0;
+    std::int64_t m_hostBytesPerNode = 0;
+    std::int64_t m_hostMemoryBytes = 0;
+    bool m_hostFits = true;
     ByteUnits m_units = ByteUnits::Binary;
 };
 
