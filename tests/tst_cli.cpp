@@ -33,7 +33,7 @@ constexpr int kTimeoutMs = 120000;
 // The category spellings of docs/memory-model.md, the keys of `breakdown_at_peak`.
 const std::set<std::string> kCategoryKeys = {
     "parameters", "gradients", "optimizer_state", "saved_activations", "recomputed_activations",
-    "transient",  "inputs",    "workspace"};
+    "transient",  "inputs",    "workspace",       "gathered_parameters"};
 
 struct RunResult {
     bool finished = false;
@@ -142,6 +142,7 @@ private slots:
     void badFilesNeverReachInternalError();
     void importHfOutputLoadsEverywhere();
     void frameworkSettingsOnEveryCommand();
+    void parallelLayouts();
 };
 
 void TstCli::initTestCase() {
@@ -551,6 +552,17 @@ void TstCli::userErrors_data() {
     const QString broken = kDataDir + "/bad/truncated.json";
     const QString shapes = kDataDir + "/bad/conv_after_linear.json";
     QTest::newRow("missing file") << QStringList{"simulate", missing} << missing;
+    QTest::newRow("tp not dividing heads")
+        << QStringList{"simulate", "gpt2-small", "--tp", "8"}
+        << "parallel.tp: 12 attention heads are not divisible by tp 8";
+    QTest::newRow("zero stage") << QStringList{"simulate", "gpt2-small", "--dp", "2", "--zero", "5"}
+                                << "--zero: expected 0, 1, 2, 3";
+    QTest::newRow("run under a layout") << QStringList{"run", "gpt2-tiny", "--dp", "2"}
+                                        << "remat run answers for one GPU; the layout dp 2";
+    QTest::newRow("unknown cluster")
+        << QStringList{"simulate", "gpt2-small", "--cluster", "dgx-z9"} << "unknown cluster 'dgx-z9'";
+    QTest::newRow("fit gpus") << QStringList{"fit", "gpt2-tiny", "--gpus", "0"}
+                              << "--gpus must be between 1 and 1000000";
     QTest::newRow("broken file") << QStringList{"simulate", broken}
                                  << broken + ": $: not valid JSON";
     QTest::newRow("shape error") << QStringList{"compare", shapes}
@@ -1201,6 +1213,44 @@ void TstCli::importHfOutputLoadsEverywhere() {
         const RunResult r = runRemat(args);
         QVERIFY2(r.finished && r.exitCode == 0, qPrintable(describe(args, r)));
     }
+}
+
+// A layout on the command line: the per-GPU figures under the usual keys, the `parallel` object,
+// ZeRO-3's gathered parameters in the breakdown, and `fit` answering in JSON.
+void TstCli::parallelLayouts() {
+    bool ok = false;
+    const json one = runJson({"simulate", "gpt2-small", "--json"}, &ok);
+    QVERIFY(ok);
+    QVERIFY(!one.contains("parallel"));
+    const json z3 = runJson({"simulate", "gpt2-small", "--dp", "8", "--zero", "full_shard",
+                             "--cluster", "dgx-a100-80gb", "--json"},
+                            &ok);
+    QVERIFY(ok);
+    QCOMPARE(z3.at("parallel").at("gpus").get<int>(), 8);
+    QCOMPARE(z3.at("parallel").at("zero").get<int>(), 3);
+    QCOMPARE(z3.at("parallel").at("global_batch").get<int>(),
+             8 * one.at("micro_batch").get<int>());
+    QVERIFY(z3.at("breakdown_at_peak").at("gathered_parameters").get<std::int64_t>() >= 0);
+    QVERIFY(z3.at("peak_bytes").get<std::int64_t>() < one.at("peak_bytes").get<std::int64_t>());
+    const double mfu = z3.at("parallel").at("mfu").get<double>();
+    QVERIFY(mfu > 0 && mfu < 1);
+    // A pipeline: stages listed, the first 1F1B stage holding pp micro-batches.
+    const json pp = runJson({"simulate", "gpt2-small", "--pp", "4", "-a", "8", "--json"}, &ok);
+    QVERIFY(ok);
+    QCOMPARE(pp.at("parallel").at("stages").size(), std::size_t(4));
+    QCOMPARE(pp.at("parallel").at("stages")[0].at("in_flight_micro_batches").get<double>(), 4.0);
+    QVERIFY(pp.at("parallel").at("step_time_s").at("bubble").get<double>() > 0);
+    // compare and program answer for the peaking rank.
+    const json cmp = runJson({"compare", "gpt2-tiny", "--dp", "2", "--zero", "2", "--json"}, &ok);
+    QVERIFY(ok);
+    QVERIFY(cmp.is_array() && !cmp.empty());
+    for (const json& e : cmp) QVERIFY(e.contains("parallel"));
+    const json fit = runJson({"fit", "gpt2-tiny", "--gpus", "8", "--json"}, &ok);
+    QVERIFY(ok);
+    QVERIFY(fit.at("fits").get<bool>());
+    QCOMPARE(fit.at("min_gpus").get<int>(), 8);
+    QVERIFY(!fit.at("candidates").empty());
+    QCOMPARE(fit.at("candidates")[0].at("layout").at("gpus").get<int>(), 8);
 }
 
 QTEST_GUILESS_MAIN(TstCli)

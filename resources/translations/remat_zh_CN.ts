@@ -4,49 +4,59 @@
 <context>
     <name>Category</name>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="66"/>
+        <location filename="../../ui/qt_convert.cpp" line="68"/>
         <source>parameters</source>
         <translation>参数</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="68"/>
+        <location filename="../../ui/qt_convert.cpp" line="70"/>
         <source>gradients</source>
         <translation>梯度</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="70"/>
+        <location filename="../../ui/qt_convert.cpp" line="72"/>
         <source>optimizer state</source>
         <translation>优化器状态</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="72"/>
+        <location filename="../../ui/qt_convert.cpp" line="74"/>
         <source>saved activations</source>
         <translation>保存的激活</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="74"/>
+        <location filename="../../ui/qt_convert.cpp" line="76"/>
         <source>recomputed activations</source>
         <translation>重计算的激活</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="76"/>
+        <location filename="../../ui/qt_convert.cpp" line="78"/>
         <source>transient (temporaries, activation gradients)</source>
         <translation>临时（中间结果、激活梯度）</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="79"/>
+        <location filename="../../ui/qt_convert.cpp" line="81"/>
         <source>inputs</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="81"/>
+        <location filename="../../ui/qt_convert.cpp" line="83"/>
         <source>workspace</source>
         <translation>工作区</translation>
     </message>
     <message>
-        <location filename="../../ui/qt_convert.cpp" line="87"/>
+        <location filename="../../ui/qt_convert.cpp" line="85"/>
+        <source>gathered parameters (ZeRO-3)</source>
+        <translation>聚集的参数（ZeRO-3）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/qt_convert.cpp" line="91"/>
         <source>transient</source>
         <translation>临时</translation>
+    </message>
+    <message>
+        <location filename="../../ui/qt_convert.cpp" line="95"/>
+        <source>gathered parameters</source>
+        <translation>聚集的参数</translation>
     </message>
 </context>
 <context>
@@ -435,61 +445,147 @@
     </message>
 </context>
 <context>
+    <name>StepCaption</name>
+    <message>
+        <location filename="../../ui/step_caption.cpp" line="13"/>
+        <source>layer %1</source>
+        <translation>第 %1 层</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_caption.cpp" line="15"/>
+        <source>layers %1–%2</source>
+        <extracomment>A range of layers: &quot;layers 4–6&quot;</extracomment>
+        <translation>第 %1–%2 层</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_caption.cpp" line="33"/>
+        <source>forward through layer %1: %2; its output is kept for backward</source>
+        <translation>前向经过第 %1 层：%2；其输出保留供反向使用</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_caption.cpp" line="41"/>
+        <source>forward through layer %1: %2; inside region %3 (%4) its output is freed once used and recomputed in backward</source>
+        <translation>前向经过第 %1 层：%2；在区域 %3（%4）内，其输出用后即释放，反向时重计算</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_caption.cpp" line="49"/>
+        <source>forward through layer %1: %2; its output is freed once the next ops have used it</source>
+        <translation>前向经过第 %1 层：%2；其输出在后续算子使用后即释放</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_caption.cpp" line="62"/>
+        <source>backward reaches region %1 (%2): recompute %3 from the kept input of layer %4</source>
+        <translation>反向到达区域 %1（%2）：从第 %4 层保留的输入重计算 %3</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_caption.cpp" line="71"/>
+        <source>recompute layer %1: %2, inside region %3 (%4)</source>
+        <translation>重计算第 %1 层：%2，位于区域 %3（%4）内</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_caption.cpp" line="79"/>
+        <source> (nested region, depth %1)</source>
+        <extracomment>Appended to a recompute&apos;s caption when its region is nested in another</extracomment>
+        <translation>（嵌套区域，深度 %1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_caption.cpp" line="84"/>
+        <source>backward through layer %1: %2</source>
+        <translation>反向经过第 %1 层：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_caption.cpp" line="88"/>
+        <source>optimizer step: update %1 from its gradient</source>
+        <translation>优化器步：用梯度更新 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_caption.cpp" line="109"/>
+        <source>setup: %1</source>
+        <translation>准备：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_caption.cpp" line="111"/>
+        <source>teardown: %1</source>
+        <translation>收尾：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_caption.cpp" line="120"/>
+        <source>micro-batches %1–%2 (each the same): %3</source>
+        <extracomment>Micro-batches numbered from 1; the repeat&apos;s body stands for all of them</extracomment>
+        <translation>微批次 %1–%2（每个都相同）：%3</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_caption.cpp" line="124"/>
+        <source>micro-batch %1 of %2: %3</source>
+        <translation>微批次 %1 / %2：%3</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
-        <location filename="../../app/studio_main.cpp" line="83"/>
+        <location filename="../../app/studio_main.cpp" line="87"/>
         <source>Remat Studio: see what activation checkpointing costs and saves.</source>
         <translation>Remat Studio：看清激活检查点的开销与节省。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="89"/>
+        <location filename="../../app/studio_main.cpp" line="93"/>
         <source>A model file or a preset name (default gpt2-small).</source>
         <translation>模型文件或预设名称（默认 gpt2-small）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="92"/>
+        <location filename="../../app/studio_main.cpp" line="96"/>
         <source>Render the main window offscreen to FILE.png and quit.</source>
         <translation>在屏幕外将主窗口渲染到 FILE.png 后退出。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="96"/>
+        <location filename="../../app/studio_main.cpp" line="100"/>
         <source>Folder for the plots written without a display (default ./remat-output).</source>
         <translation>无显示器时写出图表的文件夹（默认 ./remat-output）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="101"/>
+        <location filename="../../app/studio_main.cpp" line="105"/>
         <source>Checkpointing strategy to start with (the CLI&apos;s spellings: none, full, every:K, sqrt, ...).</source>
         <translation>启动时使用的检查点策略（与命令行写法相同：none、full、every:K、sqrt 等）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="107"/>
+        <location filename="../../app/studio_main.cpp" line="111"/>
         <source>Expand every block of the layer stack into its instances and sub-modules.</source>
         <translation>将层栈中的每个块展开为其实例和子模块。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="110"/>
+        <location filename="../../app/studio_main.cpp" line="114"/>
         <source>Use the dark palette.</source>
         <translation>使用深色配色。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="113"/>
+        <location filename="../../app/studio_main.cpp" line="117"/>
         <source>User-interface language: en or zh_CN (default: the one chosen in View → Language, else the system&apos;s).</source>
         <translation>界面语言：en 或 zh_CN（默认：视图 → 语言中选择的语言，否则为系统语言）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="119"/>
+        <location filename="../../app/studio_main.cpp" line="123"/>
         <source>Folder for autosaves of unsaved work and for recovering them (default: the application data folder&apos;s autosave/).</source>
         <translation>保存和恢复未保存工作的自动保存文件夹（默认：应用数据文件夹下的 autosave/）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="125"/>
+        <location filename="../../app/studio_main.cpp" line="129"/>
         <source>Recover the newest work a crashed or killed session left behind without asking.</source>
         <translation>不经询问，直接恢复崩溃或被终止的会话留下的最新工作。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="130"/>
+        <location filename="../../app/studio_main.cpp" line="134"/>
         <source>Window size in pixels, WIDTHxHEIGHT (default 1600x1000, or the screen&apos;s where smaller; 1280x720 shows the projector layout).</source>
         <translation>窗口大小（像素），格式为 宽x高（默认 1600x1000，屏幕更小时取屏幕大小；1280x720 显示投影仪布局）。</translation>
+    </message>
+    <message>
+        <location filename="../../app/studio_main.cpp" line="140"/>
+        <source>Show the step-through and the schedule grid at STEP (counted from 1 among the forward, recompute, backward and optimizer steps), or at the peak with &apos;peak&apos;.</source>
+        <translation>在第 STEP 步（在前向、重计算、反向和优化器步中从 1 计数）显示单步执行和调度表，或用“peak”显示峰值处。</translation>
+    </message>
+    <message>
+        <location filename="../../app/studio_main.cpp" line="148"/>
+        <source>Show the two-plans tab comparing the strategy with S (none, full, every:3, ...).</source>
+        <translation>显示“两个方案”标签页，将当前策略与 S（none、full、every:3……）对比。</translation>
     </message>
 </context>
 <context>
@@ -516,27 +612,27 @@
         <translation>预算</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="195"/>
+        <location filename="../../ui/budget_slider.cpp" line="191"/>
         <source>(computing the budget range…)</source>
         <translation>（正在计算预算范围…）</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="197"/>
+        <location filename="../../ui/budget_slider.cpp" line="193"/>
         <source>(no budget planner: %1)</source>
         <translation>（无预算规划器：%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="199"/>
+        <location filename="../../ui/budget_slider.cpp" line="195"/>
         <source>%1 … %2</source>
         <translation>%1 … %2</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="201"/>
+        <location filename="../../ui/budget_slider.cpp" line="197"/>
         <source>%1: no plan lowers the peak</source>
         <translation>%1：没有方案能降低峰值</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="203"/>
+        <location filename="../../ui/budget_slider.cpp" line="199"/>
         <source>From the smallest peak any single-level plan reaches to the peak without checkpointing</source>
         <translation>从任意单层方案可达到的最小峰值，到不使用检查点时的峰值</translation>
     </message>
@@ -746,58 +842,58 @@
         <translation>尚无模型。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="282"/>
+        <location filename="../../ui/comparison_panel.cpp" line="278"/>
         <source>The strategies could not be compared: %1</source>
         <translation>无法比较各策略：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="301"/>
+        <location filename="../../ui/comparison_panel.cpp" line="297"/>
         <source>%1 strategies</source>
         <translation>%1 个策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="302"/>
+        <location filename="../../ui/comparison_panel.cpp" line="298"/>
         <source>%1 strategies for %2</source>
         <translation>%2 的 %1 个策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="306"/>
+        <location filename="../../ui/comparison_panel.cpp" line="302"/>
         <source>%1 on %2; computing the every:K curve…</source>
         <translation>%1，设备 %2；正在计算 every:K 曲线…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="308"/>
+        <location filename="../../ui/comparison_panel.cpp" line="304"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; computing the optimal frontier…</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；正在计算最优前沿…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="313"/>
+        <location filename="../../ui/comparison_panel.cpp" line="309"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; no optimal frontier: %4</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；无最优前沿：%4</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="318"/>
+        <location filename="../../ui/comparison_panel.cpp" line="314"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; the optimal frontier is one point: no plan lowers the peak.</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；最优前沿只有一个点：没有方案能降低峰值。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="323"/>
+        <location filename="../../ui/comparison_panel.cpp" line="319"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; %4 plans on the optimal frontier.</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；最优前沿上有 %4 个方案。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="359"/>
-        <location filename="../../ui/comparison_panel.cpp" line="367"/>
+        <location filename="../../ui/comparison_panel.cpp" line="355"/>
+        <location filename="../../ui/comparison_panel.cpp" line="363"/>
         <source>There is no comparison to export yet.</source>
         <translation>尚无可导出的比较。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="373"/>
+        <location filename="../../ui/comparison_panel.cpp" line="369"/>
         <source>Checkpointing strategies for %1</source>
         <translation>%1 的检查点策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="377"/>
+        <location filename="../../ui/comparison_panel.cpp" line="373"/>
         <source>%1 (usable %2), micro-batch %3 × %4 accumulation steps, %5, %6.</source>
         <translation>%1（可用 %2），微批次 %3 × %4 个梯度累积步，%5，%6。</translation>
     </message>
@@ -805,140 +901,175 @@
 <context>
     <name>remat::ui::DeviceBar</name>
     <message>
-        <location filename="../../ui/device_bar.cpp" line="21"/>
+        <location filename="../../ui/device_bar.cpp" line="25"/>
         <source>Device profile: capacity, peak FLOP/s, bandwidth</source>
         <translation>设备配置：容量、峰值 FLOP/s、带宽</translation>
     </message>
     <message>
-        <location filename="../../ui/device_bar.cpp" line="28"/>
+        <location filename="../../ui/device_bar.cpp" line="32"/>
         <source>Device memory, and what is left after the CUDA context and library reserve</source>
         <translation>设备内存，以及扣除 CUDA 上下文和库预留后剩余的可用内存</translation>
     </message>
     <message>
-        <location filename="../../ui/device_bar.cpp" line="32"/>
+        <location filename="../../ui/device_bar.cpp" line="36"/>
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../../ui/device_bar.cpp" line="66"/>
+        <location filename="../../ui/device_bar.cpp" line="75"/>
         <source>%1 (usable %2)</source>
         <translation>%1（可用 %2）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/device_bar.cpp" line="97"/>
+        <source>Calibrated: %1 of %2 ops measured</source>
+        <translation>已校准：%2 个算子中测量了 %1 个</translation>
+    </message>
+    <message>
+        <location filename="../../ui/device_bar.cpp" line="98"/>
+        <source>Calibrated on other work: %1 of %2 ops measured</source>
+        <translation>在其他负载上校准：%2 个算子中测量了 %1 个</translation>
+    </message>
+    <message>
+        <location filename="../../ui/device_bar.cpp" line="102"/>
+        <source>Measured on model %1, %2, %3 backend (%4), %5</source>
+        <translation>测量于模型 %1，%2，%3 后端（%4），%5</translation>
+    </message>
+    <message>
+        <location filename="../../ui/device_bar.cpp" line="106"/>
+        <source>What these times were measured on is not recorded</source>
+        <translation>未记录这些时间是在什么上测量的</translation>
     </message>
 </context>
 <context>
     <name>remat::ui::Document</name>
     <message>
-        <location filename="../../ui/document.cpp" line="121"/>
+        <location filename="../../ui/document.cpp" line="119"/>
         <source>untitled</source>
         <translation>未命名</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="153"/>
+        <location filename="../../ui/document.cpp" line="151"/>
         <source>Planning…</source>
         <translation>正在规划…</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="153"/>
+        <location filename="../../ui/document.cpp" line="151"/>
         <source>Simulating…</source>
         <translation>正在模拟…</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="431"/>
+        <location filename="../../ui/document.cpp" line="432"/>
         <source>Strategy %1</source>
         <translation>策略 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="437"/>
+        <location filename="../../ui/document.cpp" line="438"/>
         <source>Micro-batch %1</source>
         <translation>微批次 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="443"/>
+        <location filename="../../ui/document.cpp" line="444"/>
         <source>Accumulation steps %1</source>
         <translation>梯度累积步数 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="450"/>
+        <location filename="../../ui/document.cpp" line="451"/>
         <source>Precision %1</source>
         <translation>精度 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="456"/>
+        <location filename="../../ui/document.cpp" line="457"/>
         <source>Optimizer %1</source>
         <translation>优化器 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="462"/>
+        <location filename="../../ui/document.cpp" line="463"/>
         <source>Device %1</source>
         <translation>设备 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="468"/>
+        <location filename="../../ui/document.cpp" line="470"/>
+        <source>Layout %1</source>
+        <translation>布局 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/document.cpp" line="478"/>
+        <source>Cluster %1</source>
+        <translation>集群 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/document.cpp" line="492"/>
+        <source>Apply %1, %2, micro-batch %3 x %4</source>
+        <translation>应用 %1，%2，微批次 %3 × %4</translation>
+    </message>
+    <message>
+        <location filename="../../ui/document.cpp" line="503"/>
         <source>Edit input</source>
         <translation>编辑输入</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="475"/>
-        <location filename="../../ui/document.cpp" line="645"/>
+        <location filename="../../ui/document.cpp" line="510"/>
+        <location filename="../../ui/document.cpp" line="680"/>
         <source>a name may be at most %1 bytes (this one has %2)</source>
         <translation>名称最多 %1 字节（当前为 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="479"/>
+        <location filename="../../ui/document.cpp" line="514"/>
         <source>Rename network</source>
         <translation>重命名网络</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="507"/>
+        <location filename="../../ui/document.cpp" line="542"/>
         <source>Toggle checkpoint %1</source>
         <translation>切换检查点 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="514"/>
-        <location filename="../../ui/document.cpp" line="532"/>
+        <location filename="../../ui/document.cpp" line="549"/>
+        <location filename="../../ui/document.cpp" line="567"/>
         <source>Checkpoint %1</source>
         <translation>为 %1 设置检查点</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="515"/>
-        <location filename="../../ui/document.cpp" line="533"/>
+        <location filename="../../ui/document.cpp" line="550"/>
+        <location filename="../../ui/document.cpp" line="568"/>
         <source>Keep %1</source>
         <translation>保留 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="540"/>
+        <location filename="../../ui/document.cpp" line="575"/>
         <source>Clear plan</source>
         <translation>清除方案</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="583"/>
+        <location filename="../../ui/document.cpp" line="618"/>
         <source>Add %1</source>
         <translation>添加 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="606"/>
+        <location filename="../../ui/document.cpp" line="641"/>
         <source>Remove %1</source>
         <translation>移除 %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/document.cpp" line="607"/>
+        <location filename="../../ui/document.cpp" line="642"/>
         <source>Remove %n layers</source>
         <translation>
             <numerusform>移除 %n 层</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="620"/>
+        <location filename="../../ui/document.cpp" line="655"/>
         <source>Duplicate %1</source>
         <translation>复制 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="638"/>
+        <location filename="../../ui/document.cpp" line="673"/>
         <source>Move %1</source>
         <translation>移动 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="655"/>
+        <location filename="../../ui/document.cpp" line="690"/>
         <source>Edit %1</source>
         <translation>编辑 %1</translation>
     </message>
@@ -964,6 +1095,179 @@
         <location filename="../../ui/evaluation_progress.cpp" line="67"/>
         <source>%1 %2 s</source>
         <translation>%1 %2 秒</translation>
+    </message>
+</context>
+<context>
+    <name>remat::ui::FitDialog</name>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="33"/>
+        <source>1 GPU</source>
+        <translation>1 块 GPU</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="33"/>
+        <source>%1 GPUs</source>
+        <translation>%1 块 GPU</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="44"/>
+        <source>Make it fit</source>
+        <translation>让它装得下</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="50"/>
+        <source>GPUs to spread the step over: every layout whose degrees multiply to this count is tried</source>
+        <translation>训练步分布到的 GPU 数：尝试所有并行度乘积等于该数的布局</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="55"/>
+        <source>the model&apos;s</source>
+        <translation>模型自身的</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="56"/>
+        <source>Samples per step, split into data-parallel ranks, micro-batches and accumulation steps; the model&apos;s: its micro-batch x accumulation steps</source>
+        <translation>每步样本数，分给数据并行 rank、微批次和累积步；“模型自身的”：其微批次 × 累积步数</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="61"/>
+        <source>The cluster the GPUs are in</source>
+        <translation>GPU 所在的集群</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="62"/>
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="65"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="75"/>
+        <source>Layout</source>
+        <translation>布局</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="75"/>
+        <source>Strategy</source>
+        <translation>策略</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="75"/>
+        <source>Micro-batch x accum.</source>
+        <translation>微批次 × 累积</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="76"/>
+        <source>Peak/GPU</source>
+        <translation>每 GPU 峰值</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="76"/>
+        <source>Step time</source>
+        <translation>步时间</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="76"/>
+        <source>MFU</source>
+        <translation>MFU</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="77"/>
+        <source>Samples/s</source>
+        <translation>样本/秒</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="83"/>
+        <source>Double-click a row to apply its layout, strategy and micro-batch</source>
+        <translation>双击一行以应用其布局、策略和微批次</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="90"/>
+        <source>GPUs</source>
+        <translation>GPU 数</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="91"/>
+        <source>Global batch</source>
+        <translation>全局批次</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="92"/>
+        <source>Cluster</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="111"/>
+        <source>Choose the GPU count and press Search.</source>
+        <translation>选择 GPU 数并点击“搜索”。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="187"/>
+        <source>Searching layouts, strategies and micro-batches for %1 of %2…</source>
+        <translation>正在为 %2 中的 %1 搜索布局、策略和微批次…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="197"/>
+        <source>Search cancelled.</source>
+        <translation>搜索已取消。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="205"/>
+        <source>The search failed: %1</source>
+        <translation>搜索失败：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="221"/>
+        <source> (on %1)</source>
+        <translation>（在 %1 上）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="225"/>
+        <source>%1 x %2</source>
+        <translation>%1 × %2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="239"/>
+        <source>%1 of %2, global batch %3</source>
+        <translation>%2 中的 %1，全局批次 %3</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="246"/>
+        <source>✔ Fits on %1: the best of %2 layouts x strategies x micro-batch splits searched, by predicted throughput. Double-click a row to apply it.</source>
+        <translation>✔ 在 %1 上装得下：按预测吞吐量排列，共搜索了 %2 种布局 × 策略 × 微批次划分。双击一行以应用。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="250"/>
+        <source>✘ Does not fit on %1 (%2 layouts x strategies x micro-batch splits searched).</source>
+        <translation>✘ 在 %1 上装不下（共搜索了 %2 种布局 × 策略 × 微批次划分）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="263"/>
+        <source>The smallest GPU count found that fits: %1 (its best plan is the table&apos;s first row).</source>
+        <translation>找到的能装下的最少 GPU 数：%1（其最佳方案是表格第一行）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="267"/>
+        <source>With offload to host memory it fits on %1: the table&apos;s last row.</source>
+        <translation>卸载到主机内存后可在 %1 上装下：见表格最后一行。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="270"/>
+        <source>Offload to host memory does not make it fit either: %1.</source>
+        <translation>卸载到主机内存也装不下：%1。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="274"/>
+        <source>Rejected layouts (every strategy and micro-batch tried):</source>
+        <translation>被否决的布局（已尝试所有策略和微批次）：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/fit_dialog.cpp" line="279"/>
+        <source>  … and %1 more</source>
+        <translation>  … 另有 %1 个</translation>
     </message>
 </context>
 <context>
@@ -1037,115 +1341,115 @@
 <context>
     <name>remat::ui::LayerStackModel</name>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="287"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="304"/>
         <source>input</source>
         <translation>输入</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="295"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="312"/>
         <source>%1–%2  %3 × %4</source>
         <extracomment>A repeated block, shown compactly: &quot;1–12 transformer_block × 12&quot;</extracomment>
         <translation>%1–%2  %3 × %4</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="317"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="334"/>
         <source>token ids</source>
         <translation>词元编号</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="317"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="334"/>
         <source>tensor</source>
         <translation>张量</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="330"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="347"/>
         <source>scalar</source>
         <translation>标量</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="338"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="355"/>
         <source>%1 tokens (vocab %2)</source>
         <translation>%1 个词元（词表 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="365"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="382"/>
         <source>%1 of %2</source>
         <translation>%1 / %2</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="381"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="398"/>
         <source>recompute</source>
         <translation>重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="473"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="492"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="475"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="494"/>
         <source>Kept</source>
         <translation>保留</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="379"/>
-        <location filename="../../ui/layer_stack_model.cpp" line="384"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="396"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="401"/>
         <source>in %1</source>
         <extracomment>The row lies inside a larger checkpointed region, named by its label (&quot;1-3&quot;)</extracomment>
         <translation>属于 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="390"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="407"/>
         <source>Kept for backward: %1</source>
         <translation>为反向保留：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="393"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="410"/>
         <source>The network&apos;s input.</source>
         <translation>网络的输入。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="396"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="413"/>
         <source>A repeated block; expand it to checkpoint single instances.</source>
         <translation>重复的块；展开后可对单个实例设置检查点。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="404"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="421"/>
         <source>Checkpointed (recompute): only its inputs are kept; its saved tensors are recomputed in backward.</source>
         <translation>已设检查点（重计算）：只保留其输入；其保存的张量在反向时重新计算。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="406"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="423"/>
         <source>Kept: its saved tensors stay in memory until backward.</source>
         <translation>保留：其保存的张量留在内存中直到反向。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="469"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="488"/>
         <source>Layer</source>
         <translation>层</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="471"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="490"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="477"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="496"/>
         <source>Checkpoint</source>
         <translation>检查点</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="485"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="504"/>
         <source>Output shape of one sample</source>
         <translation>单个样本的输出形状</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="487"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="506"/>
         <source>Activation bytes this row keeps until backward under the current plan (at the micro-batch set in the strategy bar)</source>
         <translation>在当前方案下，此行保留到反向传播的激活字节数（按策略栏中设置的微批次计）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="491"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="510"/>
         <source>Checked: a checkpointed (recompute) region</source>
         <translation>勾选：一个检查点（重计算）区域</translation>
     </message>
@@ -1204,296 +1508,556 @@
     </message>
 </context>
 <context>
+    <name>remat::ui::LayoutButton</name>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="278"/>
+        <location filename="../../ui/layout_dialog.cpp" line="299"/>
+        <source>GPUs and parallel layout: data, tensor, pipeline and context parallelism, ZeRO stage, offload, cluster</source>
+        <translation>GPU 与并行布局：数据、张量、流水线和上下文并行，ZeRO 阶段，卸载，集群</translation>
+    </message>
+</context>
+<context>
+    <name>remat::ui::LayoutDialog</name>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="46"/>
+        <source>GPUs and parallel layout</source>
+        <translation>GPU 与并行布局</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="50"/>
+        <source>GPUs the layout occupies: dp x tp x pp x cp</source>
+        <translation>该布局占用的 GPU 数：dp × tp × pp × cp</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="52"/>
+        <source>Data-parallel degree: replicas of the model, each on its own share of the batch</source>
+        <translation>数据并行度：模型副本数，每个副本处理批次中属于自己的一份</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="56"/>
+        <source>0: none (FSDP NO_SHARD, DDP)</source>
+        <translation>0：不切分（FSDP NO_SHARD，DDP）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="57"/>
+        <source>1: optimizer state</source>
+        <translation>1：优化器状态</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="58"/>
+        <source>2: + gradients (FSDP SHARD_GRAD_OP)</source>
+        <translation>2：+ 梯度（FSDP SHARD_GRAD_OP）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="59"/>
+        <source>3: + parameters (FSDP FULL_SHARD)</source>
+        <translation>3：+ 参数（FSDP FULL_SHARD）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="60"/>
+        <source>3 within a node (FSDP HYBRID_SHARD)</source>
+        <translation>3，限于节点内（FSDP HYBRID_SHARD）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="62"/>
+        <source>ZeRO stage: what the data-parallel ranks shard. Stage 1 shards the optimizer state and fp32 master weights, stage 2 the gradients too, stage 3 the parameters too, gathered layer by layer. FSDP names: NO_SHARD = 0, SHARD_GRAD_OP = 2, FULL_SHARD = 3, HYBRID_SHARD = 3 within a node, replicated across nodes.</source>
+        <translation>ZeRO 阶段：数据并行各 rank 切分什么。阶段 1 切分优化器状态和 fp32 主权重，阶段 2 还切分梯度，阶段 3 还切分参数，并逐层聚集。FSDP 的名称：NO_SHARD = 0，SHARD_GRAD_OP = 2，FULL_SHARD = 3，HYBRID_SHARD = 节点内阶段 3、节点间复制。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="67"/>
+        <source>Tensor-parallel degree (Megatron-LM): each transformer block&apos;s attention heads and MLP split over this many GPUs of a node</source>
+        <translation>张量并行度（Megatron-LM）：每个 Transformer 块的注意力头和 MLP 切分到节点内这么多块 GPU 上</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="69"/>
+        <source>Sequence parallel</source>
+        <translation>序列并行</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="71"/>
+        <source>Shard the layer norms&apos; and dropouts&apos; activations along the sequence over the tensor-parallel ranks (Korthikanti et al. 2022)</source>
+        <translation>沿序列维度把层归一化和 dropout 的激活切分到张量并行的各 rank 上（Korthikanti 等，2022）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="74"/>
+        <source>Pipeline stages: the blocks split evenly over this many GPUs</source>
+        <translation>流水线阶段数：各块平均分到这么多块 GPU 上</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="77"/>
+        <source>1F1B</source>
+        <translation>1F1B</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="78"/>
+        <source>GPipe</source>
+        <translation>GPipe</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="79"/>
+        <source>Interleaved 1F1B</source>
+        <translation>交错 1F1B</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="80"/>
+        <source>Pipeline schedule: GPipe holds every micro-batch&apos;s activations, 1F1B at most as many as there are stages, interleaved splits each stage into V model chunks and shrinks the bubble</source>
+        <translation>流水线调度：GPipe 保留所有微批次的激活，1F1B 最多保留与阶段数相同个数的微批次，交错调度把每个阶段分成 V 个模型块并缩小气泡</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="87"/>
+        <source>V = </source>
+        <translation>V = </translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="88"/>
+        <source>Model chunks per pipeline rank, used by the interleaved schedule: the blocks must divide into pp x V chunks</source>
+        <translation>每个流水线 rank 的模型块数，用于交错调度：块数必须能分成 pp × V 份</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="91"/>
+        <source>Context-parallel degree: the sequence split over this many GPUs (flash attention only)</source>
+        <translation>上下文并行度：序列切分到这么多块 GPU 上（仅限 flash attention）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="93"/>
+        <source>Optimizer state to host</source>
+        <translation>优化器状态卸载到主机</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="95"/>
+        <source>ZeRO-Offload: optimizer state and fp32 master weights in CPU memory, the optimizer step on the CPU</source>
+        <translation>ZeRO-Offload：优化器状态和 fp32 主权重放在 CPU 内存中，优化器步在 CPU 上执行</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="97"/>
+        <source>Parameters to host</source>
+        <translation>参数卸载到主机</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="99"/>
+        <source>ZeRO-Infinity (stage 3): parameters and gradients in CPU memory, streamed in for each layer</source>
+        <translation>ZeRO-Infinity（阶段 3）：参数和梯度放在 CPU 内存中，逐层传入</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="101"/>
+        <source>Activations to host</source>
+        <translation>激活卸载到主机</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="103"/>
+        <source>The kept activations (checkpoint inputs) in CPU memory from forward until backward needs them</source>
+        <translation>保留的激活（检查点输入）从前向开始放在 CPU 内存中，直到反向需要时取回</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="109"/>
+        <source>The cluster the GPUs are in: GPUs per node, NVLink and network bandwidth, host memory. Choosing one sets the device to its GPU.</source>
+        <translation>GPU 所在的集群：每节点 GPU 数、NVLink 与网络带宽、主机内存。选择集群会把设备设为它的 GPU。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="122"/>
+        <source>GPUs</source>
+        <translation>GPU 数</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="123"/>
+        <source>Data parallel</source>
+        <translation>数据并行</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="124"/>
+        <source>ZeRO stage</source>
+        <translation>ZeRO 阶段</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="128"/>
+        <source>Tensor parallel</source>
+        <translation>张量并行</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="133"/>
+        <source>Pipeline stages</source>
+        <translation>流水线阶段</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="134"/>
+        <source>Context parallel</source>
+        <translation>上下文并行</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="140"/>
+        <source>Offload</source>
+        <translation>卸载</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="141"/>
+        <source>Cluster</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="229"/>
+        <source>1 GPU</source>
+        <translation>1 块 GPU</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="229"/>
+        <source>%1 GPUs</source>
+        <translation>%1 块 GPU</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layout_dialog.cpp" line="259"/>
+        <source>%1 GPUs per node; %2 per GPU inside a node, %3 between nodes</source>
+        <translation>每节点 %1 块 GPU；节点内每块 GPU %2，节点间 %3</translation>
+    </message>
+</context>
+<context>
+    <name>remat::ui::LiveBlocksView</name>
+    <message>
+        <location filename="../../ui/live_blocks_view.cpp" line="44"/>
+        <source>kept</source>
+        <translation>保留</translation>
+    </message>
+    <message>
+        <location filename="../../ui/live_blocks_view.cpp" line="46"/>
+        <source>recomputed</source>
+        <translation>重计算</translation>
+    </message>
+    <message>
+        <location filename="../../ui/live_blocks_view.cpp" line="48"/>
+        <source>transient</source>
+        <translation>临时</translation>
+    </message>
+    <message>
+        <location filename="../../ui/live_blocks_view.cpp" line="50"/>
+        <source>gradient</source>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <location filename="../../ui/live_blocks_view.cpp" line="220"/>
+        <source>%1: %2, %3</source>
+        <translation>%1：%2，%3</translation>
+    </message>
+</context>
+<context>
     <name>remat::ui::MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.cpp" line="109"/>
+        <location filename="../../ui/main_window.cpp" line="112"/>
         <source>Strategy and training</source>
         <translation>策略与训练</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="117"/>
+        <location filename="../../ui/main_window.cpp" line="120"/>
         <source>Device and memory budget</source>
         <translation>设备与内存预算</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="128"/>
+        <location filename="../../ui/main_window.cpp" line="131"/>
         <source>Time the last edit took to simulate and redraw</source>
         <translation>上一次修改的模拟和重绘用时</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="154"/>
+        <location filename="../../ui/main_window.cpp" line="157"/>
         <source>Layer stack</source>
         <translation>层栈</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="155"/>
+        <location filename="../../ui/main_window.cpp" line="158"/>
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="156"/>
+        <location filename="../../ui/main_window.cpp" line="159"/>
         <source>Palette</source>
         <translation>层库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="159"/>
+        <location filename="../../ui/main_window.cpp" line="162"/>
         <source>Summary</source>
         <translation>摘要</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="162"/>
+        <location filename="../../ui/main_window.cpp" line="165"/>
         <source>Comparison</source>
         <translation>比较</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="163"/>
+        <location filename="../../ui/main_window.cpp" line="166"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="164"/>
+        <location filename="../../ui/main_window.cpp" line="167"/>
         <source>Sweep</source>
         <translation>扫描</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="207"/>
+        <location filename="../../ui/main_window.cpp" line="174"/>
+        <source>Step-through</source>
+        <translation>单步执行</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.cpp" line="176"/>
+        <source>Schedule</source>
+        <translation>调度表</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.cpp" line="178"/>
+        <source>Two plans</source>
+        <translation>两个方案</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.cpp" line="230"/>
         <source>Edit refused: %1</source>
         <translation>修改被拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="242"/>
+        <location filename="../../ui/main_window.cpp" line="281"/>
         <source>Run finished: %1</source>
         <translation>运行完成：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="243"/>
+        <location filename="../../ui/main_window.cpp" line="282"/>
         <source>Run did not finish: %1</source>
         <translation>运行未完成：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="269"/>
+        <location filename="../../ui/main_window.cpp" line="310"/>
+        <source>Runs are of one GPU: set the layout to 1 GPU to run the step and measure it.</source>
+        <translation>运行只针对单块 GPU：把布局设为 1 块 GPU 才能运行并测量该步。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.cpp" line="318"/>
         <source>updated in %1 ms</source>
         <translation>更新用时 %1 毫秒</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="289"/>
+        <location filename="../../ui/main_window.cpp" line="338"/>
         <source>%1[*] — Remat Studio</source>
         <translation>%1[*] — Remat Studio</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="43"/>
+        <location filename="../../ui/main_window_menus.cpp" line="56"/>
         <source>&amp;Duplicate layer</source>
         <translation>复制层(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="49"/>
+        <location filename="../../ui/main_window_menus.cpp" line="62"/>
         <source>De&amp;lete layer</source>
         <translation>删除层(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="53"/>
+        <location filename="../../ui/main_window_menus.cpp" line="66"/>
         <source>Move layer &amp;up</source>
         <translation>上移层(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="56"/>
+        <location filename="../../ui/main_window_menus.cpp" line="69"/>
         <source>Move layer do&amp;wn</source>
         <translation>下移层(&amp;W)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="65"/>
+        <location filename="../../ui/main_window_menus.cpp" line="78"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="66"/>
+        <location filename="../../ui/main_window_menus.cpp" line="79"/>
         <source>&amp;New</source>
         <translation>新建(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="67"/>
+        <location filename="../../ui/main_window_menus.cpp" line="80"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="68"/>
+        <location filename="../../ui/main_window_menus.cpp" line="81"/>
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="69"/>
+        <location filename="../../ui/main_window_menus.cpp" line="82"/>
         <source>&amp;Import Hugging Face config…</source>
         <translation>导入 Hugging Face 配置(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="70"/>
+        <location filename="../../ui/main_window_menus.cpp" line="83"/>
         <source>&amp;Presets</source>
         <translation>预设(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="83"/>
+        <location filename="../../ui/main_window_menus.cpp" line="96"/>
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="84"/>
+        <location filename="../../ui/main_window_menus.cpp" line="97"/>
         <source>Save &amp;As…</source>
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="86"/>
+        <location filename="../../ui/main_window_menus.cpp" line="99"/>
         <source>&amp;Export</source>
         <translation>导出(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="87"/>
+        <location filename="../../ui/main_window_menus.cpp" line="100"/>
         <source>Timeline plot (PNG, SVG, PDF)…</source>
         <translation>时间线图（PNG、SVG、PDF）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="89"/>
+        <location filename="../../ui/main_window_menus.cpp" line="102"/>
         <source>Trade-off plot (PNG, SVG, PDF)…</source>
         <translation>权衡图（PNG、SVG、PDF）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="91"/>
+        <location filename="../../ui/main_window_menus.cpp" line="104"/>
         <source>Timeline as CSV…</source>
         <translation>时间线导出为 CSV…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="93"/>
+        <location filename="../../ui/main_window_menus.cpp" line="106"/>
         <source>Comparison as CSV…</source>
         <translation>比较导出为 CSV…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="95"/>
+        <location filename="../../ui/main_window_menus.cpp" line="108"/>
         <source>Comparison as Markdown…</source>
         <translation>比较导出为 Markdown…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="98"/>
+        <location filename="../../ui/main_window_menus.cpp" line="111"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="100"/>
+        <location filename="../../ui/main_window_menus.cpp" line="113"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="101"/>
+        <location filename="../../ui/main_window_menus.cpp" line="114"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="103"/>
+        <location filename="../../ui/main_window_menus.cpp" line="116"/>
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="114"/>
+        <location filename="../../ui/main_window_menus.cpp" line="127"/>
         <source>&amp;Clear plan</source>
         <translation>清除方案(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="116"/>
+        <location filename="../../ui/main_window_menus.cpp" line="129"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="117"/>
+        <location filename="../../ui/main_window_menus.cpp" line="130"/>
         <source>Timeline &amp;x axis</source>
         <translation>时间线横轴(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="119"/>
+        <location filename="../../ui/main_window_menus.cpp" line="132"/>
         <source>&amp;Instruction</source>
         <translation>指令(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="120"/>
+        <location filename="../../ui/main_window_menus.cpp" line="133"/>
         <source>Predicted &amp;time</source>
         <translation>预测时间(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="134"/>
+        <location filename="../../ui/main_window_menus.cpp" line="147"/>
         <source>&amp;Units</source>
         <translation>单位(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="136"/>
+        <location filename="../../ui/main_window_menus.cpp" line="149"/>
         <source>GiB (2^30 bytes)</source>
         <translation>GiB（2^30 字节）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="137"/>
+        <location filename="../../ui/main_window_menus.cpp" line="150"/>
         <source>GB (10^9 bytes)</source>
         <translation>GB（10^9 字节）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="145"/>
+        <location filename="../../ui/main_window_menus.cpp" line="158"/>
         <source>&amp;Palette</source>
         <translation>配色(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="147"/>
+        <location filename="../../ui/main_window_menus.cpp" line="160"/>
         <source>&amp;Light</source>
         <translation>浅色(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="148"/>
+        <location filename="../../ui/main_window_menus.cpp" line="161"/>
         <source>&amp;Dark</source>
         <translation>深色(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="158"/>
+        <location filename="../../ui/main_window_menus.cpp" line="171"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="162"/>
+        <location filename="../../ui/main_window_menus.cpp" line="175"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="173"/>
+        <location filename="../../ui/main_window_menus.cpp" line="186"/>
         <source>The language changes when Remat Studio is started again.</source>
         <translation>重新启动 Remat Studio 后语言才会更改。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="175"/>
+        <location filename="../../ui/main_window_menus.cpp" line="188"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="183"/>
+        <location filename="../../ui/main_window_menus.cpp" line="196"/>
+        <source>&amp;Tools</source>
+        <translation>工具(&amp;T)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="198"/>
+        <source>Make it &amp;fit…</source>
+        <translation>让它装得下(&amp;F)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="200"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="184"/>
+        <location filename="../../ui/main_window_menus.cpp" line="201"/>
         <source>&amp;About Remat Studio</source>
         <translation>关于 Remat Studio(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="185"/>
+        <location filename="../../ui/main_window_menus.cpp" line="202"/>
         <source>About &amp;Qt</source>
         <translation>关于 Qt(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="215"/>
+        <location filename="../../ui/main_window_menus.cpp" line="232"/>
         <source>Opening %1… %2</source>
         <translation>正在打开 %1… %2</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="212"/>
-        <location filename="../../ui/main_window_menus.cpp" line="208"/>
+        <location filename="../../ui/main_window.cpp" line="235"/>
+        <location filename="../../ui/main_window_menus.cpp" line="225"/>
         <source>Cannot open model</source>
         <translation>无法打开模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="213"/>
-        <location filename="../../ui/main_window_menus.cpp" line="209"/>
+        <location filename="../../ui/main_window.cpp" line="236"/>
+        <location filename="../../ui/main_window_menus.cpp" line="226"/>
         <source>The model was not opened; the current one is unchanged.
 
 %1</source>
@@ -1502,24 +2066,24 @@
 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="226"/>
+        <location filename="../../ui/main_window_menus.cpp" line="243"/>
         <source>Opened %1</source>
         <translation>已打开 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="227"/>
+        <location filename="../../ui/main_window_menus.cpp" line="244"/>
         <source>Opened %1: %2</source>
         <translation>已打开 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="233"/>
-        <location filename="../../ui/main_window_menus.cpp" line="240"/>
+        <location filename="../../ui/main_window_menus.cpp" line="250"/>
+        <location filename="../../ui/main_window_menus.cpp" line="257"/>
         <source>Cannot import Hugging Face config</source>
         <translation>无法导入 Hugging Face 配置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="234"/>
-        <location filename="../../ui/main_window_menus.cpp" line="241"/>
+        <location filename="../../ui/main_window_menus.cpp" line="251"/>
+        <location filename="../../ui/main_window_menus.cpp" line="258"/>
         <source>The config was not imported; the current model is unchanged.
 
 %1</source>
@@ -1528,117 +2092,117 @@
 %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window_menus.cpp" line="246"/>
+        <location filename="../../ui/main_window_menus.cpp" line="263"/>
         <source>Imported %1 (model_type %2) as a new unsaved model; %n field(s) of the config ignored as changing neither memory nor time</source>
         <translation>
             <numerusform>已将 %1（model_type %2）导入为新的未保存模型；配置中有 %n 个字段既不影响内存也不影响时间，已忽略</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="256"/>
+        <location filename="../../ui/main_window_menus.cpp" line="273"/>
         <source>Import Hugging Face config</source>
         <translation>导入 Hugging Face 配置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="257"/>
+        <location filename="../../ui/main_window_menus.cpp" line="274"/>
         <source>Hugging Face configs (config.json *.json);;All files (*)</source>
         <translation>Hugging Face 配置 (config.json *.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="264"/>
+        <location filename="../../ui/main_window_menus.cpp" line="281"/>
         <source>Cannot save</source>
         <translation>无法保存</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="269"/>
+        <location filename="../../ui/main_window_menus.cpp" line="286"/>
         <source>Saved %1</source>
         <translation>已保存 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="281"/>
+        <location filename="../../ui/main_window_menus.cpp" line="298"/>
         <source>New model</source>
         <translation>新建模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="286"/>
+        <location filename="../../ui/main_window_menus.cpp" line="303"/>
         <source>Open model</source>
         <translation>打开模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="287"/>
+        <location filename="../../ui/main_window_menus.cpp" line="304"/>
         <source>Remat models (*.json);;All files (*)</source>
         <translation>Remat 模型 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="299"/>
+        <location filename="../../ui/main_window_menus.cpp" line="316"/>
         <source>Save model</source>
         <translation>保存模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="300"/>
+        <location filename="../../ui/main_window_menus.cpp" line="317"/>
         <source>Remat models (*.json)</source>
         <translation>Remat 模型 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="307"/>
+        <location filename="../../ui/main_window_menus.cpp" line="324"/>
         <source>Unsaved changes</source>
         <translation>未保存的修改</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="308"/>
+        <location filename="../../ui/main_window_menus.cpp" line="325"/>
         <source>%1 has unsaved changes. Save them first?</source>
         <translation>%1 有未保存的修改。先保存吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="317"/>
-        <location filename="../../ui/main_window_menus.cpp" line="324"/>
-        <location filename="../../ui/main_window_menus.cpp" line="331"/>
-        <location filename="../../ui/main_window_menus.cpp" line="339"/>
+        <location filename="../../ui/main_window_menus.cpp" line="334"/>
+        <location filename="../../ui/main_window_menus.cpp" line="341"/>
+        <location filename="../../ui/main_window_menus.cpp" line="348"/>
+        <location filename="../../ui/main_window_menus.cpp" line="356"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="347"/>
+        <location filename="../../ui/main_window_menus.cpp" line="364"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
         <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="350"/>
+        <location filename="../../ui/main_window_menus.cpp" line="367"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="353"/>
+        <location filename="../../ui/main_window_menus.cpp" line="370"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="357"/>
+        <location filename="../../ui/main_window_menus.cpp" line="374"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="368"/>
+        <location filename="../../ui/main_window_menus.cpp" line="385"/>
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="393"/>
+        <location filename="../../ui/main_window_menus.cpp" line="410"/>
         <source>Recover unsaved work</source>
         <translation>恢复未保存的工作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="394"/>
+        <location filename="../../ui/main_window_menus.cpp" line="411"/>
         <source>Remat Studio closed unexpectedly. Recover the unsaved changes to %1 from %2?</source>
         <translation>Remat Studio 意外关闭。要恢复 %2 自动保存的对 %1 的未保存修改吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="411"/>
+        <location filename="../../ui/main_window_menus.cpp" line="428"/>
         <source>Recovered the unsaved changes to %1.</source>
         <translation>已恢复 %1 的未保存更改。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="423"/>
+        <location filename="../../ui/main_window_menus.cpp" line="440"/>
         <source>An autosave of unsaved work could not be read, nor moved aside; it stays at %1.
 
 %2</source>
@@ -1647,7 +2211,7 @@
 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="426"/>
+        <location filename="../../ui/main_window_menus.cpp" line="443"/>
         <source>An autosave of unsaved work could not be read. It was kept, not deleted: it is now %1.
 
 %2</source>
@@ -1656,19 +2220,62 @@
 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="432"/>
+        <location filename="../../ui/main_window_menus.cpp" line="449"/>
         <source>Unreadable autosave</source>
         <translation>无法读取的自动保存</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="442"/>
+        <location filename="../../ui/main_window_menus.cpp" line="459"/>
         <source>About Remat Studio</source>
         <translation>关于 Remat Studio</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="443"/>
+        <location filename="../../ui/main_window_menus.cpp" line="460"/>
         <source>&lt;h3&gt;Remat Studio %1&lt;/h3&gt;&lt;p&gt;A lab for activation checkpointing: stack layers, choose what to recompute, and see the memory and time it costs — predicted by the simulator, confirmed by running the plan on the CPU or a GPU.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Remat Studio %1&lt;/h3&gt;&lt;p&gt;激活检查点实验室：堆叠网络层，选择要重计算的部分，查看它在内存和时间上的开销——由模拟器预测，并通过在 CPU 或 GPU 上实际运行该方案来验证。&lt;/p&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>remat::ui::ModelStatesBars</name>
+    <message>
+        <location filename="../../ui/model_states_bars.cpp" line="23"/>
+        <source>Model states per GPU under each ZeRO stage: stage 1 shards the optimizer state over the data-parallel ranks, stage 2 the gradients too, stage 3 the parameters too (Rajbhandari et al. 2020)</source>
+        <translation>各 ZeRO 阶段下每块 GPU 的模型状态：阶段 1 在数据并行各 rank 间切分优化器状态，阶段 2 还切分梯度，阶段 3 还切分参数（Rajbhandari 等，2020）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/model_states_bars.cpp" line="49"/>
+        <source>ZeRO-%1: %2 (parameters %3, gradients %4, optimizer state %5)</source>
+        <translation>ZeRO-%1：%2（参数 %3，梯度 %4，优化器状态 %5）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/model_states_bars.cpp" line="73"/>
+        <source>Model states per GPU by ZeRO stage (sharded over %1)</source>
+        <translation>按 ZeRO 阶段的每 GPU 模型状态（在 %1 间切分）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/model_states_bars.cpp" line="75"/>
+        <source>ZeRO-0</source>
+        <translation>ZeRO-0</translation>
+    </message>
+    <message>
+        <location filename="../../ui/model_states_bars.cpp" line="75"/>
+        <source>ZeRO-1</source>
+        <translation>ZeRO-1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/model_states_bars.cpp" line="75"/>
+        <source>ZeRO-2</source>
+        <translation>ZeRO-2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/model_states_bars.cpp" line="75"/>
+        <source>ZeRO-3</source>
+        <translation>ZeRO-3</translation>
+    </message>
+    <message>
+        <location filename="../../ui/model_states_bars.cpp" line="136"/>
+        <source>┆ usable %1</source>
+        <translation>┆ 可用 %1</translation>
     </message>
 </context>
 <context>
@@ -1687,6 +2294,81 @@
         <location filename="../../ui/palette.cpp" line="58"/>
         <source>Drag onto the layer stack to insert it there.</source>
         <translation>拖到层栈上即可插入到该位置。</translation>
+    </message>
+</context>
+<context>
+    <name>remat::ui::PlanDiffPanel</name>
+    <message>
+        <location filename="../../ui/plan_diff_panel.cpp" line="51"/>
+        <source>The plan to compare with, spelled as on the command line: none, full, every:3, sqrt, selective:mlp, optimal:40GiB, ...</source>
+        <translation>要对比的方案，写法与命令行相同：none、full、every:3、sqrt、selective:mlp、optimal:40GiB……</translation>
+    </message>
+    <message>
+        <location filename="../../ui/plan_diff_panel.cpp" line="65"/>
+        <source>Tensor</source>
+        <translation>张量</translation>
+    </message>
+    <message>
+        <location filename="../../ui/plan_diff_panel.cpp" line="65"/>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <location filename="../../ui/plan_diff_panel.cpp" line="65"/>
+        <source>Live only at the peak of</source>
+        <translation>仅在此方案的峰值处存活</translation>
+    </message>
+    <message>
+        <location filename="../../ui/plan_diff_panel.cpp" line="70"/>
+        <source>Compare with:</source>
+        <translation>对比方案：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/plan_diff_panel.cpp" line="141"/>
+        <location filename="../../ui/plan_diff_panel.cpp" line="188"/>
+        <source>Cannot compare with &apos;%1&apos;: %2</source>
+        <translation>无法与“%1”对比：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/plan_diff_panel.cpp" line="147"/>
+        <source>Evaluating %1…</source>
+        <translation>正在评估 %1…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/plan_diff_panel.cpp" line="217"/>
+        <source>Peak %1 with %2, %3 with %4: %5 %6. At the peaks they share %7; the tensors that differ are listed.</source>
+        <translation>%2 的峰值为 %1，%4 的峰值为 %3：%5 %6。两个峰值共有 %7；下表列出不同的张量。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/plan_diff_panel.cpp" line="221"/>
+        <source>the same</source>
+        <translation>相同</translation>
+    </message>
+    <message>
+        <location filename="../../ui/plan_diff_panel.cpp" line="222"/>
+        <location filename="../../ui/plan_diff_panel.cpp" line="223"/>
+        <source>more with %1</source>
+        <translation>%1 更多</translation>
+    </message>
+    <message>
+        <location filename="../../ui/plan_diff_panel.cpp" line="248"/>
+        <source>difference</source>
+        <translation>差值</translation>
+    </message>
+    <message>
+        <location filename="../../ui/plan_diff_panel.cpp" line="260"/>
+        <source>time into the step (%1)</source>
+        <translation>步内时间（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/plan_diff_panel.cpp" line="261"/>
+        <source>live memory (%1)</source>
+        <translation>存活内存（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/plan_diff_panel.cpp" line="270"/>
+        <source>%1 (× %2)</source>
+        <translation>%1（× %2）</translation>
     </message>
 </context>
 <context>
@@ -1997,6 +2679,201 @@
     </message>
 </context>
 <context>
+    <name>remat::ui::ScheduleGridView</name>
+    <message>
+        <location filename="../../ui/schedule_grid_view.cpp" line="74"/>
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <location filename="../../ui/schedule_grid_view.cpp" line="75"/>
+        <source>kept</source>
+        <translation>保留</translation>
+    </message>
+    <message>
+        <location filename="../../ui/schedule_grid_view.cpp" line="79"/>
+        <source>recompute</source>
+        <translation>重计算</translation>
+    </message>
+    <message>
+        <location filename="../../ui/schedule_grid_view.cpp" line="80"/>
+        <source>recomputed, held</source>
+        <translation>重计算后保留</translation>
+    </message>
+    <message>
+        <location filename="../../ui/schedule_grid_view.cpp" line="82"/>
+        <source>recompute, depth %1</source>
+        <translation>重计算，深度 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/schedule_grid_view.cpp" line="84"/>
+        <source>recomputed, held, depth %1</source>
+        <translation>重计算后保留，深度 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/schedule_grid_view.cpp" line="87"/>
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <location filename="../../ui/schedule_grid_view.cpp" line="88"/>
+        <source>blank: freed or not made yet</source>
+        <translation>空白：已释放或尚未生成</translation>
+    </message>
+    <message>
+        <location filename="../../ui/schedule_grid_view.cpp" line="213"/>
+        <source>micro-batches %1–%2 (× %3)</source>
+        <translation>微批次 %1–%2（× %3）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/schedule_grid_view.cpp" line="217"/>
+        <source>micro-batch %1</source>
+        <translation>微批次 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/schedule_grid_view.cpp" line="282"/>
+        <source>nothing held</source>
+        <translation>无保留</translation>
+    </message>
+    <message>
+        <location filename="../../ui/schedule_grid_view.cpp" line="285"/>
+        <source>activations kept for backward</source>
+        <translation>为反向保留的激活</translation>
+    </message>
+    <message>
+        <location filename="../../ui/schedule_grid_view.cpp" line="288"/>
+        <source>recomputed activations held (depth %1)</source>
+        <translation>保留的重计算激活（深度 %1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/schedule_grid_view.cpp" line="291"/>
+        <source>computed by its forward</source>
+        <translation>由其前向计算得到</translation>
+    </message>
+    <message>
+        <location filename="../../ui/schedule_grid_view.cpp" line="294"/>
+        <source>recomputed (depth %1)</source>
+        <translation>重计算（深度 %1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/schedule_grid_view.cpp" line="297"/>
+        <source>its backward runs</source>
+        <translation>执行其反向</translation>
+    </message>
+    <message>
+        <location filename="../../ui/schedule_grid_view.cpp" line="302"/>
+        <source>layer %1 at %2: %3</source>
+        <extracomment>Schedule grid tooltip: layer, the column&apos;s instruction, what the cell shows</extracomment>
+        <translation>第 %1 层，位于 %2：%3</translation>
+    </message>
+</context>
+<context>
+    <name>remat::ui::StepThroughPanel</name>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="79"/>
+        <source>First step</source>
+        <translation>第一步</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="80"/>
+        <source>Step back</source>
+        <translation>后退一步</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="81"/>
+        <location filename="../../ui/step_through_panel.cpp" line="356"/>
+        <source>Play</source>
+        <translation>播放</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="82"/>
+        <source>Step forward</source>
+        <translation>前进一步</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="83"/>
+        <source>Last step</source>
+        <translation>最后一步</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="85"/>
+        <source>Previous phase</source>
+        <translation>上一阶段</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="87"/>
+        <source>Next phase</source>
+        <translation>下一阶段</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="88"/>
+        <source>Peak</source>
+        <translation>峰值</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="90"/>
+        <source>◀ phase</source>
+        <extracomment>Short labels of the phase and peak buttons</extracomment>
+        <translation>◀ 阶段</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="91"/>
+        <source>phase ▶</source>
+        <translation>阶段 ▶</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="92"/>
+        <source>peak</source>
+        <translation>峰值</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="96"/>
+        <source>Playback speed</source>
+        <translation>播放速度</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="98"/>
+        <source>%1/s</source>
+        <comment>steps per second</comment>
+        <translation>%1/秒</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="102"/>
+        <source>allocs and frees</source>
+        <translation>分配与释放</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="104"/>
+        <source>Stop at every alloc and free too, not only at the work</source>
+        <translation>在每次分配和释放处也停下，而不只是在计算处</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="110"/>
+        <source>Drag to scrub through the program</source>
+        <translation>拖动以浏览整个程序</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="289"/>
+        <source>No program to step through.</source>
+        <translation>没有可单步执行的程序。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="292"/>
+        <source>%1 / %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="293"/>
+        <source>Step %1 of %2: instruction %3 of %4</source>
+        <translation>第 %1 步，共 %2 步：指令 %3 / %4</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="356"/>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+</context>
+<context>
     <name>remat::ui::StrategyBar</name>
     <message>
         <location filename="../../ui/strategy_bar.cpp" line="44"/>
@@ -2074,32 +2951,32 @@
         <translation>梯度累积步数（每次优化器更新的微批次数）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="115"/>
+        <location filename="../../ui/strategy_bar.cpp" line="116"/>
         <source>Strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="120"/>
+        <location filename="../../ui/strategy_bar.cpp" line="121"/>
         <source>Micro-batch</source>
         <translation>微批次</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="122"/>
+        <location filename="../../ui/strategy_bar.cpp" line="123"/>
         <source>× steps</source>
         <translation>× 步</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="124"/>
+        <location filename="../../ui/strategy_bar.cpp" line="125"/>
         <source>Precision</source>
         <translation>精度</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="126"/>
+        <location filename="../../ui/strategy_bar.cpp" line="127"/>
         <source>Optimizer</source>
         <translation>优化器</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="181"/>
+        <location filename="../../ui/strategy_bar.cpp" line="182"/>
         <source>kinds…</source>
         <translation>类型…</translation>
     </message>
@@ -2107,159 +2984,199 @@
 <context>
     <name>remat::ui::SummaryPanel</name>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="58"/>
+        <location filename="../../ui/summary_panel.cpp" line="60"/>
         <source>Peak memory</source>
         <translation>峰值内存</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="59"/>
+        <location filename="../../ui/summary_panel.cpp" line="61"/>
         <source>Activations kept for backward</source>
         <translation>为反向传播保存的激活</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="60"/>
+        <location filename="../../ui/summary_panel.cpp" line="62"/>
         <source>Peak reached at</source>
         <translation>峰值出现于</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="61"/>
+        <location filename="../../ui/summary_panel.cpp" line="63"/>
         <source>Recompute overhead</source>
         <translation>重计算开销</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="62"/>
+        <location filename="../../ui/summary_panel.cpp" line="64"/>
         <source>Predicted step time</source>
         <translation>预测单步时间</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="63"/>
+        <location filename="../../ui/summary_panel.cpp" line="65"/>
         <source>Throughput</source>
         <translation>吞吐量</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="64"/>
+        <location filename="../../ui/summary_panel.cpp" line="66"/>
+        <source>MFU</source>
+        <translation>MFU</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="67"/>
         <source>Largest micro-batch that fits</source>
         <translation>可容纳的最大微批次</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="67"/>
+        <location filename="../../ui/summary_panel.cpp" line="68"/>
+        <source>Model FLOPs utilization: the model&apos;s forward and backward FLOPs per step (no recompute) over the step time, the GPUs and their peak</source>
+        <translation>模型 FLOPs 利用率：每步模型前向和反向的 FLOPs（不含重计算）除以步时间、GPU 数和其峰值</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="74"/>
         <source>What the peak is made of</source>
         <translation>峰值构成</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="159"/>
+        <location filename="../../ui/summary_panel.cpp" line="189"/>
         <source>No plan evaluated yet.</source>
         <translation>尚未评估任何方案。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="182"/>
+        <location filename="../../ui/summary_panel.cpp" line="214"/>
         <source>⚠ Fits on %1: peak %2 of %3 usable (%4), but the plan is unsafe: its gradients differ from training without checkpointing.</source>
         <translation>⚠ 可在 %1 上容纳：峰值 %2，可用 %3（%4），但该方案不安全：其梯度与不使用检查点的训练不同。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="187"/>
+        <location filename="../../ui/summary_panel.cpp" line="219"/>
         <source>✔ Fits on %1: peak %2 of %3 usable (%4).</source>
         <translation>✔ 可在 %1 上容纳：峰值 %2，可用 %3（%4）。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="194"/>
+        <location filename="../../ui/summary_panel.cpp" line="226"/>
+        <source>✘ Does not fit on %1: the state offloaded to host memory takes %2 per node, more than the node&apos;s %3.</source>
+        <translation>✘ 在 %1 上装不下：卸载到主机内存的状态每节点需要 %2，超过节点的 %3。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="231"/>
         <source>✘ Does not fit on %1, whatever the plan: model states alone (parameters, gradients, optimizer state) take %2 of the device&apos;s %3 usable; no checkpointing plan or micro-batch changes that.</source>
         <translation>✘ 无论采用何种方案都无法在 %1 上容纳：仅模型状态（参数、梯度、优化器状态）就占用设备可用 %3 中的 %2；任何检查点方案或微批次都无法改变这一点。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="198"/>
+        <location filename="../../ui/summary_panel.cpp" line="235"/>
         <source>✘ Does not fit on %1: the peak of %2 exceeds the %3 usable by %4.</source>
         <translation>✘ 无法在 %1 上容纳：峰值 %2 超出可用的 %3 达 %4。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="201"/>
+        <location filename="../../ui/summary_panel.cpp" line="238"/>
         <source>The plan is also unsafe (see below).</source>
         <translation>该方案同时不安全（见下文）。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="210"/>
+        <location filename="../../ui/summary_panel.cpp" line="247"/>
         <source>%1, %2 less than the peak without checkpointing (%3)</source>
         <translation>%1，比不使用检查点时的峰值（%3）少 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="213"/>
+        <location filename="../../ui/summary_panel.cpp" line="250"/>
         <source>%1, %2 more than the peak without checkpointing (%3)</source>
         <translation>%1，比不使用检查点时的峰值（%3）多 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="221"/>
+        <location filename="../../ui/summary_panel.cpp" line="258"/>
         <source>%1, %2 less than the activations kept without checkpointing (%3)</source>
         <translation>%1，比不使用检查点时保存的激活（%3）少 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="225"/>
+        <location filename="../../ui/summary_panel.cpp" line="262"/>
         <source>%1, %2 more than the activations kept without checkpointing (%3)</source>
         <translation>%1，比不使用检查点时保存的激活（%3）多 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="234"/>
+        <location filename="../../ui/summary_panel.cpp" line="271"/>
         <source>%1 more step time than the whole step without checkpointing (%2), from %3 of recompute per step</source>
         <translation>步时间比不使用检查点的整个训练步（%2）多 %1，来自每步 %3 的重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="254"/>
+        <location filename="../../ui/summary_panel.cpp" line="280"/>
+        <source>%1 (compute %2, pipeline bubble %3, pipeline transfers %4, data-parallel communication %5 exposed of %6, optimizer %7, offload transfers %8)</source>
+        <translation>%1（计算 %2，流水线气泡 %3，流水线传输 %4，数据并行通信暴露 %5 / 共 %6，优化器 %7，卸载传输 %8）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="286"/>
+        <source>per GPU, pipeline stage %1 of %2 (the rank that peaks) of %3 on %4 GPUs (%5)</source>
+        <translation>每块 GPU，%4 块 GPU（%5）上 %3 的第 %1 / %2 个流水线阶段（峰值最高的 rank）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="293"/>
+        <source>%1 (hardware FLOPs utilization, recompute counted: %2)</source>
+        <translation>%1（硬件 FLOPs 利用率，计入重计算：%2）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="296"/>
+        <source>host memory %1 per node offloaded</source>
+        <translation>每节点卸载到主机内存 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="321"/>
         <source>none: model states alone take %1 of the %2 usable</source>
         <translation>无：仅模型状态就占用可用 %2 中的 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="258"/>
+        <location filename="../../ui/summary_panel.cpp" line="325"/>
         <source>none: not even one sample fits; model states take %1, leaving %2 of the %3 usable for activations and workspace</source>
         <translation>无：连一个样本都放不下；模型状态占用 %1，可用 %3 中仅剩 %2 用于激活和工作区</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="216"/>
-        <location filename="../../ui/summary_panel.cpp" line="228"/>
+        <location filename="../../ui/summary_panel.cpp" line="253"/>
+        <location filename="../../ui/summary_panel.cpp" line="265"/>
         <source>%1, the same as without checkpointing</source>
         <translation>%1，与不使用检查点时相同</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="239"/>
+        <location filename="../../ui/summary_panel.cpp" line="59"/>
+        <source>Figures are</source>
+        <translation>数字针对</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="276"/>
         <source>none: nothing is recomputed</source>
         <translation>无：没有任何重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="240"/>
+        <location filename="../../ui/summary_panel.cpp" line="300"/>
         <source>%1 (forward %2, backward %3, recompute %4, optimizer %5)</source>
         <translation>%1（前向 %2，反向 %3，重计算 %4，优化器 %5）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="246"/>
+        <location filename="../../ui/summary_panel.cpp" line="313"/>
         <source>%1 samples/s (1 sample per step)</source>
         <translation>%1 样本/秒（每步 1 个样本）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="247"/>
+        <location filename="../../ui/summary_panel.cpp" line="314"/>
         <source>%1 samples/s (%2 samples per step)</source>
         <translation>%1 样本/秒（每步 %2 个样本）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="251"/>
+        <location filename="../../ui/summary_panel.cpp" line="318"/>
         <source>unbounded: memory does not grow with the micro-batch</source>
         <translation>无上限：内存不随微批次增长</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="263"/>
+        <location filename="../../ui/summary_panel.cpp" line="330"/>
         <source>%1 (now %2)</source>
         <translation>%1（当前 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="278"/>
-        <location filename="../../ui/summary_panel.cpp" line="340"/>
+        <location filename="../../ui/summary_panel.cpp" line="345"/>
+        <location filename="../../ui/summary_panel.cpp" line="407"/>
         <source>&lt; 0.1%</source>
         <translation>&lt; 0.1%</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="293"/>
+        <location filename="../../ui/summary_panel.cpp" line="360"/>
         <source>%1: %2 (%3)</source>
         <translation>%1：%2（%3）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="307"/>
+        <location filename="../../ui/summary_panel.cpp" line="374"/>
         <source>⚠ Unsafe plan: %1. Gradients will differ from a run without checkpointing.</source>
         <translation>⚠ 不安全的方案：%1。梯度将与不使用检查点的运行结果不同。</translation>
     </message>
@@ -2267,142 +3184,142 @@
 <context>
     <name>remat::ui::SweepPanel</name>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="64"/>
+        <location filename="../../ui/sweep_panel.cpp" line="60"/>
         <source>depth (blocks)</source>
         <translation>深度（块数）</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="65"/>
+        <location filename="../../ui/sweep_panel.cpp" line="61"/>
         <source>sequence length</source>
         <translation>序列长度</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="66"/>
+        <location filename="../../ui/sweep_panel.cpp" line="62"/>
         <source>micro-batch</source>
         <translation>微批次</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="67"/>
+        <location filename="../../ui/sweep_panel.cpp" line="64"/>
         <source>What grows: the repeat count of the repeated block, the tokens per sample, or the samples per micro-batch</source>
         <translation>增长的量：重复块的重复次数、每个样本的词元数，或每个微批次的样本数</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="69"/>
+        <location filename="../../ui/sweep_panel.cpp" line="66"/>
         <source>default values</source>
         <translation>默认取值</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="70"/>
+        <location filename="../../ui/sweep_panel.cpp" line="68"/>
         <source>Values to sweep: a list (1,2,4,8) or a range (4..48 or 4..48:4); empty for the defaults</source>
         <translation>要扫描的取值：列表（1,2,4,8）或范围（4..48 或 4..48:4）；留空则使用默认值</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="73"/>
+        <location filename="../../ui/sweep_panel.cpp" line="71"/>
         <source>activations of the blocks</source>
         <translation>块的激活</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="74"/>
+        <location filename="../../ui/sweep_panel.cpp" line="72"/>
         <source>all activations</source>
         <translation>全部激活</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="75"/>
+        <location filename="../../ui/sweep_panel.cpp" line="73"/>
         <source>whole peak</source>
         <translation>整体峰值</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="76"/>
+        <location filename="../../ui/sweep_panel.cpp" line="74"/>
         <source>recompute overhead</source>
         <translation>重计算开销</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="78"/>
+        <location filename="../../ui/sweep_panel.cpp" line="76"/>
         <source>Activations of the blocks: the saved and recomputed activations made inside the swept blocks, at their highest — where O(N) against O(sqrt N) shows. The whole peak also holds what does not grow with the blocks (parameters, optimizer state, the loss&apos;s workspace).</source>
         <translation>块的激活：被扫描的块内部产生的保存激活与重计算激活的最高值——O(N) 与 O(sqrt N) 的差别正体现在这里。整体峰值还包含不随块数增长的部分（参数、优化器状态、损失的工作区）。</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="82"/>
+        <location filename="../../ui/sweep_panel.cpp" line="80"/>
         <source>sweeping %v of %m</source>
         <translation>正在扫描 %v / %m</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="85"/>
+        <location filename="../../ui/sweep_panel.cpp" line="83"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="86"/>
+        <location filename="../../ui/sweep_panel.cpp" line="84"/>
         <source>Stop the sweep</source>
         <translation>停止扫描</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="90"/>
+        <location filename="../../ui/sweep_panel.cpp" line="88"/>
         <source>Sweep</source>
         <translation>扫描</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="93"/>
+        <location filename="../../ui/sweep_panel.cpp" line="91"/>
         <source>Show</source>
         <translation>显示</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="124"/>
+        <location filename="../../ui/sweep_panel.cpp" line="122"/>
         <source>Sweeps the model over its depth, sequence length or micro-batch.</source>
         <translation>沿深度、序列长度或微批次扫描模型。</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="218"/>
+        <location filename="../../ui/sweep_panel.cpp" line="216"/>
         <source>Sweep cancelled.</source>
         <translation>扫描已取消。</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="240"/>
+        <location filename="../../ui/sweep_panel.cpp" line="237"/>
         <source>The sweep could not run: %1</source>
         <translation>无法进行扫描：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="298"/>
+        <location filename="../../ui/sweep_panel.cpp" line="296"/>
         <source>blocks (repeats of %1)</source>
         <translation>块数（%1 的重复次数）</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="299"/>
+        <location filename="../../ui/sweep_panel.cpp" line="297"/>
         <source>sequence length (tokens)</source>
         <translation>序列长度（词元）</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="300"/>
+        <location filename="../../ui/sweep_panel.cpp" line="298"/>
         <source>micro-batch (samples)</source>
         <translation>微批次（样本）</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="306"/>
+        <location filename="../../ui/sweep_panel.cpp" line="304"/>
         <source>recompute overhead (%)</source>
         <translation>重计算开销（%）</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="310"/>
+        <location filename="../../ui/sweep_panel.cpp" line="308"/>
         <source>block activations</source>
         <translation>块激活</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="311"/>
+        <location filename="../../ui/sweep_panel.cpp" line="309"/>
         <source>activations</source>
         <translation>激活</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="312"/>
+        <location filename="../../ui/sweep_panel.cpp" line="310"/>
         <source>peak</source>
         <translation>峰值</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="325"/>
+        <location filename="../../ui/sweep_panel.cpp" line="323"/>
         <source>Activations of the blocks from %1 to %2 (%3): %4.</source>
         <translation>块的激活从 %1 到 %2（%3）：%4。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/sweep_panel.cpp" line="332"/>
+        <location filename="../../ui/sweep_panel.cpp" line="330"/>
         <source>%n point(s) refused: %1</source>
         <translation>
             <numerusform>有 %n 个点被拒绝：%1</numerusform>
@@ -2412,166 +3329,166 @@
 <context>
     <name>remat::ui::TimelinePlot</name>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="54"/>
+        <location filename="../../ui/timeline_plot.cpp" line="55"/>
         <source>fwd</source>
         <comment>phase strip</comment>
         <translation>前</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="56"/>
+        <location filename="../../ui/timeline_plot.cpp" line="57"/>
         <source>re</source>
         <comment>phase strip</comment>
         <translation>重</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="58"/>
+        <location filename="../../ui/timeline_plot.cpp" line="59"/>
         <source>bwd</source>
         <comment>phase strip</comment>
         <translation>反</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="60"/>
+        <location filename="../../ui/timeline_plot.cpp" line="61"/>
         <source>opt</source>
         <comment>phase strip</comment>
         <translation>优</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="71"/>
+        <location filename="../../ui/timeline_plot.cpp" line="72"/>
         <source>setup</source>
         <translation>准备</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="73"/>
+        <location filename="../../ui/timeline_plot.cpp" line="74"/>
         <source>forward</source>
         <translation>前向</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="75"/>
+        <location filename="../../ui/timeline_plot.cpp" line="76"/>
         <source>recompute</source>
         <translation>重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="77"/>
+        <location filename="../../ui/timeline_plot.cpp" line="78"/>
         <source>backward</source>
         <translation>反向</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="79"/>
+        <location filename="../../ui/timeline_plot.cpp" line="80"/>
         <source>optimizer</source>
         <translation>优化器</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="81"/>
+        <location filename="../../ui/timeline_plot.cpp" line="82"/>
         <source>teardown</source>
         <translation>收尾</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="132"/>
-        <location filename="../../ui/timeline_plot.cpp" line="218"/>
+        <location filename="../../ui/timeline_plot.cpp" line="136"/>
+        <location filename="../../ui/timeline_plot.cpp" line="222"/>
         <source>instruction</source>
         <translation>指令</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="133"/>
+        <location filename="../../ui/timeline_plot.cpp" line="137"/>
         <source>live memory</source>
         <translation>存活内存</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="215"/>
+        <location filename="../../ui/timeline_plot.cpp" line="219"/>
         <source>live memory (%1)</source>
         <translation>存活内存（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="221"/>
+        <location filename="../../ui/timeline_plot.cpp" line="225"/>
         <source>predicted time (%1)</source>
         <translation>预测时间（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="328"/>
+        <location filename="../../ui/timeline_plot.cpp" line="333"/>
         <source>%1 × %2</source>
         <translation>%1 × %2</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="329"/>
+        <location filename="../../ui/timeline_plot.cpp" line="334"/>
         <source>%1, micro-batches %2–%3 (× %4, same memory)</source>
         <translation>%1，微批次 %2–%3（× %4，内存相同）</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="336"/>
+        <location filename="../../ui/timeline_plot.cpp" line="341"/>
         <source>%1 (micro-batch %2)</source>
         <translation>%1（微批次 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="353"/>
+        <location filename="../../ui/timeline_plot.cpp" line="358"/>
         <source>usable capacity</source>
         <translation>可用容量</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="354"/>
+        <location filename="../../ui/timeline_plot.cpp" line="359"/>
         <source>usable capacity %1, above this scale</source>
         <translation>可用容量 %1，超出此坐标范围</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="361"/>
+        <location filename="../../ui/timeline_plot.cpp" line="366"/>
         <source>peak %1
 at %2</source>
         <translation>峰值 %1
 位于 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="358"/>
+        <location filename="../../ui/timeline_plot.cpp" line="363"/>
         <source>usable capacity %1</source>
         <translation>可用容量 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="394"/>
+        <location filename="../../ui/timeline_plot.cpp" line="430"/>
         <source>measured</source>
         <translation>实测</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="437"/>
+        <location filename="../../ui/timeline_plot.cpp" line="473"/>
         <source>phase: %1, micro-batches %2–%3 of %4: runs %5 times, with the same memory each time; its time is that of all runs</source>
         <translation>阶段：%1，第 %2–%3 个微批次（共 %4 个）：运行 %5 次，每次内存相同；其时间为所有运行的总和</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="445"/>
+        <location filename="../../ui/timeline_plot.cpp" line="481"/>
         <source>phase: %1, micro-batch %2 of %3</source>
         <translation>阶段：%1，第 %2 个微批次，共 %3 个</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="453"/>
+        <location filename="../../ui/timeline_plot.cpp" line="489"/>
         <source>layer: %1 (%2)</source>
         <translation>层：%1（%2）</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="460"/>
+        <location filename="../../ui/timeline_plot.cpp" line="496"/>
         <source>predicted time: starts at %1, takes %2</source>
         <translation>预测时间：开始于 %1，耗时 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="461"/>
+        <location filename="../../ui/timeline_plot.cpp" line="497"/>
         <source>predicted time: starts at %1, takes no time</source>
         <translation>预测时间：开始于 %1，不耗时</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="473"/>
+        <location filename="../../ui/timeline_plot.cpp" line="509"/>
         <source>live in total</source>
         <translation>存活总量</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="479"/>
+        <location filename="../../ui/timeline_plot.cpp" line="515"/>
         <source>This is the peak.</source>
         <translation>这是峰值。</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="502"/>
-        <location filename="../../ui/timeline_plot.cpp" line="510"/>
+        <location filename="../../ui/timeline_plot.cpp" line="538"/>
+        <location filename="../../ui/timeline_plot.cpp" line="546"/>
         <source>There is no timeline to export yet.</source>
         <translation>尚无可导出的时间线。</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="515"/>
-        <location filename="../../ui/timeline_plot.cpp" line="540"/>
+        <location filename="../../ui/timeline_plot.cpp" line="551"/>
+        <location filename="../../ui/timeline_plot.cpp" line="576"/>
         <source>Could not write &quot;%1&quot;: %2</source>
         <translation>无法写入“%1”：%2</translation>
     </message>
