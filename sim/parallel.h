@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "checked.h"
 #include "result.h"
 
 namespace remat {
@@ -34,7 +35,8 @@ struct ParallelConfig {
     bool offloadActivations = false;  // kept activations (checkpoint inputs) on host
 
     // GPUs the layout occupies: dp x tp x pp x cp.
-    std::int64_t gpus() const { return dp * tp * pp * cp; }
+    // Saturates (validateLayout refuses products past kMaxParallelDegree).
+    std::int64_t gpus() const { return satMul(satMul(dp, tp), satMul(pp, cp)); }
     // One GPU, nothing sharded or offloaded: today's single-GPU prediction.
     bool single() const {
         return gpus() == 1 && zeroStage == 0 && !offloadOptimizer && !offloadParameters &&
