@@ -132,7 +132,10 @@ struct Search {
         }
         const std::int64_t perRank = globalBatch / f.dp;
         std::vector<int> zeros{0};
-        if (f.dp > 1) zeros = {0, 1, 2, 3};
+        // With data parallelism ZeRO-1 holds less than plain data parallelism at the same
+        // communication (an all-reduce either way) and a shorter optimizer step: stage 0 is
+        // never better, so the search starts at 1.
+        if (f.dp > 1) zeros = {1, 2, 3};
         if (offload) zeros = {3};
         for (const Strategy& s : strategies) {
             // One preparation per micro-batch serves every ZeRO stage; a stage that fails at
