@@ -2,8 +2,9 @@
 // drives them: the step-through visits every instruction (allocs and frees shown) and at each
 // one its blocks equal the simulator's live bytes per category, the timeline's cursor, the
 // layer stack's marked row and the grid's cursor follow it; captions name the region being
-// recomputed (a run of two layers, and one layer alone under PyTorch's early stop); the keyboard plays, steps and jumps; playback stops at the end; a click on the
-// grid goes to that column's instruction.
+// recomputed (a run of two layers, and one layer alone under PyTorch's early stop); the keyboard
+// plays, steps and jumps; playback stops at the end; a click on the grid goes to that column's
+// instruction.
 #include <QDockWidget>
 #include <QFile>
 #include <QTemporaryDir>
