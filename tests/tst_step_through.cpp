@@ -1,7 +1,8 @@
 // The step-through's and the schedule grid's logic on programs whose every instruction is known:
-// four linear layers and an MSE loss with every:2 (regions 0-1 and 2-3), cell by cell; a nested
-// manual plan for the region depths; and, on presets with a compact accumulation repeat, the
-// live set after every instruction against the simulator's live bytes per category.
+// four linear layers and an MSE loss with every:2 (regions 0-1 and 2-3), cell by cell; linear,
+// ReLU, linear, ReLU with every:2 for a recompute run of two layers; a nested manual plan for the
+// region depths; and, on presets with a compact accumulation repeat, the live set after every
+// instruction against the simulator's live bytes per category.
 #include <QtTest/QtTest>
 
 #include <algorithm>
@@ -22,12 +23,24 @@ namespace {
 // input [8] -> 4 x Linear(8) -> MSE, micro-batch 2: the program `remat program` lists in
 // docs/user-guide.md's schedule-grid section. Work instructions (the grid's columns):
 //   c0 fwd 0 (11)  c1 fwd 1 (13)  c2 fwd 2 (16)  c3 fwd 3 (18)  c4 fwd mse (21)
-//   c5 bwd mse (24)  c6 rec 2 (28)  c7 rec 3 (30)  c8 bwd 3 (35)  c9 bwd 2 (41)
-//   c10 rec 0 (45)  c11 rec 1 (47)  c12 bwd 1 (52)  c13 bwd 0 (57)
-// (the unit device has no GEMM workspace: setup is instructions 0-7, the parameters).
+//   c5 bwd mse (24)  c6 rec 2 (27)  c7 bwd 3 (31)  c8 bwd 2 (37)
+//   c9 rec 0 (41)  c10 bwd 1 (45)  c11 bwd 0 (50)
+// Each region's last op that saves something is its second linear, which saves only its input:
+// PyTorch's early stop ends the recompute before it, so a recompute re-runs the region's first
+// layer alone (docs/memory-model.md, "Checkpoint implementations"). The inputs stay live until
+// the optimizer step (67 and 68). The unit device has no GEMM workspace: setup is instructions
+// 0-7, the parameters.
 const char* kFourLinear = R"({"format":"remat-model/1","input":{"shape":[8]},
     "layers":[{"kind":"linear","out":8},{"kind":"linear","out":8},{"kind":"linear","out":8},
               {"kind":"linear","out":8},{"kind":"mse"}],"training":{"micro_batch":2}})";
+
+// input [8] -> Linear(8), ReLU, Linear(8), ReLU -> MSE, micro-batch 2. Each region ends with a
+// ReLU, which saves its output, so a recompute runs the whole region: the linear, then the ReLU.
+// Recompute instructions 23 (2/linear) and 25 (3/relu) for region 2-3, 38 (0/linear) and 40
+// (1/relu) for region 0-1; setup is instructions 0-3, the two linears' parameters.
+const char* kLinearRelu = R"({"format":"remat-model/1","input":{"shape":[8]},
+    "layers":[{"kind":"linear","out":8},{"kind":"relu"},{"kind":"linear","out":8},
+              {"kind":"relu"},{"kind":"mse"}],"training":{"micro_batch":2}})";
 
 std::set<std::string> labels(const Built& b, const std::vector<BufferId>& ids) {
     std::set<std::string> out;
@@ -77,16 +90,17 @@ private slots:
         // After the forward of layer 2 (16): layer 0's output was freed at 14 (inside region
         // 0-1), layer 1's is kept (region 2-3's input), layer 2's is transient.
         QCOMPARE(labels(b, live.liveAfter(16)), with({"input", "target", "1/linear", "2/linear"}));
-        // After recomputing layer 3 (30): the kept 3/linear was freed after the loss's
-        // backward (26); the recomputed copies of layers 2 and 3 and the loss's gradient live.
-        QCOMPARE(labels(b, live.liveAfter(30)),
-                 with({"input", "1/linear", "grad 3/linear", "2/linear (recompute)",
-                       "3/linear (recompute)"}));
-        // After the last backward (57).
-        QCOMPARE(labels(b, live.liveAfter(57)),
-                 with({"input", "grad 0/linear", "grad 0/linear.weight", "grad 0/linear.bias",
-                       "grad 1/linear.weight", "grad 1/linear.bias", "grad 2/linear.weight",
-                       "grad 2/linear.bias", "grad 3/linear.weight", "grad 3/linear.bias"}));
+        // After recomputing layer 2 (27): the kept 3/linear was freed after the loss's
+        // backward (25); layer 2's recomputed copy and the loss's gradient live. Layer 3 is not
+        // run again: its linear saves only its input, layer 2's output.
+        QCOMPARE(labels(b, live.liveAfter(27)),
+                 with({"input", "target", "1/linear", "grad 3/linear", "2/linear (recompute)"}));
+        // After the last backward (50): the inputs are held until the optimizer step.
+        QCOMPARE(
+            labels(b, live.liveAfter(50)),
+            with({"input", "target", "grad 0/linear", "grad 0/linear.weight", "grad 0/linear.bias",
+                  "grad 1/linear.weight", "grad 1/linear.bias", "grad 2/linear.weight",
+                  "grad 2/linear.bias", "grad 3/linear.weight", "grad 3/linear.bias"}));
         QVERIFY(live.liveAfter(b.program.instructions.size()).empty());
 
         // Layers and kinds of the blocks.
@@ -97,7 +111,7 @@ private slots:
                 QCOMPARE(live.layerOf(id), 1);
                 QCOMPARE(int(live.kindOf(id)), int(BlockKind::Kept));
                 QCOMPARE(live.allocAt(id), std::size_t(12));
-                QCOMPARE(live.freeAt(id), std::size_t(42));
+                QCOMPARE(live.freeAt(id), std::size_t(38));  // after layer 2's backward
             } else if (label == "2/linear (recompute)") {
                 QCOMPARE(live.layerOf(id), 2);
                 QCOMPARE(int(live.kindOf(id)), int(BlockKind::Recomputed));
@@ -181,21 +195,20 @@ private slots:
         const LiveSetIndex live(b.graph, b.program);
         const ScheduleGrid grid(b.graph, b.program, live);
         QCOMPARE(grid.rowCount(), 5);
-        QCOMPARE(grid.columnCount(), std::size_t(14));
+        QCOMPARE(grid.columnCount(), std::size_t(12));
         QCOMPARE(grid.maxDepth(), 1);
-        const std::vector<std::size_t> instructions = {11, 13, 16, 18, 21, 24, 28,
-                                                       30, 35, 41, 45, 47, 52, 57};
+        const std::vector<std::size_t> instructions = {11, 13, 16, 18, 21, 24,
+                                                       27, 31, 37, 41, 45, 50};
         for (std::size_t c = 0; c < instructions.size(); ++c)
             QCOMPARE(grid.instructionOfColumn(c), instructions[c]);
         // An alloc maps to the work it prepares; the optimizer and teardown to the last column.
-        QCOMPARE(grid.columnOfInstruction(27), std::size_t(6));
+        QCOMPARE(grid.columnOfInstruction(26), std::size_t(6));
         QCOMPARE(grid.columnOfInstruction(0), std::size_t(0));
-        QCOMPARE(grid.columnOfInstruction(69), std::size_t(13));
+        QCOMPARE(grid.columnOfInstruction(67), std::size_t(11));
 
         // . empty  F forward  K kept  R recompute  r recomputed (held)  B backward
         const char* table[] = {
-            "F.........RrrB", ".FKKKKKKKK.RB.", "..F...RrrB....",
-            "...FKK.RB.....", "....FB........",
+            "F........RrB", ".FKKKKKKK.B.", "..F...RrB...", "...FKK.B....", "....FB......",
         };
         for (int row = 0; row < 5; ++row) {
             QString got;
@@ -228,14 +241,15 @@ private slots:
             }
             QCOMPARE(got, QString::fromLatin1(table[row]));
         }
-        // Held spans as stored: layer 1 kept from its forward until region 0-1's recompute, then
-        // its recomputed copy from that recompute to layer 1's backward (the column's own
-        // action, the recompute, is drawn over the span's first column).
-        QCOMPARE(grid.heldSpans(1),
-                 (std::vector<ScheduleSpan>{{1, 10, {CellKind::Kept, 0}},
-                                            {11, 12, {CellKind::Recomputed, 1}}}));
+        // Held spans as stored: layer 1 kept from its forward through layer 2's backward, the
+        // last use of region 2-3's input, and never recomputed (region 0-1's recompute stops
+        // before layer 1's linear); layer 0's recomputed copy from its recompute to layer 1's
+        // backward, which reads it (the column's own action, the recompute, is drawn over the
+        // span's first column).
+        QCOMPARE(grid.heldSpans(1), (std::vector<ScheduleSpan>{{1, 9, {CellKind::Kept, 0}}}));
         QCOMPARE(grid.heldSpans(0),
-                 (std::vector<ScheduleSpan>{{10, 13, {CellKind::Recomputed, 1}}}));
+                 (std::vector<ScheduleSpan>{{9, 11, {CellKind::Recomputed, 1}}}));
+        QCOMPARE(grid.heldSpans(3), (std::vector<ScheduleSpan>{{3, 6, {CellKind::Kept, 0}}}));
     }
 
     void microStepBands() {
@@ -244,9 +258,9 @@ private slots:
         const Built b = build(kFourLinear, "every:2", &cfg);
         const LiveSetIndex live(b.graph, b.program);
         const ScheduleGrid grid(b.graph, b.program, live);
-        QCOMPARE(grid.columnCount(), std::size_t(3 * 14));
+        QCOMPARE(grid.columnCount(), std::size_t(3 * 12));
         QCOMPARE(grid.microStepBands(),
-                 (std::vector<MicroStepBand>{{0, 14, 0, 1}, {14, 28, 1, 3}, {28, 42, 4, 1}}));
+                 (std::vector<MicroStepBand>{{0, 12, 0, 1}, {12, 24, 1, 3}, {24, 36, 4, 1}}));
         const Built one = build(kFourLinear, "none");
         const LiveSetIndex oneLive(one.graph, one.program);
         const ScheduleGrid single(one.graph, one.program, oneLive);
@@ -277,10 +291,11 @@ private slots:
             QCOMPARE(r.label, std::string(a.depth == 1 ? "0-3" : "1-2"));
             (a.depth == 1 ? depthOne : depthTwo)++;
         }
-        // The outer recompute runs layers 0..3 (its early stop is the last op that saves
-        // something), the inner one layers 1..2 again.
-        QCOMPARE(depthOne, 4);
-        QCOMPARE(depthTwo, 2);
+        // The outer recompute runs layers 0..2 and stops before layer 3, whose linear saves only
+        // its input (its last pack); the inner one runs layer 1 again and stops before layer 2's
+        // linear for the same reason.
+        QCOMPARE(depthOne, 3);
+        QCOMPARE(depthTwo, 1);
         // A recomputed copy made at depth 2 is drawn at depth 2.
         bool sawDepthTwoHeld = false;
         for (int row = 0; row < grid.rowCount(); ++row)
@@ -290,32 +305,36 @@ private slots:
     }
 
     void recomputeContextNamesRegionAndRun() {
-        const Built b = build(kFourLinear, "every:2");
+        const Built b = build(kLinearRelu, "every:2");
         const std::vector<int> layers = opLayers(b.graph);
-        for (std::size_t i : {std::size_t(28), std::size_t(30)}) {
+        for (std::size_t i : {std::size_t(23), std::size_t(25)}) {
             const RecomputeContext c = recomputeContext(b.program, layers, i);
             QVERIFY(c.valid);
             QCOMPARE(b.program.plan.regions[c.region].label, std::string("2-3"));
             QCOMPARE(c.depth, 1);
             QCOMPARE(c.regionFirstLayer, 2);
             QCOMPARE(c.regionLastLayer, 3);
-            QCOMPARE(c.runFirst, std::size_t(28));
-            QCOMPARE(c.runLast, std::size_t(30));
+            QCOMPARE(c.runFirst, std::size_t(23));
+            QCOMPARE(c.runLast, std::size_t(25));
             QCOMPARE(c.runFirstLayer, 2);
             QCOMPARE(c.runLastLayer, 3);
         }
-        const RecomputeContext first = recomputeContext(b.program, layers, 45);
+        const RecomputeContext first = recomputeContext(b.program, layers, 40);
         QCOMPARE(b.program.plan.regions[first.region].label, std::string("0-1"));
-        QCOMPARE(first.runFirst, std::size_t(45));
-        QCOMPARE(first.runLast, std::size_t(47));
-        QVERIFY(!recomputeContext(b.program, layers, 16).valid);  // a forward
-        QVERIFY(!recomputeContext(b.program, layers, 27).valid);  // an alloc
+        QCOMPARE(first.runFirst, std::size_t(38));
+        QCOMPARE(first.runLast, std::size_t(40));
+        QCOMPARE(first.runFirstLayer, 0);
+        QCOMPARE(first.runLastLayer, 1);
+        QVERIFY(!recomputeContext(b.program, layers, 12).valid);  // a forward
+        QVERIFY(!recomputeContext(b.program, layers, 22).valid);  // an alloc
     }
 
     // Two plans side by side: 4 x Linear(16) at micro-batch 4096, where each activation is
-    // 256 KiB (4096 x 16 x 4 B) and the weights 1 KiB and 64 B. Without checkpointing the peak is
-    // the start of backward (input, target, four outputs, the loss's gradient); with every:2 it
-    // is layer 3's backward (its region recomputed: layer 2's copy, and the gradients).
+    // 256 KiB (4096 x 16 x 4 B) and the weights 1 KiB and 64 B. Both plans peak at layer 3's
+    // backward, with the inputs (held until the optimizer step), layer 1's output, the gradients
+    // of layer 3's output and input, and layer 3's weight gradients: without checkpointing also
+    // the kept outputs of layers 0 and 2, with every:2 layer 2's recomputed copy instead (region
+    // 2-3's recompute stops before layer 3's linear, which saves only its input).
     void twoPlansAtTheirPeaks() {
         const char* model = R"({"format":"remat-model/1","input":{"shape":[16]},
             "layers":[{"kind":"linear","out":16},{"kind":"linear","out":16},
@@ -326,23 +345,22 @@ private slots:
         const std::int64_t act = 4096 * 16 * 4, params = 4 * (1024 + 64);
         const PeakDifference d =
             peakDifference(a.graph, a.program, a.timeline, b.program, b.timeline);
-        QCOMPARE(d.peakA, params + 7 * act);
-        QCOMPARE(d.peakB, params + 5 * act + 1024 + 64);
+        QCOMPARE(d.peakA, params + 7 * act + 1024 + 64);
+        QCOMPARE(d.peakB, params + 6 * act + 1024 + 64);
         auto names = [](const std::vector<PeakTensor>& v) {
             std::vector<std::string> out;
             for (const PeakTensor& t : v) out.push_back(t.label);
             return out;
         };
-        QCOMPARE(names(d.onlyA),
-                 (std::vector<std::string>{"0/linear", "2/linear", "3/linear", "target"}));
-        QCOMPARE(names(d.onlyB),
-                 (std::vector<std::string>{"2/linear (recompute)", "grad 2/linear",
-                                           "grad 3/linear.weight", "grad 3/linear.bias"}));
+        QCOMPARE(names(d.onlyA), (std::vector<std::string>{"0/linear", "2/linear"}));
+        QCOMPARE(names(d.onlyB), (std::vector<std::string>{"2/linear (recompute)"}));
+        QCOMPARE(d.onlyA[1].bytes, act);
+        QCOMPARE(int(d.onlyA[1].category), int(Category::SavedActivations));
         QCOMPARE(d.onlyB[0].bytes, act);
         QCOMPARE(int(d.onlyB[0].category), int(Category::RecomputedActivations));
-        QCOMPARE(d.onlyB[3].bytes, std::int64_t(64));
-        // Shared: the weights, the input, layer 1's kept output, the loss's gradient.
-        QCOMPARE(d.sharedBytes, params + 3 * act);
+        // Shared: the weights, the input and target, layer 1's kept output, the gradients of
+        // layer 3's output and input, layer 3's weight gradients.
+        QCOMPARE(d.sharedBytes, params + 5 * act + 1024 + 64);
         // Both ways round, the lists swap.
         const PeakDifference r =
             peakDifference(a.graph, b.program, b.timeline, a.program, a.timeline);
@@ -368,16 +386,17 @@ private slots:
         const auto all = playbackSteps(b.program, true);
         QCOMPARE(all.size(), b.program.instructions.size());
         const auto work = playbackSteps(b.program, false);
-        // 5 forwards, 4 recomputes, 5 backwards, 8 optimizer steps.
-        QCOMPARE(work.size(), std::size_t(22));
+        // 5 forwards, 2 recomputes (layers 2 and 0), 5 backwards, 8 optimizer steps.
+        QCOMPARE(work.size(), std::size_t(20));
         QCOMPARE(work.front(), 11u);
-        QCOMPARE(work.back(), 74u);
-        // Phase runs: setup 0-7, forward 8-22, backward 23-26, recompute 27-31, ...
+        QCOMPARE(work.back(), 66u);
+        // Phase runs: setup 0-7, forward 8-22, backward 23-25, recompute 26-27, backward 28-39...
         QCOMPARE(nextPhaseStart(b.program, 0), std::size_t(8));
         QCOMPARE(nextPhaseStart(b.program, 11), std::size_t(23));
-        QCOMPARE(nextPhaseStart(b.program, 23), std::size_t(27));
-        QCOMPARE(previousPhaseStart(b.program, 28), std::size_t(27));  // its own run's start
-        QCOMPARE(previousPhaseStart(b.program, 27), std::size_t(23));
+        QCOMPARE(nextPhaseStart(b.program, 23), std::size_t(26));
+        QCOMPARE(nextPhaseStart(b.program, 26), std::size_t(28));
+        QCOMPARE(previousPhaseStart(b.program, 27), std::size_t(26));  // its own run's start
+        QCOMPARE(previousPhaseStart(b.program, 26), std::size_t(23));
         QCOMPARE(previousPhaseStart(b.program, 8), std::size_t(0));
         QCOMPARE(previousPhaseStart(b.program, 0), LiveSetIndex::npos);
         QCOMPARE(nextPhaseStart(b.program, b.program.instructions.size() - 1), LiveSetIndex::npos);

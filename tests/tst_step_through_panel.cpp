@@ -2,8 +2,9 @@
 // drives them: the step-through visits every instruction (allocs and frees shown) and at each
 // one its blocks equal the simulator's live bytes per category, the timeline's cursor, the
 // layer stack's marked row and the grid's cursor follow it; captions name the region being
-// recomputed; the keyboard plays, steps and jumps; playback stops at the end; a click on the
-// grid goes to that column's instruction.
+// recomputed (a run of two layers, and one layer alone under PyTorch's early stop); the keyboard
+// plays, steps and jumps; playback stops at the end; a click on the grid goes to that column's
+// instruction.
 #include <QDockWidget>
 #include <QFile>
 #include <QTemporaryDir>
@@ -24,7 +25,19 @@ using namespace remat::ui;
 
 namespace {
 
-// Four linear layers and an MSE loss (tst_step_through's model), checkpointed every 2 layers.
+// Linear, ReLU, linear, ReLU and an MSE loss (tst_step_through's kLinearRelu), checkpointed
+// every 2 layers. Each region ends with a ReLU, which saves its output, so PyTorch's early stop
+// comes after it: every recompute runs both layers of its region. Work instructions (the grid's
+// columns): forward 0-4, the loss's backward, recompute 2 and 3, backward 3 and 2, recompute 0
+// and 1, backward 1 and 0.
+const char* kLinearRelu = R"({"format":"remat-model/1","input":{"shape":[8]},
+    "layers":[{"kind":"linear","out":8},{"kind":"relu"},{"kind":"linear","out":8},
+              {"kind":"relu"},{"kind":"mse"}],
+    "plan":{"strategy":"every:2"},"training":{"micro_batch":2}})";
+
+// Four linear layers and an MSE loss (tst_step_through's kFourLinear) with every:2: a region's
+// last saving op is its second linear, which saves only its input, so the recompute stops before
+// it and re-runs the region's first layer alone.
 const char* kFourLinear = R"({"format":"remat-model/1","input":{"shape":[8]},
     "layers":[{"kind":"linear","out":8},{"kind":"linear","out":8},{"kind":"linear","out":8},
               {"kind":"linear","out":8},{"kind":"mse"}],
@@ -45,7 +58,7 @@ class TestStepThroughPanel : public QObject {
     QTemporaryDir m_dir;
     QString m_model;
 
-    // A window showing the four-layer model with the step-through and the schedule raised.
+    // A window showing the linear-ReLU model with the step-through and the schedule raised.
     std::unique_ptr<MainWindow> window() {
         auto w = std::make_unique<MainWindow>(test::testOptions());
         if (!w->openModel(m_model)) qFatal("%s", qPrintable(w->lastError()));
@@ -61,10 +74,10 @@ class TestStepThroughPanel : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
-        m_model = m_dir.filePath(QStringLiteral("four-linear.json"));
+        m_model = m_dir.filePath(QStringLiteral("linear-relu.json"));
         QFile f(m_model);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(kFourLinear);
+        f.write(kLinearRelu);
     }
 
     void inactiveUntilShown() {
@@ -159,14 +172,14 @@ private slots:
                                 "kept input of layer 2"));
         panel->seekInstruction(secondRecompute);
         QCOMPARE(panel->caption(),
-                 QStringLiteral("recompute layer 3: 3/linear, inside region 2 (2-3)"));
+                 QStringLiteral("recompute layer 3: 3/relu, inside region 2 (2-3)"));
         panel->seekInstruction(forward0);
         QCOMPARE(panel->caption(),
                  QStringLiteral("forward through layer 0: 0/linear; inside region 1 (0-1) its "
                                 "output is freed once used and recomputed in backward"));
         panel->stepForward();
         QCOMPARE(panel->caption(),
-                 QStringLiteral("forward through layer 1: 1/linear; its output is kept for "
+                 QStringLiteral("forward through layer 1: 1/relu; its output is kept for "
                                 "backward"));
         // The marked row: layer 1 in the stack and in the blocks.
         QCOMPARE(w->layerStack()->model()->markedInstance(), std::int64_t(1));
@@ -175,6 +188,35 @@ private slots:
         QCOMPARE(row.data(Qt::BackgroundRole).value<QBrush>().color(),
                  LayerStackModel::markColor(true));
         QVERIFY(!w->layerStack()->model()->indexForInstance(0).data(Qt::BackgroundRole).isValid());
+    }
+
+    // Under PyTorch's early stop a recompute of one layer is named as such, and the grid has no
+    // column for the layers left out.
+    void earlyStopCaption() {
+        const QString path = m_dir.filePath(QStringLiteral("four-linear.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(kFourLinear);
+        f.close();
+        MainWindow w(test::testOptions());
+        QVERIFY(w.openModel(path));
+        QVERIFY(test::showAt(w, QSize(1280, 720)));
+        w.stepThroughDock()->raise();
+        settle();
+        StepThroughPanel* panel = w.stepThrough();
+        QVERIFY(panel->isActive());
+        const Program& program = *panel->data()->program;
+        std::vector<std::size_t> recomputes;
+        for (std::size_t i = 0; i < program.instructions.size(); ++i)
+            if (program.instructions[i].kind == InstrKind::Recompute) recomputes.push_back(i);
+        QCOMPARE(recomputes.size(), std::size_t(2));  // layer 2, then layer 0
+        panel->seekInstruction(recomputes[0]);
+        QCOMPARE(panel->caption(),
+                 QStringLiteral("backward reaches region 2 (2-3): recompute layer 2 from the kept "
+                                "input of layer 2"));
+        panel->stepForward();
+        QCOMPARE(panel->caption(), QStringLiteral("backward through layer 3: 3/linear"));
+        QCOMPARE(panel->data()->grid.columnCount(), std::size_t(12));
     }
 
     void keyboard() {
@@ -247,7 +289,7 @@ private slots:
         QTest::mouseClick(grid, Qt::LeftButton, {}, QPoint(x, r.center().y()));
         QCOMPARE(w->stepThrough()->currentInstruction(), g->instructionOfColumn(column));
         QCOMPARE(grid->cursorColumn(), column);
-        QCOMPARE(w->stepThrough()->caption(), QStringLiteral("backward through layer 3: 3/linear"));
+        QCOMPARE(w->stepThrough()->caption(), QStringLiteral("backward through layer 3: 3/relu"));
         // The legend names one recompute depth for every:2: no depths spelled out.
         QStringList names;
         for (const auto& e : grid->legendEntries()) names << e.second;
