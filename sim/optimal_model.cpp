@@ -487,8 +487,8 @@ private:
     ChainModel m_model;
     std::vector<int> m_unitOfOp;
     std::vector<bool> m_flows, m_needsBackward;
-    std::vector<bool> m_heldInput;  // per storage: an input, held by the training loop
-    std::int64_t m_inputBytes = 0;  // one micro-batch's inputs
+    std::vector<bool> m_heldInput;   // per storage: an input, held by the training loop
+    std::int64_t m_inputBytes = 0;   // one micro-batch's inputs
     std::vector<TensorId> m_stream;  // per boundary: the storage entering unit b
     std::int64_t m_paramGradConst = 0;
     std::vector<double> m_opTimeS;
