@@ -757,7 +757,8 @@ private:
             const std::int64_t logpBytes = satMul(in.elements(), dtypeBytes(logpType));
             const std::int64_t f32 = satMul(in.elements(), 4);
             const std::int64_t grad = satMul(in.elements(), dtypeBytes(in.dtype));
-            const bool copy = hasMasterWeights(m_precision);
+            // (`.float()` of logits already fp32 returns them: no copy.)
+            const bool copy = hasMasterWeights(m_precision) && in.dtype != DType::F32;
             op.workspaceForward = {copy ? f32 : 0, 0};
             op.workspaceBackward = {copy ? std::max(3 * f32, f32 + grad) - f32 - grad : logpBytes, 0};
             Affine io = bytesOf(x) + bytesOf(logp);

@@ -96,7 +96,9 @@ private:
     std::int64_t storageBytes(TensorId s) const { return m_g.tensor(s).bytes().at(m_b); }
 
     // Which storage crosses each unit boundary. The model needs at most one activation storage
-    // per boundary (the stream); inputs read only by fixed units are background.
+    // per boundary (the stream). Inputs are background: the training loop holds the batch for
+    // the whole micro-step (the compiler's rule), so no unit allocates or frees one, and a
+    // region starting on an input stream holds nothing more.
     Status findStreams() {
         auto& units = m_model.m_units;
         const int nUnits = int(units.size());
@@ -117,7 +119,14 @@ private:
             for (TensorId t : op.outputs) touch(t);
         }
         m_stream.assign(std::size_t(nUnits) + 1, TensorId::invalid());
-        m_sideInput.assign(nT, false);
+        m_heldInput.assign(nT, false);
+        m_inputBytes = 0;
+        for (TensorId t : m_g.inputs) {
+            const std::size_t s = m_g.storageOf(t).index();
+            if (m_heldInput[s]) continue;
+            m_heldInput[s] = true;
+            m_inputBytes += storageBytes(TensorId(std::uint32_t(s)));
+        }
         auto crossing = [&](std::size_t s, int from, int to) -> Status {
             // Boundaries (from, to]: boundary b sits before unit b.
             for (int b = from + 1; b <= to; ++b) {
@@ -146,10 +155,7 @@ private:
                 bool allFixed = true;
                 for (int u : touching[s])
                     allFixed = allFixed && units[std::size_t(u)].kind == UnitKind::Fixed;
-                if (allFixed) {
-                    m_sideInput[s] = true;
-                    continue;
-                }
+                if (allFixed) continue;
                 if (minUnit[s] != 0)
                     return makeError("optimal: input '" + t.name +
                                      "' is first read inside the "
@@ -186,7 +192,9 @@ private:
         for (int u = 0; u < nUnits; ++u) {
             ChainUnit& unit = units[std::size_t(u)];
             unit.stream = m_stream[std::size_t(u)];
-            unit.streamBytes = unit.stream.valid() ? storageBytes(unit.stream) : 0;
+            unit.streamBytes = unit.stream.valid() && !m_heldInput[unit.stream.index()]
+                                   ? storageBytes(unit.stream)
+                                   : 0;
             unit.passThrough = unit.stream.valid() && m_stream[std::size_t(u) + 1] == unit.stream;
         }
         return Ok{};
@@ -215,7 +223,8 @@ private:
         }
         // The optimizer phase: every gradient live at the first step, each freed after its own
         // step (the compiler's rule), plus the implementation's temporaries: foreach's list
-        // over all parameters, or a for-loop step's own.
+        // over all parameters, or a for-loop step's own; and the last micro-batch's inputs,
+        // which the training loop holds through the step.
         std::int64_t optimizerPeak = grads;
         if (m_cfg.optimizerImpl == OptimizerImpl::Foreach) {
             optimizerPeak = grads + foreachTemps;
@@ -231,7 +240,7 @@ private:
         }
         m_model.m_residentBytes = resident;
         m_model.m_paramGradBytes = grads;
-        m_model.m_floorBytes = resident + optimizerPeak;
+        m_model.m_floorBytes = resident + optimizerPeak + m_inputBytes;
         m_paramGradConst = m_cfg.accumulationSteps >= 2 ? grads : 0;
         m_model.m_constantBytes = resident + m_paramGradConst;
 
@@ -263,20 +272,10 @@ private:
         const std::size_t nOps = m_g.ops.size();
         const std::size_t nT = m_g.tensors.size();
         const std::int64_t resident = m_model.m_residentBytes;
-        // Side inputs: alive for the whole micro-step, as the training loop holds the batch
-        // (the compiler's rule for inputs).
-        std::int64_t sideBytes = 0;
-        for (std::size_t s = 0; s < nT; ++s)
-            if (m_sideInput[s]) sideBytes += storageBytes(TensorId(std::uint32_t(s)));
-        std::vector<std::int64_t> sideFwdDelta(nOps + 1, 0);  // alive at forward step o
-        sideFwdDelta[0] = sideBytes;
-        const std::int64_t sideSavedBytes = sideBytes;
-        m_bgForward.assign(nOps, 0);
-        std::int64_t side = 0;
-        for (std::size_t o = 0; o < nOps; ++o) {
-            side += sideFwdDelta[o];
-            m_bgForward[o] = resident + m_paramGradConst + side;
-        }
+        // Inputs: alive for the whole micro-step, as the training loop holds the batch (the
+        // compiler's rule for inputs).
+        const std::int64_t inputs = m_inputBytes;
+        m_bgForward.assign(nOps, resident + m_paramGradConst + inputs);
         // Gradient buffers: first (highest) op allocating each key, last (lowest) op using it.
         std::vector<std::int64_t> allocAt(nT, -1), lastUse(nT, -1);
         for (std::size_t oo = nOps; oo-- > 0;) {
@@ -316,16 +315,16 @@ private:
         }
         m_bgBackward.assign(nOps, 0);
         m_bgAfter.assign(nOps + 1, 0);
-        std::int64_t grads = 0, params = m_paramGradConst, sideB = sideSavedBytes;
-        m_bgAfter[nOps] = resident + params + grads + sideB;
+        std::int64_t grads = 0, params = m_paramGradConst;
+        m_bgAfter[nOps] = resident + params + grads + inputs;
         for (std::size_t oo = nOps; oo-- > 0;) {
             if (m_needsBackward[oo]) {
                 grads += gradAlloc[oo];
                 params += paramAlloc[oo];
-                m_bgBackward[oo] = resident + params + grads + sideB;
+                m_bgBackward[oo] = resident + params + grads + inputs;
                 grads -= gradFree[oo];
             }
-            m_bgAfter[oo] = resident + params + grads + sideB;
+            m_bgAfter[oo] = resident + params + grads + inputs;
         }
     }
 
@@ -351,7 +350,7 @@ private:
             auto use = [&](TensorId t) {
                 if (m_g.tensor(t).kind == TensorKind::Parameter) return;
                 const TensorId s = m_g.storageOf(t);
-                if (m_sideInput[s.index()]) return;
+                if (m_heldInput[s.index()]) return;
                 LocalStorage& l = find(s);
                 if (l.uses.empty() || l.uses.back() != o) l.uses.push_back(o);
             };
@@ -360,7 +359,7 @@ private:
             if (m_needsBackward[o])
                 for (TensorId t : op.saved) {
                     const TensorId s = m_g.storageOf(t);
-                    if (m_sideInput[s.index()]) continue;
+                    if (m_heldInput[s.index()]) continue;
                     LocalStorage& l = find(s);
                     if (l.savingOps.empty() || l.savingOps.back() != o) l.savingOps.push_back(o);
                 }
@@ -487,7 +486,9 @@ private:
     const std::int64_t m_b;
     ChainModel m_model;
     std::vector<int> m_unitOfOp;
-    std::vector<bool> m_flows, m_needsBackward, m_sideInput;
+    std::vector<bool> m_flows, m_needsBackward;
+    std::vector<bool> m_heldInput;   // per storage: an input, held by the training loop
+    std::int64_t m_inputBytes = 0;   // one micro-batch's inputs
     std::vector<TensorId> m_stream;  // per boundary: the storage entering unit b
     std::int64_t m_paramGradConst = 0;
     std::vector<double> m_opTimeS;

@@ -106,8 +106,8 @@ public:
 
     const std::vector<ChainUnit>& units() const { return m_units; }
     int unitCount() const { return int(m_units.size()); }
-    // Live bytes no plan can avoid: resident state plus every parameter gradient (the
-    // optimizer phase).
+    // Live bytes no plan can avoid: the optimizer phase's resident state, every parameter
+    // gradient (with the implementation's temporaries) and the last micro-batch's inputs.
     std::int64_t floorBytes() const { return m_floorBytes; }
     std::int64_t residentBytes() const { return m_residentBytes; }
     // Bytes every instruction of the step holds whatever the plan (resident state, and every
