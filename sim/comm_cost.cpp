@@ -19,7 +19,7 @@ LayoutPlacement placeLayout(const ParallelConfig& p, const ClusterSpec& c) {
         const std::int64_t perNode = std::max<std::int64_t>(1, node / (p.tp * p.cp));
         out.shard = group(std::min(p.dp, perNode), p.tp * p.cp);
     }
-    out.nodes = (p.gpus() + node - 1) / node;
+    out.nodes = p.gpus() / node + (p.gpus() % node != 0 ? 1 : 0);
     return out;
 }
 

@@ -237,7 +237,7 @@ Result<FitResult> fitSearch(const Network& net, const TrainingConfig& base,
     // Default: every GPU's data-parallel share is the model's own micro-batch x accumulation.
     r.globalBatch = options.globalBatch > 0
                         ? options.globalBatch
-                        : base.microBatch * base.accumulationSteps * options.gpus;
+                        : satMul(satMul(base.microBatch, base.accumulationSteps), options.gpus);
     if (r.globalBatch < 1 || r.globalBatch > (std::int64_t{1} << 30))
         return makeError("--global-batch must be between 1 and 1073741824");
     Search search{net, base, cluster, cancel, factsOf(net), {}};

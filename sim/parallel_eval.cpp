@@ -193,7 +193,7 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
     out.cluster = cluster;
     out.placement = placeLayout(lay, cluster);
     out.microBatches = cfg.accumulationSteps;
-    out.globalBatch = cfg.microBatch * cfg.accumulationSteps * lay.dp;
+    out.globalBatch = satMul(satMul(cfg.microBatch, cfg.accumulationSteps), lay.dp);
     out.stages = prep.stages;
     const DeviceSpec& device = cluster.device;
     TrainingConfig stageCfg = cfg;
