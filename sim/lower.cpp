@@ -815,7 +815,8 @@ private:
         Affine io;
         std::int64_t elements = 0;
         for (TensorId p : params) {
-            const Tensor& pt = m_g.tensor(p);
+            // A copy: making the cast's output grows the tensor list under a reference.
+            const Tensor pt = m_g.tensor(p);
             const std::string base = pt.name.substr(pt.name.rfind('/') + 1);
             TensorId c = activation(base + "_cast", m_act, pt.shape, false, true);
             op.outputs.push_back(c);
