@@ -55,7 +55,7 @@ FitDialog::FitDialog(Document* document, QWidget* parent)
     m_globalBatch->setSpecialValueText(tr("the model's"));
     m_globalBatch->setToolTip(tr("Samples per step, split into data-parallel ranks, "
                                  "micro-batches and accumulation steps; the model's: its "
-                                 "micro-batch x accumulation steps"));
+                                 "micro-batch x accumulation steps on every GPU"));
     m_cluster = new QComboBox(this);
     m_cluster->setObjectName(QStringLiteral("fitCluster"));
     m_cluster->setToolTip(tr("The cluster the GPUs are in"));

@@ -1126,8 +1126,8 @@
     </message>
     <message>
         <location filename="../../ui/fit_dialog.cpp" line="56"/>
-        <source>Samples per step, split into data-parallel ranks, micro-batches and accumulation steps; the model&apos;s: its micro-batch x accumulation steps</source>
-        <translation>每步样本数，分给数据并行 rank、微批次和累积步；“模型自身的”：其微批次 × 累积步数</translation>
+        <source>Samples per step, split into data-parallel ranks, micro-batches and accumulation steps; the model&apos;s: its micro-batch x accumulation steps on every GPU</source>
+        <translation>每步样本数，分给数据并行 rank、微批次和累积步；“模型自身的”：每块 GPU 上为其微批次 × 累积步数</translation>
     </message>
     <message>
         <location filename="../../ui/fit_dialog.cpp" line="61"/>
