@@ -13,6 +13,7 @@
 
 #include "analysis.h"
 #include "calibration.h"
+#include "cluster.h"
 #include "cli/commands.h"
 #include "device.h"
 #include "hf_import.h"
@@ -351,6 +352,12 @@ std::vector<std::string> deviceIds() {
     return out;
 }
 
+std::vector<std::string> clusterIds() {
+    std::vector<std::string> out;
+    for (const auto& c : builtinClusters()) out.push_back(c.id);
+    return out;
+}
+
 }  // namespace
 
 Outcome fuzzCliArguments(std::string_view input) {
@@ -366,9 +373,9 @@ Outcome fuzzCliArguments(std::string_view input) {
     if (args.size() > kMaxCliArgs) return Outcome::Skipped;
 
     // The app as app/remat_main.cpp builds it, with only the commands that read presets and
-    // print: files named by arguments are not opened (MODEL must be one of presetIds() and
-    // --device a built-in profile, or a name that cannot be a file), nothing runs an executor
-    // and nothing is written.
+    // print: files named by arguments are not opened (MODEL must be one of presetIds(), --device
+    // a built-in profile and --cluster a built-in cluster, or a name that cannot be a file),
+    // nothing runs an executor and nothing is written.
     CLI::App app{"remat"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "remat 0.1.0");
@@ -382,6 +389,7 @@ Outcome fuzzCliArguments(std::string_view input) {
     // working directory) is kept: its "unknown preset / device" message is fuzzed too.
     static const std::vector<std::string> presets = presetIds();
     static const std::vector<std::string> devices = deviceIds();
+    static const std::vector<std::string> clusters = clusterIds();
     static const std::vector<std::string> allPresets = builtinModelNames();
     bool restricted = false;
     auto allowedName = [](const std::vector<std::string>& allowed, const std::string& v) {
@@ -391,10 +399,12 @@ Outcome fuzzCliArguments(std::string_view input) {
         return !v.empty() && v.find('/') == std::string::npos && !std::filesystem::exists(v, ec) && !ec;
     };
     for (CLI::App* sub : app.get_subcommands({})) {
-        for (const char* name : {"MODEL", "--device"}) {
+        for (const char* name : {"MODEL", "--device", "--cluster"}) {
             CLI::Option* opt = sub->get_option_no_throw(name);
             if (!opt) continue;
-            const auto& allowed = std::string(name) == "MODEL" ? presets : devices;
+            const auto& allowed = std::string(name) == "MODEL"       ? presets
+                                  : std::string(name) == "--device" ? devices
+                                                                    : clusters;
             opt->check(CLI::Validator(
                 [&allowed, &restricted, allowedName](std::string& v) {
                     if (allowedName(allowed, v)) return std::string();
