@@ -88,6 +88,9 @@ MainWindow::~MainWindow() {
     // now on may reach this half-destroyed window.
     disconnect(m_document, nullptr, this, nullptr);
     disconnect(m_document->undoStack(), nullptr, this, nullptr);
+    // Nor may the docks, which QWidget's destructor hides (visibilityChanged) before deleting
+    // them.
+    for (QObject* dock : findChildren<QDockWidget*>()) disconnect(dock, nullptr, this, nullptr);
 }
 
 void MainWindow::buildViews() {
