@@ -289,13 +289,7 @@ private:
         op.name = opName(label);
         op.inputs = {x};
         op.outputs = {y};
-        if (m_autocast) {
-            op.inputs.insert(op.inputs.end(), weights.begin(), weights.end());
-            op.saved = {x, weights[0]};
-        } else {
-            op.params = params;
-            op.saved = {x};
-        }
+        bindWeights(op, x, params, weights);
         op.attrs.in = inF;
         op.attrs.out = out;
         op.attrs.bias = bias;
@@ -583,13 +577,7 @@ private:
         op.name = opName(label);
         op.inputs = {x};
         op.outputs = {y};
-        if (m_autocast) {
-            op.inputs.insert(op.inputs.end(), weights.begin(), weights.end());
-            op.saved = {x, weights[0]};
-        } else {
-            op.params = params;
-            op.saved = {x};
-        }
+        bindWeights(op, x, params, weights);
         op.attrs.in = in[0];
         op.attrs.out = outC;
         op.attrs.kernel = k;
@@ -801,6 +789,19 @@ private:
         op.backward = elementwise(elemsOf(y), 1, bytesOf(x) + bytesOf(y));
         addOp(std::move(op));
         return y;
+    }
+
+    // A GEMM op's weights: under autocast the 16-bit copies are operands it saves (with its
+    // input), else the parameters themselves, with only the input saved.
+    void bindWeights(Op& op, TensorId x, const std::vector<TensorId>& params,
+                     const std::vector<TensorId>& weights) const {
+        if (m_autocast) {
+            op.inputs.insert(op.inputs.end(), weights.begin(), weights.end());
+            op.saved = {x, weights[0]};
+        } else {
+            op.params = params;
+            op.saved = {x};
+        }
     }
 
     // Under autocast, the 16-bit copies of an op's fp32 parameters, made by one cast op

@@ -29,6 +29,49 @@ void forEachOperand(Instruction& ins, F f) {
     f(ins.workspace);
 }
 
+// Allocs and frees to insert around a program's instructions, spliced in by apply(): an alloc
+// goes just before instruction i, a free just after it, so each stays in i's micro-step and a
+// repeat's bounds follow the instructions they held.
+class Insertions {
+public:
+    explicit Insertions(const Program& p) : m_pre(p.instructions.size()), m_post(p.instructions.size()) {}
+    void allocBefore(const Program& p, BufferId b, std::size_t i) {
+        m_pre[i].push_back(at(p, InstrKind::Alloc, b, i));
+    }
+    void freeAfter(const Program& p, BufferId b, std::size_t i) {
+        m_post[i].push_back(at(p, InstrKind::Free, b, i));
+    }
+    void apply(Program& p) {
+        const std::size_t n = p.instructions.size();
+        std::vector<Instruction> out;
+        out.reserve(n + 2 * n / 8);
+        std::vector<std::size_t> groupStart(n + 1, 0);
+        for (std::size_t i = 0; i < n; ++i) {
+            groupStart[i] = out.size();
+            for (Instruction& x : m_pre[i]) out.push_back(std::move(x));
+            out.push_back(std::move(p.instructions[i]));
+            for (Instruction& x : m_post[i]) out.push_back(std::move(x));
+        }
+        groupStart[n] = out.size();
+        if (p.repeat) {
+            p.repeat->begin = groupStart[p.repeat->begin];
+            p.repeat->end = groupStart[std::min(p.repeat->end, n)];
+        }
+        p.instructions = std::move(out);
+    }
+
+private:
+    static Instruction at(const Program& p, InstrKind kind, BufferId b, std::size_t i) {
+        Instruction x;
+        x.kind = kind;
+        x.phase = p.instructions[i].phase;
+        x.microStep = p.instructions[i].microStep;
+        x.buffer = b;
+        return x;
+    }
+    std::vector<std::vector<Instruction>> m_pre, m_post;
+};
+
 // The activation-offload rewrite (ShardingPlan::offloadActivations), in place. Brought-back
 // buffers are marked `recomputed = false`, `backward = true` (their label says so).
 void offloadKeptActivations(Program& p) {
@@ -51,7 +94,7 @@ void offloadKeptActivations(Program& p) {
         });
     }
     std::vector<BufferId> back(nb, BufferId::invalid());
-    std::vector<std::vector<Instruction>> pre(n), post(n);
+    Insertions inserted(p);
     for (std::size_t b = 0; b < nb; ++b) {
         const Buffer& buf = p.buffers[b];
         if (buf.role != BufferRole::Activation || buf.category != Category::SavedActivations)
@@ -68,43 +111,19 @@ void offloadKeptActivations(Program& p) {
         p.buffers.push_back(copy);
         const BufferId nbId(std::uint32_t(p.buffers.size() - 1));
         back[b] = nbId;
-        Instruction f;
-        f.kind = InstrKind::Free;
-        f.phase = p.instructions[lastForward[b]].phase;
-        f.microStep = p.instructions[lastForward[b]].microStep;
-        f.buffer = BufferId(std::uint32_t(b));
-        post[lastForward[b]].push_back(f);
-        Instruction a;
-        a.kind = InstrKind::Alloc;
-        a.phase = p.instructions[firstBackward[b]].phase;
-        a.microStep = p.instructions[firstBackward[b]].microStep;
-        a.buffer = nbId;
-        pre[firstBackward[b]].push_back(a);
+        inserted.freeAfter(p, BufferId(std::uint32_t(b)), lastForward[b]);
+        inserted.allocBefore(p, nbId, firstBackward[b]);
         p.instructions[freeAt[b]].buffer = nbId;
     }
     for (std::size_t i = 0; i < n; ++i) {
-        Instruction& ins = p.instructions[i];
-        if (ins.kind != InstrKind::Recompute && ins.kind != InstrKind::Backward) continue;
-        forEachOperand(ins, [&](BufferId& b) {
+        Instruction& x = p.instructions[i];
+        if (x.kind != InstrKind::Recompute && x.kind != InstrKind::Backward) continue;
+        forEachOperand(x, [&](BufferId& b) {
             if (b.valid() && b.index() < nb && back[b.index()].valid() && i >= firstBackward[b.index()])
                 b = back[b.index()];
         });
     }
-    std::vector<Instruction> out;
-    out.reserve(n + 2 * nb);
-    std::vector<std::size_t> groupStart(n + 1, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-        groupStart[i] = out.size();
-        for (Instruction& x : pre[i]) out.push_back(std::move(x));
-        out.push_back(std::move(p.instructions[i]));
-        for (Instruction& x : post[i]) out.push_back(std::move(x));
-    }
-    groupStart[n] = out.size();
-    if (p.repeat) {
-        p.repeat->begin = groupStart[p.repeat->begin];
-        p.repeat->end = groupStart[std::min(p.repeat->end, n)];
-    }
-    p.instructions = std::move(out);
+    inserted.apply(p);
 }
 
 }  // namespace
@@ -191,7 +210,7 @@ Status applySharding(const Graph& g, Program& p, const ShardingPlan& plan) {
         if (ins.kind == InstrKind::Backward && v.firstBackward == SIZE_MAX) v.firstBackward = i;
     }
 
-    std::vector<std::vector<Instruction>> pre(n), post(n);
+    Insertions inserted(p);
     auto addBuffer = [&](BufferRole role, Category cat, Affine bytes, const Instruction& at,
                          OpId op, bool backward) {
         Buffer b;
@@ -206,18 +225,8 @@ Status applySharding(const Graph& g, Program& p, const ShardingPlan& plan) {
         return BufferId(std::uint32_t(p.buffers.size() - 1));
     };
     auto allocFree = [&](BufferId b, std::size_t allocBefore, std::size_t freeAfter) {
-        Instruction a;
-        a.kind = InstrKind::Alloc;
-        a.phase = p.instructions[allocBefore].phase;
-        a.microStep = p.instructions[allocBefore].microStep;
-        a.buffer = b;
-        pre[allocBefore].push_back(a);
-        Instruction f;
-        f.kind = InstrKind::Free;
-        f.phase = p.instructions[freeAfter].phase;
-        f.microStep = p.instructions[freeAfter].microStep;
-        f.buffer = b;
-        post[freeAfter].push_back(f);
+        inserted.allocBefore(p, b, allocBefore);
+        inserted.freeAfter(p, b, freeAfter);
     };
     for (std::size_t k = 0; k < visits.size(); ++k) {
         const Visit& v = visits[k];
@@ -252,21 +261,7 @@ Status applySharding(const Graph& g, Program& p, const ShardingPlan& plan) {
         allocFree(BufferId(std::uint32_t(p.buffers.size() - 1)), firstForward, lastBackward);
     }
 
-    std::vector<Instruction> out;
-    out.reserve(n + 4 * visits.size() + 2);
-    std::vector<std::size_t> groupStart(n + 1, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-        groupStart[i] = out.size();
-        for (Instruction& x : pre[i]) out.push_back(std::move(x));
-        out.push_back(std::move(p.instructions[i]));
-        for (Instruction& x : post[i]) out.push_back(std::move(x));
-    }
-    groupStart[n] = out.size();
-    if (p.repeat) {
-        p.repeat->begin = groupStart[p.repeat->begin];
-        p.repeat->end = groupStart[std::min(p.repeat->end, n)];
-    }
-    p.instructions = std::move(out);
+    inserted.apply(p);
     return validateProgram(g, p);
 }
 

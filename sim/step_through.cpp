@@ -46,6 +46,14 @@ std::vector<int> opLayers(const Graph& g) {
     return layers;
 }
 
+std::vector<int> parameterLayers(const Graph& g, const std::vector<int>& layerOfOp) {
+    std::vector<int> out(g.tensors.size(), -1);
+    for (std::size_t o = 0; o < g.ops.size() && o < layerOfOp.size(); ++o)
+        for (TensorId t : g.ops[o].params)
+            if (t.index() < out.size() && out[t.index()] < 0) out[t.index()] = layerOfOp[o];
+    return out;
+}
+
 LiveSetIndex::LiveSetIndex(const Graph& g, const Program& p)
     : m_instructions(p.instructions.size()) {
     const std::size_t n = p.buffers.size();
@@ -65,11 +73,7 @@ LiveSetIndex::LiveSetIndex(const Graph& g, const Program& p)
     auto opLayer = [&](OpId op) {
         return op.valid() && op.index() < layerOfOp.size() ? layerOfOp[op.index()] : -1;
     };
-    std::vector<int> paramLayer(g.tensors.size(), -1);
-    for (std::size_t o = 0; o < g.ops.size(); ++o)
-        for (TensorId t : g.ops[o].params)
-            if (t.index() < paramLayer.size() && paramLayer[t.index()] < 0)
-                paramLayer[t.index()] = layerOfOp[o];
+    const std::vector<int> paramLayer = parameterLayers(g, layerOfOp);
     for (std::size_t i = 0; i < n; ++i) {
         const Buffer& b = p.buffers[i];
         m_kind[i] = blockKind(b);

@@ -74,6 +74,9 @@ std::vector<std::int64_t> peakLayerBlockBytes(const Program& p, const LiveSetInd
 
 // Expanded layer instance of each op (its module's layer), -1 for none.
 std::vector<int> opLayers(const Graph& g);
+// Per tensor, the layer of the first op holding it as a parameter (a tied weight: the first
+// user's), -1 for tensors that are no parameter; `layerOfOp` is opLayers(g).
+std::vector<int> parameterLayers(const Graph& g, const std::vector<int>& layerOfOp);
 
 // Forward, recompute, backward and optimizer step: the instructions that do work.
 inline bool isWorkInstruction(InstrKind k) {

@@ -1230,7 +1230,8 @@ void TstCli::parallelLayouts() {
     QCOMPARE(z3.at("parallel").at("zero").get<int>(), 3);
     QCOMPARE(z3.at("parallel").at("global_batch").get<int>(),
              8 * one.at("micro_batch").get<int>());
-    QVERIFY(z3.at("breakdown_at_peak").at("gathered_parameters").get<std::int64_t>() >= 0);
+    // gpt2-small peaks as a layer's whole parameters are gathered (the tied head's).
+    QVERIFY(z3.at("breakdown_at_peak").at("gathered_parameters").get<std::int64_t>() > 0);
     QVERIFY(z3.at("peak_bytes").get<std::int64_t>() < one.at("peak_bytes").get<std::int64_t>());
     const double mfu = z3.at("parallel").at("mfu").get<double>();
     QVERIFY(mfu > 0 && mfu < 1);

@@ -182,9 +182,35 @@ private slots:
         auto p = compile(*g, plan, one);
         QVERIFY(p.ok());
         QCOMPARE(band, 3 * simulate(*g, *p, test::unitDevice()).savedActivationBytes);
-        // Stages after the first receive an input whose gradient goes back.
-        QVERIFY(!g->stageOutput.valid() || sn->shard.sendsActivations);
+        // Stage 0 sends its output on and has no loss; the last stage receives and has one.
+        QVERIFY(sn->shard.sendsActivations && g->stageOutput.valid() && !g->loss.valid());
+        auto last = stageNetwork(m->network, cfg.parallel, 3);
+        QVERIFY(last.ok() && last->shard.receivesActivations && !last->shard.sendsActivations);
+        auto gl = lower(last->network, cfg, last->shard);
+        QVERIFY(gl.ok() && gl->loss.valid() && !gl->stageOutput.valid());
         QCOMPARE(e->time.bubbleS > 0, true);
+    }
+
+    // Activation offload: every kept activation used again only after other work leaves the GPU
+    // and comes back as its own buffer; the program stays valid and the peak falls by less than
+    // what went to the host (the loss's log-probabilities stay, being used right away).
+    void activationOffload() {
+        auto m = parseModel(gptLayers(64, 256, 8, 4), "k.json");
+        QVERIFY(m.ok());
+        auto b = test::build(gptLayers(64, 256, 8, 4), "none");
+        const Timeline before = b.timeline;
+        ShardingPlan plan;
+        plan.offloadActivations = true;
+        QVERIFY(applySharding(b.graph, b.program, plan).ok());
+        const std::int64_t sent = offloadedActivationBytes(b.program, b.program.microBatch);
+        QVERIFY(sent > 0);
+        const Timeline after = simulate(b.graph, b.program, test::unitDevice());
+        QVERIFY(after.peakBytes < before.peakBytes);
+        QVERIFY(before.peakBytes - after.peakBytes <= sent);
+        std::size_t back = 0;
+        for (const Buffer& buf : b.program.buffers)
+            back += buf.role == BufferRole::Activation && buf.backward;
+        QVERIFY(back > 0);
     }
 
     void validation_data() {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "step_through.h"
+
 namespace remat::ui {
 namespace {
 
@@ -14,17 +16,11 @@ bool isCompute(InstrKind k) {
 
 std::vector<int> instructionLayers(const Graph& g, const Program& p) {
     const std::size_t n = p.instructions.size();
-    std::vector<int> layerOfOp(g.ops.size());
-    for (std::size_t o = 0; o < g.ops.size(); ++o)
-        layerOfOp[o] = g.module(g.ops[o].module).layerIndex;
+    const std::vector<int> layerOfOp = opLayers(g);
     auto opLayer = [&](OpId op) {
         return op.valid() && op.index() < layerOfOp.size() ? layerOfOp[op.index()] : -1;
     };
-    std::vector<int> paramLayer(g.tensors.size(), -1);
-    for (std::size_t o = 0; o < g.ops.size(); ++o)
-        for (TensorId t : g.ops[o].params)
-            if (t.index() < paramLayer.size() && paramLayer[t.index()] < 0)
-                paramLayer[t.index()] = layerOfOp[o];
+    const std::vector<int> paramLayer = parameterLayers(g, layerOfOp);
 
     // One pass over the (large) instructions; the two fix-ups below read only these arrays.
     enum Role : std::uint8_t { Resident, Compute, Alloc, Free };
