@@ -23,6 +23,7 @@
 #include "qt_convert.h"
 #include "sharding.h"
 #include "summary_panel.h"
+#include "comparison_panel.h"
 #include "ui_test_support.h"
 
 using namespace remat;
@@ -141,6 +142,8 @@ void TstParallelLayoutGui::layoutIsAnUndoableEdit() {
         QCoreApplication::processEvents();
         QVERIFY(dialog->grab().save(QString::fromLocal8Bit(dir) + "/layout-dialog-gpt2-small.png"));
         QVERIFY(test::showAt(w, QSize(1280, 720)));
+        // The comparison works in the background: shot once it has its table.
+        QTRY_VERIFY_WITH_TIMEOUT(!w.comparison()->isBusy(), 60000);
         QVERIFY(w.grab().save(QString::fromLocal8Bit(dir) + "/main-window-dp8-zero3.png"));
     }
 }
