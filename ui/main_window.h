@@ -12,8 +12,11 @@
 #include <QPointer>
 #include <QStringList>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "report.h"
+#include "slide_export.h"
 #include "theme.h"
 
 class QAction;
@@ -101,9 +104,20 @@ public:
     bool exportTimelineCsv(const QString& path);
     bool exportTradeOffPlot(const QString& path);
     bool exportComparison(const QString& path, bool markdown);
+    // A picture for a slide (File → Export → For slides…): `key` is one of slidePictures()'
+    // keys (timeline, tradeoff, sweep, schedule, two-plans); `options` as ui/slide_export.h.
+    bool exportForSlides(const QString& key, const QString& path, const SlideOptions& options);
+    // The pictures the slide export offers, as (key, name) pairs.
+    std::vector<std::pair<QString, QString>> slidePictures() const;
 
     void setUnits(ByteUnits units);
     void setTheme(Theme theme);
+    // Presentation mode (View → Presentation mode, Ctrl+Shift+P): fonts, lines and markers
+    // kPresentationScale times larger (the summary dock widened to match), and the chrome a lecture does not need hidden (the
+    // palette and inspector docks, the status bar); leaving it restores what was shown.
+    void setPresentationMode(bool on);
+    bool presentationMode() const { return m_presentation; }
+    static constexpr double kPresentationScale = 1.3;
     // Offers to recover work an earlier session lost in a crash (asks the user when the window
     // is interactive).
     void offerRecovery();
@@ -151,6 +165,7 @@ private:
     void addLayerFromPalette(int kind);
     void moveSelected(int delta);
     void exportDialog(const QString& what);
+    void exportForSlidesDialog();
     void about();
     // The step-through indexes the program only while it or the schedule grid is shown.
     void updateStepThroughActive();
@@ -203,6 +218,9 @@ private:
     QAction* m_gbUnits = nullptr;
     QAction* m_lightTheme = nullptr;
     QAction* m_darkTheme = nullptr;
+    QAction* m_presentationAction = nullptr;
+    bool m_presentation = false;
+    std::vector<QWidget*> m_hiddenForPresentation;
 
     ByteUnits m_units = ByteUnits::Binary;
     QString m_lastError;

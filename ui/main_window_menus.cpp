@@ -9,6 +9,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QStatusBar>
 #include <QTreeView>
 #include <QUndoStack>
 
@@ -101,6 +102,8 @@ void MainWindow::buildMenus() {
                        [this] { exportDialog(QStringLiteral("timeline")); });
     exports->addAction(tr("Trade-off plot (PNG, SVG, PDF)…"), this,
                        [this] { exportDialog(QStringLiteral("tradeoff")); });
+    exports->addAction(tr("For &slides (title, size, PNG density)…"), this,
+                       &MainWindow::exportForSlidesDialog);
     exports->addAction(tr("Timeline as CSV…"), this,
                        [this] { exportDialog(QStringLiteral("csv")); });
     exports->addAction(tr("Comparison as CSV…"), this,
@@ -187,6 +190,13 @@ void MainWindow::buildMenus() {
         showMessage(note);
         if (m_options.interactive) QMessageBox::information(this, tr("Language"), note);
     });
+    m_presentationAction = view->addAction(tr("&Presentation mode"));
+    m_presentationAction->setCheckable(true);
+    m_presentationAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    m_presentationAction->setStatusTip(
+        tr("Larger fonts and lines for a projector; the palette, inspector and status bar "
+           "hidden"));
+    connect(m_presentationAction, &QAction::toggled, this, &MainWindow::setPresentationMode);
     view->addSeparator();
     for (QDockWidget* d :
          {m_stackDock, m_inspectorDock, m_paletteDock, m_summaryDock, m_comparisonDock, m_runDock,
@@ -355,6 +365,31 @@ bool MainWindow::exportComparison(const QString& path, bool markdown) {
                              : m_comparison->exportCsv(path, &error);
     if (!ok) showError(tr("Export failed"), error);
     return ok;
+}
+
+void MainWindow::setPresentationMode(bool on) {
+    if (on == m_presentation) return;
+    m_presentation = on;
+    if (m_presentationAction && m_presentationAction->isChecked() != on)
+        m_presentationAction->setChecked(on);
+    if (on) {
+        m_hiddenForPresentation.clear();
+        for (QWidget* w : {static_cast<QWidget*>(m_paletteDock),
+                           static_cast<QWidget*>(m_inspectorDock),
+                           static_cast<QWidget*>(statusBar())})
+            if (!w->isHidden()) {  // shown, or to be shown with the window
+                m_hiddenForPresentation.push_back(w);
+                w->hide();
+            }
+        QFont f = QApplication::font();
+        f.setPointSizeF(f.pointSizeF() * kPresentationScale);
+        setFont(f);
+    } else {
+        setFont(QFont());  // back to the application's font
+        for (QWidget* w : m_hiddenForPresentation) w->show();
+        m_hiddenForPresentation.clear();
+    }
+    fitDocksToWindow();
 }
 
 void MainWindow::exportDialog(const QString& what) {
