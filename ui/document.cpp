@@ -551,6 +551,33 @@ Status Document::setRegion(const RegionSpec& region, bool present) {
     return planEdit(text, setRegionSpec(*m_state->graph, *current, region, present));
 }
 
+Status Document::mergeRegion(std::int64_t first, std::int64_t last, int* merged) {
+    auto current = currentRegions();
+    if (!current) return reject(current.error());
+    // Grow the range over every whole-layer region it touches until none is left half in.
+    std::vector<RegionSpec> kept = *current;
+    int count = 0;
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (auto it = kept.begin(); it != kept.end();) {
+            if (!it->isPath && it->first <= last && it->last >= first) {
+                first = std::min(first, it->first);
+                last = std::max(last, it->last);
+                it = kept.erase(it);
+                ++count;
+                grew = true;
+            } else {
+                ++it;
+            }
+        }
+    }
+    if (merged) *merged = count;
+    const RegionSpec region{false, first, last, ""};
+    const QString text = count > 0 ? tr("Merge into %1").arg(regionText(region))
+                                   : tr("Checkpoint %1").arg(regionText(region));
+    return planEdit(text, setRegionSpec(*m_state->graph, kept, region, true));
+}
+
 Status Document::setEntryCheckpointed(std::size_t entry, bool checkpointed) {
     const Network& net = network();
     if (entry >= net.layers.size()) return reject(makeError("no layer " + std::to_string(entry)));

@@ -137,6 +137,11 @@ public:
     // Plan edits switch the strategy to manual, starting from the plan currently in effect.
     Status toggleRegion(const RegionSpec& region);
     Status setRegion(const RegionSpec& region, bool present);
+    // Checkpoints layers first..last as one region (Ctrl+K on several rows), merging into it
+    // every whole-layer region that overlaps it: the region grows to cover them and they are
+    // replaced, not nested inside it. Regions of sub-modules stay (nested). `merged` receives
+    // how many regions were merged.
+    Status mergeRegion(std::int64_t first, std::int64_t last, int* merged = nullptr);
     // Checkpoints every instance of entry `entry` (each its own region), or none of them.
     Status setEntryCheckpointed(std::size_t entry, bool checkpointed);
     Status clearPlan();
