@@ -23,6 +23,7 @@ private slots:
     void manualPlanStoredAsPerLayerOrRegions();
     void strategyToManualStartsFromCurrentPlan();
     void mergingRegionsReplacesThemInsteadOfNesting();
+    void strategyOnlyChangeToAPresetIsNotModified();
     void everyEditKindIsUndoable_data();
     void everyEditKindIsUndoable();
     void rejectedEditKeepsModel();
@@ -145,6 +146,31 @@ void TstDocument::mergingRegionsReplacesThemInsteadOfNesting() {
     QCOMPARE(doc.model().regions.size(), std::size_t(3));
     QVERIFY(std::count(doc.model().regions.begin(), doc.model().regions.end(),
                        RegionSpec{false, 1, 2, ""}) == 1);
+}
+
+void TstDocument::strategyOnlyChangeToAPresetIsNotModified() {
+    Document doc;
+    QVERIFY(doc.open("gpt2-small").ok());
+    QVERIFY(!doc.isModified());
+    // Trying strategies on a preset is exploring: nothing to save.
+    QVERIFY(doc.setStrategy("every:3").ok());
+    QVERIFY(doc.setStrategy("sqrt").ok());
+    QVERIFY(!doc.isModified());
+    QVERIFY(doc.undoStack()->canUndo());
+    // A hand-made plan or any other edit is work worth saving.
+    QVERIFY(doc.setRegion(RegionSpec{false, 1, 2, ""}, true).ok());
+    QVERIFY(doc.isModified());
+    doc.undoStack()->undo();
+    QVERIFY(!doc.isModified());
+    QVERIFY(doc.setMicroBatch(4).ok());
+    QVERIFY(doc.isModified());
+    // A file the user opened is theirs: its strategy is part of it.
+    QTemporaryDir dir;
+    const QString path = dir.filePath("m.json");
+    QVERIFY(doc.save(path).ok());
+    QVERIFY(!doc.isModified());
+    QVERIFY(doc.setStrategy("full").ok());
+    QVERIFY(doc.isModified());
 }
 
 void TstDocument::strategyToManualStartsFromCurrentPlan() {

@@ -219,6 +219,10 @@ private:
     QUndoStack m_undo;
     QString m_filePath;
     bool m_recovered = false;  // recovered or imported: unsaved although the history is empty
+    // A built-in preset as opened (no file): choosing another named strategy for it is
+    // exploring, not an edit worth a save prompt (see isModified).
+    bool m_presetOpened = false;
+    ModelFile m_cleanModel;  // the model as opened or last saved
     QString m_fallbackDeviceId = QStringLiteral("a100-80gb");
     EvaluationCache m_cache;
     std::unique_ptr<Job> m_job;  // the evaluation in flight
