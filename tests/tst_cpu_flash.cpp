@@ -5,11 +5,15 @@
 // optimal with tracked live bytes equal to the prediction after every instruction and gradients
 // bit for bit those of plan none, in fp32 and mixed bf16; the same network with eager attention
 // gives the same losses and gradients up to fp32 rounding (the two compute one function); and a
-// flash network gives the same bits with 1 and 3 threads. Nothing here times anything.
+// flash network gives the same bits with 1 and 3 threads. The op alone, forward and backward,
+// equals the float64 reference over sequence lengths around the kernel's 64-row tiles (1, 63,
+// 64, 65, 130, 200), causal or not, with one, some or all KV heads per query head. Nothing here
+// times anything.
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
 
 #include "compiler.h"
 #include "cpu/cpu_backend.h"
@@ -17,6 +21,7 @@
 #include "lower.h"
 #include "model_file.h"
 #include "program_driver.h"
+#include "reference_ops.h"
 #include "simulator.h"
 #include "strategy.h"
 #include "verification.h"
@@ -120,6 +125,24 @@ Measurement runOrDie(Executor& ex, const Graph& g, const Program& p, ExecuteOpti
 std::int64_t flashOps(const Graph& g) {
     return std::count_if(g.ops.begin(), g.ops.end(),
                          [](const Op& op) { return op.kind == OpKind::FlashAttn; });
+}
+
+// max |a - b| / max(max |b|, 1e-3), as the selftest measures.
+double relativeError(const std::vector<float>& a, const std::vector<double>& b) {
+    double maxRef = 1e-3, maxDiff = 0.0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (!std::isfinite(a[i])) return INFINITY;
+        maxRef = std::max(maxRef, std::fabs(b[i]));
+        maxDiff = std::max(maxDiff, std::fabs(double(a[i]) - b[i]));
+    }
+    return maxDiff / maxRef;
+}
+
+std::vector<float> uniform(std::mt19937& rng, std::size_t n, float lo, float hi) {
+    std::uniform_real_distribution<float> d(lo, hi);
+    std::vector<float> v(n);
+    for (float& x : v) x = d(rng);
+    return v;
 }
 
 }  // namespace
@@ -243,6 +266,96 @@ private slots:
                                     .arg(maxRef)));
         }
         qInfo("worst relative gradient difference flash vs eager: %.3g", worst);
+    }
+
+    // The op alone against the float64 reference (definition: the whole score matrix, its
+    // softmax, P V; backward from P recomputed), in fp32: forward output and log-sum-exp, and
+    // the qkv gradient accumulated onto values already in the buffer.
+    void opEqualsFloat64Reference_data() {
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<int>("tokens");
+        QTest::addColumn<int>("heads");
+        QTest::addColumn<int>("kvHeads");
+        QTest::addColumn<int>("headDim");
+        QTest::addColumn<bool>("causal");
+        QTest::newRow("T1 causal") << 1 << 1 << 2 << 1 << 4 << true;
+        QTest::newRow("T63 gqa causal") << 2 << 63 << 4 << 2 << 8 << true;
+        QTest::newRow("T64 mha") << 1 << 64 << 2 << 2 << 16 << false;
+        QTest::newRow("T65 mqa causal") << 2 << 65 << 4 << 1 << 8 << true;
+        QTest::newRow("T130 mha odd dim") << 1 << 130 << 3 << 3 << 5 << false;
+        QTest::newRow("T200 gqa causal") << 1 << 200 << 4 << 2 << 32 << true;
+    }
+
+    void opEqualsFloat64Reference() {
+        QFETCH(int, batch);
+        QFETCH(int, tokens);
+        QFETCH(int, heads);
+        QFETCH(int, kvHeads);
+        QFETCH(int, headDim);
+        QFETCH(bool, causal);
+        Op op;
+        op.kind = OpKind::FlashAttn;
+        op.name = "flash";
+        op.attrs.tokens = tokens;
+        op.attrs.heads = heads;
+        op.attrs.kvHeads = kvHeads;
+        op.attrs.headDim = headDim;
+        op.attrs.causal = causal;
+        const std::int64_t b = batch, t = tokens, h = heads, d = headDim;
+        const std::int64_t width = (h + 2 * kvHeads) * d;
+        std::mt19937 rng(std::uint32_t(tokens * 131 + heads * 7 + kvHeads));
+        // Scores of a few units: the softmax is neither uniform nor one-hot.
+        std::vector<float> qkv = uniform(rng, std::size_t(b * t * width), -1.5f, 1.5f);
+        std::vector<float> out(std::size_t(b * t * h * d)), lse(std::size_t(b * h * t));
+        std::vector<float> dOut = uniform(rng, out.size(), -1.0f, 1.0f);
+        std::vector<float> dQkv = uniform(rng, qkv.size(), -0.5f, 0.5f);
+        const Shape qkvShape{b, t, width}, outShape{b, t, h * d}, lseShape{b, h, t};
+
+        CpuBackend cpu(2);
+        QVERIFY(cpu.beginStep(0).ok());
+        OpCall fc;
+        fc.op = &op;
+        fc.microBatch = b;
+        fc.inputs = {TensorRef{qkv.data(), DType::F32, qkvShape}};
+        fc.outputs = {TensorRef{out.data(), DType::F32, outShape},
+                      TensorRef{lse.data(), DType::F32, lseShape}};
+        auto st = cpu.flashAttnForward(fc);
+        QVERIFY2(st.ok(), st.ok() ? "" : st.error().message.c_str());
+
+        reference::Call rc;
+        rc.op = &op;
+        rc.microBatch = b;
+        reference::Values in(qkvShape);
+        in.v.assign(qkv.begin(), qkv.end());
+        rc.inputs = {in};
+        rc.outputs = {reference::Values(outShape), reference::Values(lseShape)};
+        QVERIFY(reference::forward(rc).ok());
+        const double outError = relativeError(out, rc.outputs[0].v);
+        const double lseError = relativeError(lse, rc.outputs[1].v);
+        QVERIFY2(outError < 1e-5, qPrintable(QString("output error %1").arg(outError)));
+        QVERIFY2(lseError < 1e-5, qPrintable(QString("log-sum-exp error %1").arg(lseError)));
+
+        OpCall bc;
+        bc.op = &op;
+        bc.microBatch = b;
+        bc.saved = {fc.inputs[0], fc.outputs[0], fc.outputs[1]};
+        bc.gradOutputs = {TensorRef{dOut.data(), DType::F32, outShape}, TensorRef{}};
+        bc.gradInputs = {TensorRef{dQkv.data(), DType::F32, qkvShape}};
+        reference::Call rb;
+        rb.op = &op;
+        rb.microBatch = b;
+        rb.saved = {in, rc.outputs[0], rc.outputs[1]};
+        reference::Values dy(outShape), dx(qkvShape);
+        dy.v.assign(dOut.begin(), dOut.end());
+        dx.v.assign(dQkv.begin(), dQkv.end());
+        rb.gradOutputs = {dy, reference::Values()};
+        rb.gradInputs = {dx};
+        st = cpu.flashAttnBackward(bc);
+        QVERIFY2(st.ok(), st.ok() ? "" : st.error().message.c_str());
+        QVERIFY(reference::backward(rb).ok());
+        const double gradError = relativeError(dQkv, rb.gradInputs[0].v);
+        QVERIFY2(gradError < 1e-5, qPrintable(QString("qkv gradient error %1").arg(gradError)));
+        QVERIFY(cpu.endStep().ok());
     }
 
     // The bits do not depend on the thread count: the kernel cuts its work by (sample, head)
