@@ -5,9 +5,12 @@
 // a region reaching into the loss, several blocks in one Hugging Face checkpoint, the core
 // attention alone for Hugging Face, plans Megatron-LM cannot express, models without blocks,
 // regions that cut through a module, regions that do not preserve the RNG state. The PyTorch
-// export is also run with PyTorch: tests/torch/test_export_pytorch.py.
+// export is also run with PyTorch: tests/torch/test_export_pytorch.py. The command: stdout, -o
+// FILE and its user errors.
 #include <QtTest/QtTest>
 
+#include <QProcess>
+#include <QTemporaryDir>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -220,6 +223,45 @@ private slots:
             QVERIFY(!u);
             QVERIFY(has(u.error().message, "does not preserve the RNG state"));
         }
+    }
+
+    // The command: stdout or -o FILE (the same text, one line on stderr), and its user errors.
+    void command() {
+        auto run = [](const QStringList& args, QString* out = nullptr, QString* err = nullptr) {
+            QProcess p;
+            p.start(QStringLiteral(REMAT_CLI_PATH), args);
+            if (!p.waitForFinished(60000)) return -1;
+            if (out) *out = QString::fromUtf8(p.readAllStandardOutput());
+            if (err) *err = QString::fromUtf8(p.readAllStandardError());
+            return p.exitCode();
+        };
+        QString printed, err;
+        QCOMPARE(run({"export", "gpt2-tiny", "-s", "full", "--to", "megatron"}, &printed), 0);
+        QVERIFY(printed.endsWith("--recompute-num-layers 1\n"));
+        QTemporaryDir dir;
+        const QString path = dir.filePath("flags.txt");
+        QString out;
+        QCOMPARE(run({"export", "gpt2-tiny", "-s", "full", "--to", "megatron", "-o", path}, &out,
+                     &err),
+                 0);
+        QVERIFY(out.isEmpty());
+        QCOMPARE(err, "wrote " + path + ": plan full of gpt2-tiny for megatron, 2 checkpointed "
+                                        "regions\n");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(f.readAll()), printed);
+        QCOMPARE(run({"export", "gpt2-tiny", "--to", "torch"}, nullptr, &err), 2);
+        QVERIFY(err.startsWith("remat: --to: unknown target 'torch' (known: pytorch, hf, "));
+        QCOMPARE(run({"export", "gpt2-tiny", "-s", "every:2", "--to", "hf"}, nullptr, &err), 2);
+        QVERIFY(err.startsWith("remat: gpt2-tiny: cannot export plan 'every:2' to hf: region "
+                               "'1-2' puts several layers in one checkpoint"));
+        QCOMPARE(run({"export", "gpt2-tiny", "--to", "pytorch", "-o", dir.filePath("no/such/x.py")},
+                     nullptr, &err),
+                 2);
+        QVERIFY(err.startsWith("remat: cannot write '"));
+        QCOMPARE(run({"export", "gpt2-tiny", "--to", "pytorch"}, nullptr, &err), 0);
+        QCOMPARE(run({"export", "gpt2-tiny"}, nullptr, &err), 2);
+        QVERIFY(err.contains("--to"));
     }
 
     void pythonStrings() {
