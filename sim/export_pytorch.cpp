@@ -28,7 +28,7 @@ def run_child(parent, name, *args):
     checkpoints it (a selective region: `name` is in parent.checkpointed)."""
     child = getattr(parent, name)
     if name in parent.checkpointed:
-        return checkpoint(child, *args, use_reentrant=False)
+        return checkpoint(child, *args, use_reentrant=USE_REENTRANT)
     return child(*args)
 )py";
 
@@ -307,6 +307,12 @@ Result<std::string> exportPytorch(const Network& net, const PlanDescription& d) 
     if (lossLayer != std::int64_t(count) - 1)
         return makeError("the PyTorch export needs the network to end with its loss layer");
 
+    // The model file's checkpoint implementation: PyTorch's reentrant one is written as
+    // use_reentrant=True, with checkpoint_sequential where the plan has its shape; every other
+    // as use_reentrant=False (the Megatron-LM one gets a note).
+    const bool reentrant = d.training.recomputeImpl == RecomputeImpl::PytorchReentrant;
+    const std::string useReentrant = reentrant ? "True" : "False";
+
     // Refusals: what torch.utils.checkpoint around these modules would get wrong.
     for (std::size_t i = 0; i < d.regions.size(); ++i) {
         const ExportRegion& r = d.regions[i];
@@ -319,6 +325,11 @@ Result<std::string> exportPytorch(const Network& net, const PlanDescription& d) 
                                  "': the PyTorch export writes one level of checkpoints and "
                                  "refuses nested regions");
         }
+        if (reentrant && r.wholeLayers() && r.firstLayer == 0)
+            return makeError("region '" + r.label +
+                             "' starts at the network's input, which needs no gradient: PyTorch's "
+                             "reentrant checkpoint (--recompute-impl pytorch-reentrant) would give "
+                             "its parameters no gradient; use --recompute-impl pytorch");
         if (r.wholeLayers() && r.lastLayer >= lossLayer)
             return makeError("region '" + r.label +
                              "' includes the loss layer, which takes the targets as well; the "
@@ -375,7 +386,7 @@ Result<std::string> exportPytorch(const Network& net, const PlanDescription& d) 
                          "again when the region is recomputed (PyTorch's behaviour).");
     bool groups = false;
     for (const auto& r : d.regions) groups = groups || (r.wholeLayers() && r.lastLayer > r.firstLayer);
-    if (groups)
+    if (groups && !reentrant)
         cannot.push_back("Groups of consecutive layers are one method inside one checkpoint, not "
                          "checkpoint_sequential: PyTorch 1.13's takes no use_reentrant (it always "
                          "checkpoints reentrantly) and never checkpoints its last segment.");
@@ -386,7 +397,12 @@ Result<std::string> exportPytorch(const Network& net, const PlanDescription& d) 
                  d.model + " as a PyTorch module with the checkpointing plan " + d.strategy +
                      ", written by `remat export --to pytorch` (Remat Studio). Model() runs the "
                      "plan's regions inside torch.utils.checkpoint.checkpoint(..., "
-                     "use_reentrant=False); Model(checkpointing=False) is the same network "
+                     "use_reentrant=" + useReentrant + ")" +
+                     (reentrant ? std::string(" (the model file's --recompute-impl "
+                                              "pytorch-reentrant), with checkpoint_sequential "
+                                              "where the plan has its shape")
+                                : std::string()) +
+                     "; Model(checkpointing=False) is the same network "
                      "without any checkpoint. Module names follow Remat Studio's layer paths: "
                      "layer 5's attention is layers.5.attention.",
                  "# ", "# ");
@@ -399,11 +415,13 @@ Result<std::string> exportPytorch(const Network& net, const PlanDescription& d) 
     }
     out << "#\n# What this file cannot express:\n";
     for (const auto& c : cannot) commentLines(out, c, "# - ", "#   ");
-    out << "\nimport math\nfrom collections import OrderedDict\n\nimport torch\n"
+    out << "\n" << (reentrant ? "import inspect\n" : "") << "import math\nfrom collections import OrderedDict\n\nimport torch\n"
            "import torch.nn.functional as F\nfrom torch import nn\n"
-           "from torch.utils.checkpoint import checkpoint\n\n";
+           "from torch.utils.checkpoint import checkpoint"
+        << (reentrant ? ", checkpoint_sequential" : "") << "\n\n";
     out << "PLAN_MODEL = " << pythonString(d.model) << "\n";
     out << "PLAN_STRATEGY = " << pythonString(d.strategy) << "\n";
+    out << "USE_REENTRANT = " << useReentrant << "\n";
     out << "# Each region: its Remat Studio label and the modules it runs inside one checkpoint.\n";
     out << "PLAN_REGIONS = [\n";
     for (const auto& r : d.regions) {
@@ -469,8 +487,22 @@ Result<std::string> exportPytorch(const Network& net, const PlanDescription& d) 
     out << "\n    def run_region(self, function, *args):\n";
     out << "        \"\"\"Runs one whole-layer region: inside a checkpoint when checkpointing.\"\"\"\n";
     out << "        if self.checkpointing:\n";
-    out << "            return checkpoint(function, *args, use_reentrant=False)\n";
+    out << "            return checkpoint(function, *args, use_reentrant=USE_REENTRANT)\n";
     out << "        return function(*args)\n";
+    if (reentrant) {
+        out << "\n    def run_sequential(self, functions, segments, x):\n";
+        out << "        \"\"\"checkpoint_sequential: each segment but the last in one reentrant "
+               "checkpoint.\"\"\"\n";
+        out << "        if not self.checkpointing:\n";
+        out << "            for function in functions:\n";
+        out << "                x = function(x)\n";
+        out << "            return x\n";
+        out << "        # PyTorch 1.13's checkpoint_sequential is always reentrant and takes no "
+               "use_reentrant.\n";
+        out << "        if \"use_reentrant\" in inspect.signature(checkpoint_sequential).parameters:\n";
+        out << "            return checkpoint_sequential(functions, segments, x, use_reentrant=True)\n";
+        out << "        return checkpoint_sequential(functions, segments, x)\n";
+    }
     for (const auto& r : d.regions) {
         if (!r.wholeLayers() || r.firstLayer == r.lastLayer) continue;
         out << "\n    def layers_" << r.firstLayer << "_to_" << r.lastLayer << "(self, x):\n";
@@ -498,6 +530,37 @@ Result<std::string> exportPytorch(const Network& net, const PlanDescription& d) 
             continue;
         }
         const ExportRegion& r = *it->second;
+        if (reentrant) {
+            // checkpoint_sequential(functions, segments, x) checkpoints segments of
+            // len(functions) // segments layers each but the last, which runs unchecked: it
+            // fits m regions of K consecutive layers followed by K layers no region touches.
+            const std::int64_t k = r.lastLayer - r.firstLayer + 1;
+            std::vector<const ExportRegion*> run;
+            std::int64_t next = i;
+            for (auto at = startsAt.find(next); at != startsAt.end() &&
+                                                at->second->lastLayer - at->second->firstLayer + 1 == k;
+                 at = startsAt.find(next)) {
+                run.push_back(at->second);
+                next = at->second->lastLayer + 1;
+            }
+            bool tailFree = next + k <= lossLayer;
+            for (std::int64_t j = next; tailFree && j < next + k; ++j)
+                for (const auto& o : d.regions)
+                    if (o.firstLayer <= j && j <= o.lastLayer) tailFree = false;
+            if (tailFree) {
+                std::string functions, labels;
+                for (std::int64_t j = i; j < next + k; ++j)
+                    functions += (j > i ? ", " : "") + std::string("self.layers[") + n(j) + "]";
+                for (const auto* o : run) labels += (labels.empty() ? "" : ", ") + pythonString(o->label);
+                out << "        # region" << (run.size() > 1 ? "s " : " ") << labels << "; layer"
+                    << (k > 1 ? "s " + n(next) + "-" + n(next + k - 1) : " " + n(next))
+                    << " unchecked (the last segment)\n";
+                out << "        x = self.run_sequential([" << functions << "], " << run.size() + 1
+                    << ", x)\n";
+                i = next + k;
+                continue;
+            }
+        }
         if (r.firstLayer == r.lastLayer)
             out << "        x = self.run_region(self.layers[" << i << "], x)  # region "
                 << pythonString(r.label) << "\n";

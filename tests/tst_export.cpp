@@ -25,7 +25,8 @@ using namespace remat;
 namespace {
 
 Result<ExportResult> run(const std::string& preset, const std::string& strategy,
-                         ExportTarget target, std::vector<RegionSpec> manual = {}) {
+                         ExportTarget target, std::vector<RegionSpec> manual = {},
+                         RecomputeImpl impl = RecomputeImpl::Pytorch) {
     auto model = loadModel(preset);
     if (!model) return model.error();
     auto device = findDevice("a100-80gb");
@@ -33,6 +34,7 @@ Result<ExportResult> run(const std::string& preset, const std::string& strategy,
     auto s = parseStrategy(strategy);
     if (!s) return s.error();
     if (manual.empty()) manual = manualRegions(*model);
+    model->training.recomputeImpl = impl;
     return exportStrategy(target, model->network, model->training, *device, *s, manual);
 }
 
@@ -81,7 +83,9 @@ private slots:
         const std::string t = text("gpt2-tiny", "full", ExportTarget::Pytorch);
         QVERIFY(has(t, "x = self.run_region(self.layers[1], x)  # region \"1\""));
         QVERIFY(has(t, "x = self.run_region(self.layers[2], x)  # region \"2\""));
-        QVERIFY(has(t, "return checkpoint(function, *args, use_reentrant=False)"));
+        QVERIFY(has(t, "return checkpoint(function, *args, use_reentrant=USE_REENTRANT)"));
+        QVERIFY(has(t, "\nUSE_REENTRANT = False\n"));
+        QVERIFY(lacks(t, "checkpoint_sequential("));
         QVERIFY(has(t, "(\"1\", [\"layers.1\"]),\n    (\"2\", [\"layers.2\"]),\n]"));
         // The structure of the lowering: embedding, blocks, final norm, tied head, loss.
         QVERIFY(has(t, "Embedding(512, 128, 128, 0.1),  # 0 embedding"));
@@ -122,6 +126,38 @@ private slots:
         QVERIFY(has(mlp, "x = self.run_region(self.layers[1], x)  # region \"1\""));
         QVERIFY(has(mlp, "def forward(self, x, target):"));
         QVERIFY(has(mlp, "target = torch.randn(batch, 1024)"));
+    }
+
+    // Predicted with PyTorch's reentrant checkpoint: use_reentrant=True, checkpoint_sequential
+    // where m groups of K layers are followed by K layers no region touches (its last segment).
+    void pytorchReentrantUsesCheckpointSequential() {
+        auto reentrant = [](const std::string& preset, const std::string& strategy) {
+            auto r = run(preset, strategy, ExportTarget::Pytorch, {},
+                         RecomputeImpl::PytorchReentrant);
+            return r ? r->text : r.error().message;
+        };
+        const std::string full = reentrant("gpt2-tiny", "full");
+        QVERIFY(has(full, "\nUSE_REENTRANT = True\n"));
+        QVERIFY(has(full, "        # regions \"1\", \"2\"; layer 3 unchecked (the last segment)\n"
+                          "        x = self.run_sequential([self.layers[1], self.layers[2], "
+                          "self.layers[3]], 3, x)\n"));
+        QVERIFY(has(reentrant("gpt2-tiny", "every:2"),
+                    "x = self.run_sequential([self.layers[1], self.layers[2], self.layers[3], "
+                    "self.layers[4]], 2, x)\n"));
+        // Sub-module regions are not layers: checkpoint calls as before, reentrant.
+        const std::string selective = reentrant("gpt2-tiny", "selective:mlp");
+        QVERIFY(lacks(selective, "self.run_sequential(["));
+        QVERIFY(has(selective, "self.layers[1].checkpointed.add(\"mlp\")"));
+        // gpt2-small every:5: groups 1-5, 6-10 and 11-12. The five layers after 6-10 include
+        // a region, so 1-5 and 6-10 are checkpoint calls; 11-12 is followed by the final norm
+        // and the head (13, 14): checkpoint_sequential over 11-14 in two segments.
+        const std::string five = reentrant("gpt2-small", "every:5");
+        QVERIFY(has(five, "x = self.run_region(self.layers_1_to_5, x)  # region \"1-5\"\n"));
+        QVERIFY(has(five, "x = self.run_region(self.layers_6_to_10, x)  # region \"6-10\"\n"));
+        QVERIFY(has(five, "x = self.run_sequential([self.layers[11], self.layers[12], "
+                          "self.layers[13], self.layers[14]], 2, x)\n"));
+        QVERIFY(has(reentrant("mlp-3x1024", "full"),
+                    "region '0' starts at the network's input, which needs no gradient"));
     }
 
     void pytorchRefusals() {

@@ -6,7 +6,9 @@ on the CPU:
   (a) the modules run inside each checkpoint call are exactly the plan's regions: the region
       labels Remat Studio gives (PLAN_REGIONS, whose count `remat simulate --json` confirms),
       turned into module names here ("1-2" -> layers.1, layers.2; "1/attention" ->
-      layers.1.attention), every call non-reentrant, and each region run again in backward;
+      layers.1.attention), every call non-reentrant (reentrant, through checkpoint_sequential
+      where it fits, for a model predicted with --recompute-impl pytorch-reentrant), and each
+      region run again in backward;
   (b) the gradients equal, bit for bit (torch.equal), those of the same module built with
       checkpointing=False and the same weights, inputs and dropout seed (one thread,
       torch.use_deterministic_algorithms).
@@ -30,7 +32,9 @@ REMAT = os.environ.get("REMAT_CLI", "remat")
 DATA = os.path.join(os.environ.get("REMAT_TEST_DATA_DIR", os.path.join(os.path.dirname(__file__),
                                                                        "..", "data")), "export")
 
-# (model, strategy, expected exit code of remat export)
+REENTRANT = ["--recompute-impl", "pytorch-reentrant"]
+
+# (model, strategy, expected exit code of remat export[, extra arguments])
 CASES = [
     ("gpt2-tiny", s, 0)
     for s in ["none", "full", "every:2", "sqrt", "selective:attention",
@@ -50,6 +54,14 @@ CASES = [
     # ResNet-shaped: convolutions, batch norm, basic and bottleneck blocks with shortcuts.
     (os.path.join(DATA, "resnet-mini.json"), s, 0)
     for s in ["full", "every:2", "selective:shortcut"]
+] + [
+    # The model predicted with PyTorch's reentrant checkpoint: use_reentrant=True, and
+    # checkpoint_sequential where the plan has its shape (full, every:2 on gpt2-tiny; the MLP's
+    # manual plan); a region at the input would lose its parameters' gradients: refused.
+    ("gpt2-tiny", s, 0, REENTRANT) for s in ["full", "every:2", "selective:attention"]
+] + [
+    ("mlp-3x1024", "manual", 0, REENTRANT),
+    ("mlp-3x1024", "full", 2, REENTRANT),
 ]
 
 failures = []
@@ -132,18 +144,20 @@ def step(model, inputs, seed):
     return loss
 
 
-def check(model_name, strategy, code, workdir, index):
-    case = f"{os.path.basename(model_name)} {strategy}"
+def check(model_name, strategy, code, workdir, index, extra=()):
+    reentrant = "pytorch-reentrant" in extra
+    case = f"{os.path.basename(model_name)} {strategy}" + (" reentrant" if reentrant else "")
     path = os.path.join(workdir, f"export_{index}.py")
-    r = remat("export", model_name, "--strategy", strategy, "--to", "pytorch", "-o", path)
+    r = remat("export", model_name, "--strategy", strategy, "--to", "pytorch", "-o", path, *extra)
     if r.returncode != code:
         fail(case, f"remat export exit code {r.returncode}, expected {code}: {r.stderr.strip()}")
         return
     if code != 0:
-        if not r.stderr.startswith("remat: ") or "attention" not in r.stderr:
-            fail(case, f"refusal does not name the missing sub-module: {r.stderr.strip()}")
+        reason = "starts at the network's input" if reentrant else "no 'attention' sub-module"
+        if not r.stderr.startswith("remat: ") or reason not in r.stderr:
+            fail(case, f"refusal does not say '{reason}': {r.stderr.strip()}")
         return
-    sim = remat("simulate", model_name, "--strategy", strategy, "--json")
+    sim = remat("simulate", model_name, "--strategy", strategy, "--json", *extra)
     if sim.returncode != 0:
         fail(case, f"remat simulate failed: {sim.stderr.strip()}")
         return
@@ -176,8 +190,12 @@ def check(model_name, strategy, code, workdir, index):
     observed = sorted(sorted(c) for c in calls)
     if observed != expected:
         fail(case, f"checkpointed modules {observed}, plan's regions {expected}")
-    if any(k.get("use_reentrant", True) is not False for k in kwargs):
-        fail(case, f"a checkpoint call is not non-reentrant: {kwargs}")
+    if any(k.get("use_reentrant", True) is not reentrant for k in kwargs):
+        fail(case, f"a checkpoint call's use_reentrant is not {reentrant}: {kwargs}")
+    with open(path) as f:
+        sequential = "self.run_sequential(" in f.read()
+    if sequential != (reentrant and strategy in ("full", "every:2", "manual")):
+        fail(case, f"checkpoint_sequential {'used' if sequential else 'not used'}")
     for region in expected:
         if not any(m == r or m.startswith(r + ".") for m in recomputed for r in region):
             fail(case, f"region {region} is not run again in backward")
@@ -282,9 +300,9 @@ def main():
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
     with tempfile.TemporaryDirectory(prefix="remat-export-") as workdir:
-        for index, (model_name, strategy, code) in enumerate(CASES):
+        for index, (model_name, strategy, code, *extra) in enumerate(CASES):
             try:
-                check(model_name, strategy, code, workdir, index)
+                check(model_name, strategy, code, workdir, index, *extra)
             except Exception as e:  # an export that does not run is a failure like any other
                 fail(f"{os.path.basename(model_name)} {strategy}", f"{type(e).__name__}: {e}")
         check_hf("selective:attention", [["transformer.h.0.attn"], ["transformer.h.1.attn"]])
