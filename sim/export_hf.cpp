@@ -6,7 +6,7 @@ namespace remat {
 namespace {
 
 void noteLines(std::ostringstream& out, const std::vector<std::string>& notes) {
-    for (const auto& n : notes) out << "# - " << n << "\n";
+    for (const auto& n : notes) out << commentBlock(n, "# - ", "#   ");
 }
 
 // The module-finding code shared by every per-module export: where each model type keeps its
@@ -89,9 +89,10 @@ Result<std::string> exportHf(const PlanDescription& d) {
     }
 
     std::ostringstream out;
-    out << "# " << d.model << ", plan " << d.strategy
-        << ", for a Hugging Face transformers model: written by `remat export --to hf` "
-           "(Remat Studio).\n";
+    out << commentBlock(d.model + ", plan " + d.strategy +
+                            ", for a Hugging Face transformers model: written by `remat export "
+                            "--to hf` (Remat Studio).",
+                        "# ", "# ");
     out << "# `model` is your transformers model (e.g. AutoModelForCausalLM.from_pretrained(...)).\n";
     std::vector<std::string> cannot = {
         "The plan's block indices are the model file's: they match the Hugging Face model only "

@@ -17,8 +17,9 @@ Result<std::string> exportMegatron(const PlanDescription& d) {
     } else if (auto n = d.uniformBlockGroups()) {
         flags = "--recompute-granularity full --recompute-method uniform --recompute-num-layers " +
                 std::to_string(*n);
-        how = "every " + std::to_string(*n) +
-              " consecutive layers are one checkpoint, over all layers";
+        how = *n == 1 ? std::string("every layer is one checkpoint")
+                      : "every " + std::to_string(*n) +
+                            " consecutive layers are one checkpoint, over all layers";
     } else if (auto first = d.firstBlocksAlone()) {
         flags = "--recompute-granularity full --recompute-method block --recompute-num-layers " +
                 std::to_string(*first);
@@ -37,14 +38,16 @@ Result<std::string> exportMegatron(const PlanDescription& d) {
                          "') is not one Megatron-LM's flags express: " + why);
     }
     std::ostringstream out;
-    out << "# " << d.model << ", plan " << d.strategy
-        << ", as Megatron-LM flags: written by `remat export --to megatron` (Remat Studio).\n";
+    out << commentBlock(d.model + ", plan " + d.strategy +
+                            ", as Megatron-LM flags: written by `remat export --to megatron` "
+                            "(Remat Studio).",
+                        "# ", "# ");
     out << "# " << how << ".\n";
     out << "# Layer counts are per pipeline stage under pipeline parallelism (Megatron-LM's "
            "meaning).\n";
     const auto notes = commonExportNotes(d, ExportTarget::Megatron);
     if (!notes.empty()) out << "# Notes:\n";
-    for (const auto& n : notes) out << "# - " << n << "\n";
+    for (const auto& n : notes) out << commentBlock(n, "# - ", "#   ");
     if (!flags.empty()) out << flags << "\n";
     return out.str();
 }

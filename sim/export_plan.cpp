@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <sstream>
 
 #include "export_deepspeed.h"
 #include "export_hf.h"
@@ -165,6 +166,23 @@ std::vector<std::string> commonExportNotes(const PlanDescription& d, ExportTarge
                         (target == ExportTarget::Megatron ? "megatron" : "pytorch-reentrant") +
                         ".");
     return notes;
+}
+
+std::string commentBlock(const std::string& text, const std::string& first,
+                         const std::string& rest) {
+    std::istringstream words(text);
+    std::string word, line = first, out;
+    bool empty = true;
+    while (words >> word) {
+        if (!empty && line.size() + 1 + word.size() > 96) {
+            out += line + "\n";
+            line = rest;
+            empty = true;
+        }
+        line += (empty ? "" : " ") + word;
+        empty = false;
+    }
+    return out + line + "\n";
 }
 
 std::string pythonString(const std::string& text) {

@@ -92,6 +92,11 @@ Result<ExportResult> exportStrategy(ExportTarget target, const Network& net,
 // export does not carry (precision, parallel layout, the checkpoint implementation assumed).
 std::vector<std::string> commonExportNotes(const PlanDescription& d, ExportTarget target);
 
+// `text` as comment lines of at most about 96 columns: the first starts with `first` ("# - "),
+// the others with `rest` ("#   "); each ends with a newline.
+std::string commentBlock(const std::string& text, const std::string& first,
+                         const std::string& rest);
+
 // `text` as a Python string literal (double quotes, escapes for quotes, backslashes and
 // control characters).
 std::string pythonString(const std::string& text);

@@ -278,20 +278,7 @@ std::string shapeTuple(const Shape& s) {
 
 void commentLines(std::ostringstream& out, const std::string& text, const std::string& first,
                   const std::string& rest) {
-    // Wraps `text` at about 96 columns into comment lines.
-    std::istringstream words(text);
-    std::string word, line = first;
-    bool empty = true;
-    while (words >> word) {
-        if (!empty && line.size() + 1 + word.size() > 96) {
-            out << line << "\n";
-            line = rest;
-            empty = true;
-        }
-        line += (empty ? "" : " ") + word;
-        empty = false;
-    }
-    out << line << "\n";
+    out << commentBlock(text, first, rest);
 }
 
 }  // namespace
