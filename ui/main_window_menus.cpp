@@ -17,6 +17,7 @@
 #include "autosave.h"
 #include "comparison_panel.h"
 #include "document.h"
+#include "export_plan_dialog.h"
 #include "hf_import.h"
 #include "language.h"
 #include "json_input.h"
@@ -110,6 +111,13 @@ void MainWindow::buildMenus() {
                        [this] { exportDialog(QStringLiteral("comparison-csv")); });
     exports->addAction(tr("Comparison as Markdown…"), this,
                        [this] { exportDialog(QStringLiteral("comparison-md")); });
+    // The plan as PyTorch or Hugging Face code, Megatron-LM flags or a DeepSpeed section.
+    QAction* planAsCode = file->addAction(tr("Export plan as &code…"), this, [this] {
+        auto* dialog = new ExportPlanDialog(m_document->model(), m_document->device(), this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->open();
+    });
+    planAsCode->setObjectName(QStringLiteral("exportPlanAsCode"));
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
