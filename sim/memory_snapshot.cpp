@@ -86,7 +86,8 @@ Result<MemorySnapshot> memorySnapshotFromPickle(const PickleValue& root, const s
         return makeError(o + "not a PyTorch memory snapshot: no 'segments' list");
     if (!traces || !traces->isList())
         return makeError(o + "the snapshot has no 'device_traces': record the allocator's history "
-                             "with torch.cuda.memory._record_memory_history() before the step");
+                             "with torch.cuda.memory._record_memory_history() before the step "
+                             "(PyTorch 2.0 or later)");
     MemorySnapshot s;
     for (std::size_t d = 0; d < traces->items.size(); ++d) {
         const PickleValue& t = *traces->items[d];

@@ -1,7 +1,6 @@
 // MainWindow's menus, actions and file handling (open, save, recent files, presets, exports,
 // recovery). Kept apart from main_window.cpp, which builds the views and wires the document.
 #include <QAction>
-#include <cmath>
 #include <QActionGroup>
 #include <QApplication>
 #include <QDockWidget>
@@ -12,6 +11,7 @@
 #include <QMessageBox>
 #include <QTreeView>
 #include <QUndoStack>
+#include <cmath>
 
 #include "app_settings.h"
 #include "autosave.h"
