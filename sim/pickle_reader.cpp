@@ -150,6 +150,8 @@ private:
     Status memoPut(std::uint64_t index, std::size_t at) {
         if (m_stack.empty() || (!m_marks.empty() && m_stack.size() <= m_marks.back()))
             return fail(at, "memo store with nothing on the stack");
+        if (m_memo.size() >= m_maxValues && !m_memo.count(index))
+            return fail(at, "more than " + std::to_string(m_maxValues) + " memo entries");
         m_memo[index] = m_stack.back();
         return Ok{};
     }

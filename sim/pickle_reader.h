@@ -24,7 +24,10 @@ namespace remat {
 
 // Files are read whole; a snapshot of a long run with stack traces is tens of megabytes.
 inline constexpr std::size_t kMaxPickleBytes = std::size_t{256} << 20;  // 256 MiB
-inline constexpr std::size_t kMaxPickleValues = std::size_t{32} << 20;  // 33.5 million
+// Each value costs about 130 bytes once read, so the largest file read takes about 2 GiB; a
+// snapshot of 100,000 events with Python stacks holds a few million values. Memo entries are
+// bounded by the same number.
+inline constexpr std::size_t kMaxPickleValues = std::size_t{16} << 20;  // 16.8 million
 inline constexpr int kMaxPickleDepth = 64;  // a snapshot nests 6 levels deep
 
 struct PickleValue;

@@ -283,6 +283,13 @@ void TestMemorySnapshot::limits() {
     QVERIFY(parsePickle(many, "t", 21));
     auto r = parsePickle(many, "t", 20);
     QVERIFY(!r && r.error().message.find("more than 20 values") != std::string::npos);
+    // Memo entries: MEMOIZE again and again on one value.
+    std::string memo = bytes({0x80, 4, 'N'});
+    for (int i = 0; i < 30; ++i) memo += bytes({0x94});
+    memo += ".";
+    QVERIFY(parsePickle(memo, "t", 31));
+    r = parsePickle(memo, "t", 20);
+    QVERIFY(!r && r.error().message.find("more than 20 memo entries") != std::string::npos);
     // Not a regular file.
     auto d = readPickleFile(kSnapDir);
     QVERIFY(!d);
