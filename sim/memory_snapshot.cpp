@@ -128,7 +128,10 @@ Result<MemorySnapshot> memorySnapshotFromPickle(const PickleValue& root, const s
             const PickleValue* state = blk.get("state");
             if (!state || !state->isString())
                 return makeError(o + bw + ": no 'state' string");
-            if (state->text != "active_allocated" && state->text != "active_awaiting_free") continue;
+            // "active_pending_free" is PyTorch 2.0's name of "active_awaiting_free".
+            if (state->text != "active_allocated" && state->text != "active_awaiting_free" &&
+                state->text != "active_pending_free")
+                continue;
             auto size = sizeField(blk, "size", bw);
             if (!size) return makeError(o + size.error().message);
             if (!addChecked(s.finalAllocated, *size))

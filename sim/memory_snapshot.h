@@ -44,7 +44,7 @@ struct MemorySnapshot {
     int device = 0;                // the device whose trace is read
     std::size_t tracedDevices = 0;  // devices with a non-empty trace
     // The state when the snapshot was taken: bytes of the device's segments, and of its blocks
-    // in use (active_allocated or active_awaiting_free).
+    // in use (active_allocated, or active_awaiting_free / active_pending_free).
     std::int64_t finalReserved = 0, finalAllocated = 0;
     std::size_t segments = 0;
     // Before the first event of the trace, derived backwards from the final state.

@@ -340,6 +340,22 @@ void TestMemorySnapshot::snapshotErrors() {
                       bytes({0x8c, 5}) + "alloc" + bytes({'s', 0x8c, 4}) + "size" +
                       bytes({'M', 0, 2, 's', 'a', 'a', 's', '.'});
     const std::string msg = fromBytes(bad);
+    // The same with a segment of 512 bytes holding one block in PyTorch 2.0's pending state:
+    // the trace matches, allocated before the alloc is 0 and after it 512.
+    std::string pending = bytes({0x80, 2, '}', 0x8c, 8}) + "segments" + bytes({']', '}', 0x8c, 10}) +
+                          "total_size" + bytes({'M', 0, 2, 's', 0x8c, 6}) + "blocks" + bytes({']', '}', 0x8c, 4}) +
+                          "size" + bytes({'M', 0, 2, 's', 0x8c, 5}) + "state" + bytes({0x8c, 19}) +
+                          "active_pending_free" + bytes({'s', 'a', 's', 'a', 's'}) +
+                          bad.substr(bad.find(bytes({0x8c, 13})));
+    {
+        auto p = parsePickle(pending, "p.pickle");
+        QVERIFY2(p, p ? "" : p.error().message.c_str());
+        auto s = memorySnapshotFromPickle(**p, "p.pickle");
+        QVERIFY2(s, s ? "" : s.error().message.c_str());
+        QCOMPARE(s->finalAllocated, std::int64_t(512));
+        QCOMPARE(s->startAllocated, std::int64_t(0));
+        QCOMPARE(s->finalReserved, std::int64_t(512));
+    }
     QVERIFY2(msg.find("$.device_traces[0][0]: the trace does not match the segments: allocated") !=
                  std::string::npos,
              msg.c_str());
