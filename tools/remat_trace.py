@@ -263,7 +263,6 @@ def trace_module(module, example_inputs, loss=None, name="", description=None,
                  precision="fp32", optimizer="sgd", device=None):
     """The model file (a dict) for `module` run on `example_inputs`; TraceError when refused."""
     torch = _torch()
-    nn, F = torch.nn, torch.nn.functional
     from torch.fx.passes.shape_prop import ShapeProp
 
     if not isinstance(example_inputs, (tuple, list)):
@@ -634,8 +633,10 @@ def main(argv):
     p.add_argument("-o", "--output", default="-", help="model file to write (default: stdout)")
     p.add_argument("--loss", choices=("mse", "cross_entropy"), help="the loss, when forward has none")
     p.add_argument("--name", default="", help="the model's name (default: the module's class)")
-    p.add_argument("--precision", default="fp32")
-    p.add_argument("--optimizer", default="sgd")
+    p.add_argument("--precision", default="fp32",
+                   choices=("fp32", "mixed-bf16", "mixed-fp16", "autocast-bf16", "autocast-fp16",
+                            "bf16"))
+    p.add_argument("--optimizer", default="sgd", choices=("sgd", "momentum", "adam", "adamw"))
     p.add_argument("--device", default=None, help="a device profile id to write into the file")
     args = p.parse_args(argv)
     try:

@@ -22,7 +22,6 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-import remat_trace  # noqa: E402
 from remat_trace import TraceError, trace_module  # noqa: E402
 
 
