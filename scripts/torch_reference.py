@@ -41,6 +41,10 @@ def parse_args(argv):
     p.add_argument("--budget-s", type=float, default=90.0,
                    help="wall-clock budget; configs not started by then are skipped")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--snapshot", metavar="OUT",
+                   help="also write a PyTorch CUDA memory snapshot (pickle) of one training step "
+                        "of the first config that runs, after its warm-up, to OUT; `remat simulate "
+                        "MODEL --snapshot OUT` compares it with the prediction")
     return p.parse_args(argv)
 
 
@@ -337,6 +341,41 @@ def build(torch, model, selective):
     return mods, loss, dim
 
 
+# ---- a memory snapshot of one step ---------------------------------------------------------------
+
+def write_snapshot(torch, step, path):
+    """Records the caching allocator's events during one call of `step` and writes the snapshot
+    as torch.cuda.memory._dump_snapshot does (PyTorch 2.1 and later; the older private API of
+    2.0 otherwise; 1.13 writes a snapshot without the trace, which Remat Studio refuses). The events carry Python stacks, from which Remat Studio tells the
+    forward, backward and optimizer phases apart (docs/ecosystem.md)."""
+    import pickle
+    mem = torch.cuda.memory
+    try:
+        mem._record_memory_history(enabled="all", context="all", stacks="python",
+                                   max_entries=1000000)
+        new_api = True
+    except TypeError:  # PyTorch 2.0; 1.13 records no trace (its snapshots have no device_traces)
+        try:
+            mem._record_memory_history(True, trace_alloc_max_entries=1000000,
+                                       trace_alloc_record_context=True)
+        except TypeError:
+            mem._record_memory_history(True)
+        new_api = False
+    try:
+        step()
+        torch.cuda.synchronize()
+        if hasattr(mem, "_dump_snapshot"):
+            mem._dump_snapshot(path)
+        else:
+            with open(path, "wb") as f:
+                pickle.dump(mem._snapshot(), f)
+    finally:
+        if new_api:
+            mem._record_memory_history(enabled=None)
+        else:
+            mem._record_memory_history(False)
+
+
 # ---- one config ----------------------------------------------------------------------------------
 
 def run_config(torch, cfg, args):
@@ -433,16 +472,23 @@ def run_config(torch, cfg, args):
             return F.cross_entropy(h.float().view(-1, h.shape[-1]), y.view(-1))
         return F.mse_loss(h, y)
 
+    def optimizer_zero_grad():  # "optimizer" in the name: the snapshot's optimizer phase
+        for p in params:
+            p.grad = None
+
     def step():
         loss = forward()
         loss.backward()
         optimizer_step()
-        for p in params:
-            p.grad = None
+        optimizer_zero_grad()
         return loss
 
     for _ in range(args.warmup):
         step()
+    if args.snapshot and not getattr(args, "snapshot_written", False):
+        torch.cuda.synchronize()
+        write_snapshot(torch, step, args.snapshot)
+        args.snapshot_written = True
     torch.cuda.synchronize()
     torch.cuda.reset_peak_memory_stats()
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)

@@ -301,6 +301,7 @@ void MainWindow::onDocumentChanged() {
     // The plot keeps its highlighted layer across new data: no second replot for it.
     m_timeline->setData(state, *state->graph, state->evaluation.program, state->evaluation.timeline,
                         state->device, state->series);
+    if (m_snapshot) applySnapshotOverlay();
     m_summary->setEvaluation(state->evaluation, state->device, *state->graph,
                              state->parallel.get());
     m_lastUpdateMs = state->evaluateMs + double(timer.nsecsElapsed()) / 1e6;

@@ -25,6 +25,10 @@ class QDockWidget;
 class QLabel;
 class QMenu;
 
+namespace remat {
+struct MemorySnapshot;
+}
+
 namespace remat::ui {
 
 class Autosaver;
@@ -93,6 +97,12 @@ public:
     bool importHfConfig(const QString& path);
     bool saveTo(const QString& path);
     QString lastError() const { return m_lastError; }
+    // File -> Compare with a PyTorch snapshot: reads a torch.cuda.memory._dump_snapshot pickle
+    // and lays its allocated and reserved bytes over the timeline, aligned by phase
+    // (sim/memory_snapshot.h), again after every edit until cleared. False with lastError() set
+    // when the file cannot be read.
+    bool compareWithSnapshot(const QString& path);
+    void clearSnapshotComparison();
     // Milliseconds the last edit took end to end: evaluation plus redrawing the timeline and
     // the summary.
     double lastUpdateMs() const { return m_lastUpdateMs; }
@@ -159,6 +169,8 @@ private:
     void newModel();
     void openDialog();
     void importHfDialog();
+    void compareSnapshotDialog();
+    void applySnapshotOverlay();
     bool save();
     bool saveAsDialog();
     void rebuildRecentMenu();
@@ -227,6 +239,8 @@ private:
     QStringList m_recoveryNotes;
     bool m_terminating = false;
     std::shared_ptr<const DocumentState> m_shownState;  // what the views show
+    std::shared_ptr<const MemorySnapshot> m_snapshot;   // the PyTorch snapshot compared with
+    QString m_snapshotName;
     double m_lastUpdateMs = 0.0;
     double m_lastUpdateCpuMs = 0.0;
 };

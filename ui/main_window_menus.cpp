@@ -12,6 +12,7 @@
 #include <QStatusBar>
 #include <QTreeView>
 #include <QUndoStack>
+#include <cmath>
 
 #include "app_settings.h"
 #include "autosave.h"
@@ -23,6 +24,7 @@
 #include "json_input.h"
 #include "layer_stack_view.h"
 #include "main_window.h"
+#include "memory_snapshot.h"
 #include "model_file.h"
 #include "qt_convert.h"
 #include "timeline_plot.h"
@@ -82,6 +84,8 @@ void MainWindow::buildMenus() {
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("&Import Hugging Face config…"), this, &MainWindow::importHfDialog);
+    file->addAction(tr("Compare with a PyTorch &snapshot…"), this,
+                    &MainWindow::compareSnapshotDialog);
     QMenu* presets = file->addMenu(tr("&Presets"));
     presets->setToolTipsVisible(true);
     for (const std::string& name : builtinModelNames()) {
@@ -291,6 +295,65 @@ void MainWindow::importHfDialog() {
         this, tr("Import Hugging Face config"), QString(),
         tr("Hugging Face configs (config.json *.json);;All files (*)"));
     if (!path.isEmpty()) importHfConfig(path);
+}
+
+void MainWindow::compareSnapshotDialog() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Compare with a PyTorch snapshot"), QString(),
+        tr("PyTorch memory snapshots (*.pickle *.pkl);;All files (*)"));
+    if (!path.isEmpty()) (void)compareWithSnapshot(path);
+}
+
+bool MainWindow::compareWithSnapshot(const QString& path) {
+    auto s = readMemorySnapshot(path.toStdString());
+    if (!s) {
+        showError(tr("Cannot compare with the snapshot"), toQString(s.error().message));
+        return false;
+    }
+    m_snapshot = std::make_shared<const MemorySnapshot>(std::move(*s));
+    m_snapshotName = QFileInfo(path).fileName();
+    applySnapshotOverlay();
+    return m_timeline->hasSnapshotOverlay();
+}
+
+void MainWindow::clearSnapshotComparison() {
+    m_snapshot.reset();
+    m_snapshotName.clear();
+    m_timeline->clearSnapshotOverlay();
+}
+
+// The snapshot aligned with the plan shown; the legend carries the measured peaks and the
+// difference from the predicted one.
+void MainWindow::applySnapshotOverlay() {
+    if (!m_snapshot || !m_shownState) return;
+    const auto& ev = m_shownState->evaluation;
+    auto ov = m_shownState->parallel
+                  ? Result<SnapshotOverlay>(makeError(
+                        tr("a PyTorch snapshot is of one GPU; set the layout to 1 GPU").toStdString()))
+                  : alignSnapshot(*m_snapshot, ev.program, ev.timeline);
+    if (!ov) {
+        m_timeline->clearSnapshotOverlay();
+        m_lastError = tr("%1 cannot be laid over this plan: %2")
+                          .arg(m_snapshotName, toQString(ov.error().message));
+        showMessage(m_lastError);
+        return;
+    }
+    const std::int64_t diff = ov->peakDifference();
+    const QString sign = diff < 0 ? QStringLiteral("−") : QStringLiteral("+");
+    const QString signedDiff = sign + bytesText(diff < 0 ? -diff : diff, m_units);
+    const QString percent =
+        sign + QString::number(100.0 * std::abs(ov->peakDifferenceFraction()), 'f', 1);
+    const QString allocated = tr("PyTorch allocated, peak %1 (%2, %3% vs predicted)")
+                                  .arg(bytesText(ov->measuredPeakAllocated, m_units), signedDiff,
+                                       percent);
+    const QString reserved =
+        tr("PyTorch reserved, peak %1").arg(bytesText(ov->measuredPeakReserved, m_units));
+    m_timeline->setSnapshotOverlay(std::move(ov->allocated), std::move(ov->reserved), allocated,
+                                   reserved);
+    showMessage(tr("Compared with %1: measured peak %2 allocated, %3 reserved; predicted %4")
+                    .arg(m_snapshotName, bytesText(ov->measuredPeakAllocated, m_units),
+                         bytesText(ov->measuredPeakReserved, m_units),
+                         bytesText(ov->predictedPeak, m_units)));
 }
 
 bool MainWindow::saveTo(const QString& path) {
