@@ -199,6 +199,9 @@ void crossFilter(Front& without, Front& with, std::int64_t streamBytes) {
 std::optional<OptimalPlan> OptimalPlanner::solve(std::int64_t budgetBytes) const {
     m_lastStates = 0;
     m_lastCandidates = 0;
+    m_lastMergeSteps = 0;
+    m_tooLarge = false;
+    m_stopUnit = 0;
     if (m_model.floorBytes() > budgetBytes || m_suffixNeed[0] > budgetBytes) return std::nullopt;
     if (m_allKept.predictedPeakBytes <= budgetBytes) return m_allKept;
     // A plan found with a narrow beam bounds the optimum's time; the exact pass then keeps only
@@ -211,6 +214,7 @@ std::optional<OptimalPlan> OptimalPlanner::solve(std::int64_t budgetBytes) const
         if (auto beam = solveWithin(budgetBytes, bound, kBoundBeam, rest))
             bound = beam->recomputeTimeS * (1 + 1e-9) + 1e-15;
     const std::size_t beamStates = m_lastStates, beamCandidates = m_lastCandidates;
+    if (m_tooLarge) return std::nullopt;
     auto exact = solveWithin(budgetBytes, bound, 0, rest);
     m_lastStates += beamStates;
     m_lastCandidates += beamCandidates;
@@ -232,8 +236,9 @@ struct Run {
 };
 
 // Merges slices (each ascending in bytes, strictly descending in time) into one Pareto set,
-// jumping over stretches a better state already dominates.
-void mergeRuns(std::vector<Run>& runs, Front& out) {
+// jumping over stretches a better state already dominates. Returns the merge's steps (states
+// taken from the heap), the measure of its work.
+std::size_t mergeRuns(std::vector<Run>& runs, Front& out) {
     struct Head {
         std::int64_t bytes;
         double timeS;
@@ -268,7 +273,9 @@ void mergeRuns(std::vector<Run>& runs, Front& out) {
     };
     for (std::size_t i = heap.size() / 2; i-- > 0;) siftDown(i);
     double best = std::numeric_limits<double>::infinity();
+    std::size_t steps = 0;
     while (!heap.empty()) {
+        ++steps;
         const Head h = heap.front();
         Run& run = runs[h.run];
         if (h.timeS < best) {
@@ -302,6 +309,7 @@ void mergeRuns(std::vector<Run>& runs, Front& out) {
         }
         if (!heap.empty()) siftDown(0);
     }
+    return steps;
 }
 
 }  // namespace
@@ -321,11 +329,16 @@ std::optional<OptimalPlan> OptimalPlanner::solveWithin(std::int64_t budgetBytes,
     std::vector<std::pair<double, std::size_t>> scores;
     for (int b = 0; b < n; ++b) {
         if (cancelRequested(m_cancel)) return std::nullopt;
+        if (std::int64_t(m_lastMergeSteps) > m_mergeStepLimit) {
+            m_tooLarge = true;
+            m_stopUnit = b;
+            return std::nullopt;
+        }
         auto& without = sets[2 * std::size_t(b)];
         auto& with = sets[2 * std::size_t(b) + 1];
         if (b > 0) {
-            mergeRuns(runs[2 * std::size_t(b)], without);
-            mergeRuns(runs[2 * std::size_t(b) + 1], with);
+            m_lastMergeSteps += mergeRuns(runs[2 * std::size_t(b)], without);
+            m_lastMergeSteps += mergeRuns(runs[2 * std::size_t(b) + 1], with);
             runs[2 * std::size_t(b)].clear();
             runs[2 * std::size_t(b) + 1].clear();
         }
@@ -395,7 +408,7 @@ std::optional<OptimalPlan> OptimalPlanner::solveWithin(std::int64_t budgetBytes,
     const Front* bestFront = nullptr;
     for (int k = 0; k < 2; ++k) {
         Front& end = sets[2 * std::size_t(n) + std::size_t(k)];
-        mergeRuns(runs[2 * std::size_t(n) + std::size_t(k)], end);
+        m_lastMergeSteps += mergeRuns(runs[2 * std::size_t(n) + std::size_t(k)], end);
         if (!end.empty() && (!bestFront || end.times.back() < bestFront->times.back()))
             bestFront = &end;
     }
@@ -467,11 +480,16 @@ Result<VerifiedPlan> planOptimal(const Graph& g, const TrainingConfig& cfg,
     auto model = ChainModel::build(g, cfg, device);
     if (!model) return model.error();
     if (cancelRequested(cancel)) return makeError(kCancelledMessage);
+    if (auto st = checkSingleLevelSearch(*model, "optimal"); !st) return st.error();
     OptimalPlanner planner(*model);
     if (cancelRequested(cancel)) return makeError(kCancelledMessage);
     planner.setCancel(cancel);
     auto sol = planner.solve(budgetBytes);
     if (cancelRequested(cancel)) return makeError(kCancelledMessage);
+    if (planner.lastSearchTooLarge())
+        return makeError(searchTooLargeMessage("optimal", planner.lastMergeSteps(),
+                                               kMaxOptimalMergeSteps, planner.lastStopUnit(),
+                                               model->unitCount()));
     if (!sol) {
         const Plan best = model->toPlan(planner.minimumPeak().segments, spelling);
         return makeError(explainInfeasible(g, best, cfg, device, budgetBytes, false));

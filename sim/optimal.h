@@ -22,6 +22,7 @@
 #include "device.h"
 #include "graph.h"
 #include "network.h"
+#include "optimal_limits.h"
 #include "optimal_model.h"
 #include "plan.h"
 #include "program.h"
@@ -59,9 +60,17 @@ public:
     // States kept by the last solve() (for the benchmark's report of the Pareto sets' size).
     std::size_t lastStateCount() const { return m_lastStates; }
     std::size_t lastCandidateCount() const { return m_lastCandidates; }
+    std::size_t lastMergeSteps() const { return m_lastMergeSteps; }
     // Set from another thread to stop solve() early (checked at every chain boundary): it then
     // returns nothing, as for an infeasible budget; the caller tells the two apart by the flag.
     void setCancel(const CancelFlag* cancel) { m_cancel = cancel; }
+    // The most merge steps (partial plans taken into a boundary's Pareto set, the search's unit
+    // of work: lastMergeSteps()) one solve() may take, kMaxOptimalMergeSteps unless set. A solve
+    // that passes it stops at the next boundary and returns nothing; lastSearchTooLarge() then
+    // says so, and lastStopUnit() where (searchTooLargeMessage() words it).
+    void setMergeStepLimit(std::int64_t limit) { m_mergeStepLimit = limit; }
+    bool lastSearchTooLarge() const { return m_tooLarge; }
+    int lastStopUnit() const { return m_stopUnit; }
 
 private:
     // A lower bound on the recompute time the units from a boundary on still need, given the
@@ -93,6 +102,7 @@ private:
     // most that many states per boundary (a fast feasible plan, not necessarily optimal).
     // `bound`, when given, prunes states whose time plus the rest's lower bound exceeds
     // `timeBound`, and picks the beam's states by that sum.
+    // Stops (m_tooLarge) once the solve's merge steps pass m_mergeStepLimit.
     std::optional<OptimalPlan> solveWithin(std::int64_t budgetBytes, double timeBound,
                                            std::size_t beam, const TimeBound* bound) const;
     // Chains longer than this get a bound from a narrow-beam pass first.
@@ -109,7 +119,11 @@ private:
     mutable std::unique_ptr<TimeBound> m_timeBound;
     mutable std::size_t m_lastStates = 0;
     mutable std::size_t m_lastCandidates = 0;
+    mutable std::size_t m_lastMergeSteps = 0;
     const CancelFlag* m_cancel = nullptr;
+    std::int64_t m_mergeStepLimit = kMaxOptimalMergeSteps;
+    mutable bool m_tooLarge = false;
+    mutable int m_stopUnit = 0;
 };
 
 struct VerifiedPlan {

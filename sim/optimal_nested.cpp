@@ -503,6 +503,8 @@ Result<VerifiedPlan> planOptimalNested(const Graph& g, const TrainingConfig& cfg
     if (!model) return model.error();
     if (!model->nestedLimitation().empty())
         return makeError("optimal-nested: " + model->nestedLimitation());
+    if (auto st = checkSingleLevelSearch(*model, "optimal-nested"); !st) return st.error();
+    if (auto st = checkNestedSearch(*model, slots); !st) return st.error();
     const double tableBytes = double(model->unitCount()) * double(model->unitCount() + 1) *
                               double(slots + 1) * (sizeof(double) + sizeof(std::int16_t));
     if (tableBytes > double(std::int64_t{4} << 30))
@@ -514,6 +516,10 @@ Result<VerifiedPlan> planOptimalNested(const Graph& g, const TrainingConfig& cfg
     single.setCancel(cancel);
     auto flat = single.solve(budgetBytes);
     if (cancelRequested(cancel)) return makeError(kCancelledMessage);
+    if (single.lastSearchTooLarge())
+        return makeError(searchTooLargeMessage("optimal-nested", single.lastMergeSteps(),
+                                               kMaxOptimalMergeSteps, single.lastStopUnit(),
+                                               model->unitCount()));
     auto nested = solveNested(*model, budgetBytes, slots);
     if (cancelRequested(cancel)) return makeError(kCancelledMessage);
     if (!flat && !nested) {

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "analysis.h"
+#include "checked.h"
 #include "compiler.h"
 #include "optimal.h"
 #include "optimal_budget.h"
@@ -31,6 +32,7 @@ Result<Tradeoff> computeTradeoff(const Graph& g, const TrainingConfig& cfg,
                                  const DeviceSpec& device, const std::atomic<bool>* cancel) {
     auto model = ChainModel::build(g, cfg, device);
     if (!model) return model.error();
+    if (auto st = checkSingleLevelSearch(*model, "the optimal frontier"); !st) return st.error();
     OptimalPlanner planner(*model);
     Tradeoff out;
     Plan none;
@@ -39,15 +41,34 @@ Result<Tradeoff> computeTradeoff(const Graph& g, const TrainingConfig& cfg,
     if (!base) return base.error();
     out.baselineStepTimeS = base->stepTimeS;
     // Walk down from no checkpointing: each solve just below the last peak finds the next point.
+    // The whole walk shares one search's worth of merge steps, and a bound on the instructions
+    // its verifications simulate: the number of points is not known before.
+    std::int64_t mergeSteps = 0, instructions = 0;
     std::int64_t budget = base->peakBytes;
     while (true) {
         if (auto st = cancelled(cancel); !st) return st.error();
+        planner.setMergeStepLimit(kMaxOptimalMergeSteps - mergeSteps);
         auto sol = planner.solve(budget);
+        mergeSteps += std::int64_t(planner.lastMergeSteps());
+        if (planner.lastSearchTooLarge())
+            return makeError(searchTooLargeMessage(
+                "the optimal frontier (" + std::to_string(out.frontier.size()) +
+                    " points so far)",
+                mergeSteps, kMaxOptimalMergeSteps, planner.lastStopUnit(), model->unitCount()));
         if (!sol) break;
         const std::string label = "optimal:" + byteSizeSpelling(sol->predictedPeakBytes);
         auto v = verifyPlan(g, model->toPlan(sol->segments, label), cfg, device, budget,
                             sol->predictedPeakBytes, "optimal");
         if (!v) return v.error();
+        instructions = satAdd(instructions, v->program.executedInstructions());
+        if (instructions > kMaxFrontierInstructions)
+            return makeError("the optimal frontier: its first " +
+                             std::to_string(out.frontier.size() + 1) +
+                             " points already simulate " + std::to_string(instructions) +
+                             " instructions to verify; the largest frontier supported simulates " +
+                             std::to_string(kMaxFrontierInstructions) +
+                             ". Use fewer layers (or blocks), or compare the strategies without "
+                             "the frontier");
         TradeoffPoint p{label, v->plan, v->timeline.peakBytes, v->timeline.timeS.total(),
                         v->timeline.timeS.recompute};
         // Equal time at a lower peak: the previous point is dominated.
@@ -170,6 +191,11 @@ Result<BatchFit> fitStrategy(const Graph& g, const Strategy& s,
 Result<BatchFit> fitOptimal(const Graph& g, const TrainingConfig& cfg, const DeviceSpec& device,
                             std::int64_t globalBatch) {
     const std::int64_t usable = device.usableBytes();
+    {
+        auto m = ChainModel::build(g, cfg, device);
+        if (!m) return m.error();
+        if (auto st = checkSingleLevelSearch(*m, "the micro-batch search"); !st) return st.error();
+    }
     // Some single-level plan fits at this micro-batch: the smallest reachable peak fits. It
     // grows with the micro-batch, so the largest fitting one is found by doubling then bisection.
     auto fits = [&](std::int64_t micro, std::int64_t accum) -> Result<bool> {
