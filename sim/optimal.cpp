@@ -196,6 +196,11 @@ void crossFilter(Front& without, Front& with, std::int64_t streamBytes) {
     drop(with, without, streamBytes);
 }
 
+bool OptimalPlanner::searches(std::int64_t budgetBytes) const {
+    return m_model.floorBytes() <= budgetBytes && m_suffixNeed[0] <= budgetBytes &&
+           m_allKept.predictedPeakBytes > budgetBytes;
+}
+
 std::optional<OptimalPlan> OptimalPlanner::solve(std::int64_t budgetBytes) const {
     m_lastStates = 0;
     m_lastCandidates = 0;
@@ -480,9 +485,10 @@ Result<VerifiedPlan> planOptimal(const Graph& g, const TrainingConfig& cfg,
     auto model = ChainModel::build(g, cfg, device);
     if (!model) return model.error();
     if (cancelRequested(cancel)) return makeError(kCancelledMessage);
-    if (auto st = checkSingleLevelSearch(*model, "optimal"); !st) return st.error();
     OptimalPlanner planner(*model);
     if (cancelRequested(cancel)) return makeError(kCancelledMessage);
+    if (planner.searches(budgetBytes))
+        if (auto st = checkSingleLevelSearch(*model, "optimal"); !st) return st.error();
     planner.setCancel(cancel);
     auto sol = planner.solve(budgetBytes);
     if (cancelRequested(cancel)) return makeError(kCancelledMessage);

@@ -49,6 +49,9 @@ public:
     // The least-recompute plan whose predicted peak is at most `budgetBytes`, or nothing when
     // no single-level plan fits.
     std::optional<OptimalPlan> solve(std::int64_t budgetBytes) const;
+    // Whether solve(budgetBytes) runs the search: the budget lies between the smallest peak any
+    // plan reaches and the no-checkpoint peak (outside, the answer is known at once).
+    bool searches(std::int64_t budgetBytes) const;
     // The smallest peak any single-level plan reaches, and a plan reaching it.
     const OptimalPlan& minimumPeak() const { return m_minimum; }
     const ChainModel& model() const { return m_model; }

@@ -88,7 +88,11 @@ private slots:
         const std::string numbers =
             " a chain of 1998 units with 1995004 segment choices needs a search of about "
             "3986017992 steps (units x choices); the largest search supported has 300000000";
-        const std::int64_t budget = std::int64_t{40} << 30;
+        // A budget that needs a search: between the smallest reachable peak and no checkpointing.
+        const OptimalPlanner planner(*c.model);
+        const std::int64_t budget =
+            (planner.minimumPeak().predictedPeakBytes + nonePeak(c)) / 2;
+        QVERIFY(planner.searches(budget));
         const TrainingConfig& cfg = c.file.training;
 
         auto single = planOptimal(c.graph, cfg, c.device, budget);
@@ -112,12 +116,18 @@ private slots:
                  fit.error().message.c_str());
 
         // Through the strategy, as the CLI and the desktop app plan it.
-        auto strategy = parseStrategy("optimal:40GiB");
+        auto strategy = parseStrategy("optimal:" + std::to_string(budget));
         QVERIFY(strategy.ok());
         auto plan = makePlan(c.graph, *strategy, PlanContext{{}, &cfg, &c.device, nullptr});
         QVERIFY(!plan);
         QVERIFY2(plan.error().message.find(numbers) != std::string::npos,
                  plan.error().message.c_str());
+
+        // A budget no checkpointing meets needs no search: the single-level planner answers.
+        QVERIFY(!planner.searches(nonePeak(c)));
+        auto none = planOptimal(c.graph, cfg, c.device, nonePeak(c));
+        QVERIFY2(none.ok(), none ? "" : none.error().message.c_str());
+        QVERIFY(none->plan.regions.empty());
     }
 
     // The nested program's tables grow with units^3 x slots: GPT-2 tiny with 160 blocks at the
