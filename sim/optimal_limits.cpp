@@ -73,10 +73,10 @@ Status checkNestedSearch(const ChainModel& model, int slots) {
 
 std::string searchTooLargeMessage(const std::string& planner, std::int64_t mergeSteps,
                                   std::int64_t limit, int boundary, int units) {
-    return planner + ": the search had taken " + std::to_string(mergeSteps) +
-           " partial plans into its Pareto sets by unit " + std::to_string(boundary) + " of " +
-           std::to_string(units) + "; the largest search supported takes " +
-           std::to_string(limit) + kInstead;
+    return planner + ": the search stopped at unit " + std::to_string(boundary) + " of " +
+           std::to_string(units) + " after " + std::to_string(mergeSteps) +
+           " steps, more than the largest search supported (" + std::to_string(limit) + ")" +
+           kInstead;
 }
 
 }  // namespace remat

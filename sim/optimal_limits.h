@@ -48,7 +48,9 @@ std::int64_t nestedCells(const ChainModel& model, int slots);
 Status checkSingleLevelSearch(const ChainModel& model, const std::string& planner);
 Status checkNestedSearch(const ChainModel& model, int slots);
 
-// The refusal of a search (or a frontier's searches) that passed kMaxOptimalMergeSteps.
+// The refusal of a search (or a frontier's searches) that passed kMaxOptimalMergeSteps:
+// "PLANNER: the search stopped at unit B of N after S steps, more than the largest search
+// supported (L). Use ...".
 std::string searchTooLargeMessage(const std::string& planner, std::int64_t mergeSteps,
                                   std::int64_t limit, int boundary, int units);
 

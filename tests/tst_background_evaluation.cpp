@@ -236,6 +236,31 @@ private slots:
         QCOMPARE(changed.count(), 0);
     }
 
+    // An optimal plan whose search would be too large (docs/reliability.md, "Limits") is
+    // refused on the worker with the planner's estimate; the model and the history stay.
+    void tooLargeOptimalSearchIsRefusedWithTheEstimate() {
+        Document doc;
+        QVERIFY(doc.openModel(remat::test::presetWithInstances(2000, "gpt2-tiny"), QString()).ok());
+        QVERIFY(doc.waitUntilIdle().ok());
+        const ModelFile accepted = doc.model();
+        QSignalSpy rejected(&doc, &Document::editRejected);
+        // 10 GiB lies between the smallest reachable peak (5.91 GiB) and no checkpointing
+        // (16.88 GiB): a search is needed.
+        QVERIFY(doc.setStrategy(QStringLiteral("optimal:10GiB")).ok());
+        QVERIFY(doc.isBusy());
+        QCOMPARE(doc.busyWork(), EvaluationWork::Planning);
+        QTRY_VERIFY_WITH_TIMEOUT(!doc.isBusy(), kWaitMs);
+        QCOMPARE(rejected.count(), 1);
+        const QString message = rejected.at(0).at(0).toString();
+        QVERIFY2(message.contains(QStringLiteral(
+                     "optimal: a chain of 1998 units with 1995004 segment choices needs a search "
+                     "of about 3986017992 steps (units x choices); the largest search supported "
+                     "has 300000000")),
+                 qPrintable(message));
+        QVERIFY(doc.model() == accepted);
+        QCOMPARE(doc.undoStack()->count(), 0);
+    }
+
     void largeModelOpensInTheBackground() {
         Document doc;
         QVERIFY(doc.open(QStringLiteral("mlp-3x1024")).ok());

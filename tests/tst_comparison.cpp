@@ -19,6 +19,7 @@
 #include "comparison_model.h"
 #include "comparison_panel.h"
 #include "comparison_worker.h"
+#include "deep_model.h"
 #include "instruction_caption.h"
 #include "progress_strip.h"
 #include "lower.h"
@@ -91,6 +92,7 @@ private slots:
     void badModelShowsError();
     void backgroundGivesWayToTheWindow();
     void unsafePlansAreMarkedInTableAndPlot();
+    void refusedFrontierIsSaid();
 };
 
 void TestComparison::modelPassesTester() {
@@ -580,6 +582,33 @@ void TestComparison::unsafePlansAreMarkedInTableAndPlot() {
         QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), 60000);
         panel.grab().save(QString::fromLocal8Bit(dir) + "/comparison-unsafe.png");
     }
+}
+
+
+// A frontier over its work limit (docs/reliability.md, "Limits") ends with its refusal in the
+// status line; the table and the every:K curve are complete. GPT-2 small with 48 blocks: its
+// frontier would have over a thousand points.
+void TestComparison::refusedFrontierIsSaid() {
+    Inputs in = preset("gpt2-small");
+    in.model = presetWithInstances(52);
+    ComparisonPanel panel;
+    panel.resize(1200, 500);
+    panel.show();
+    QSignalSpy computed(&panel, &ComparisonPanel::computed);
+    panel.request(in.model, in.training, in.device, "every:3");
+    QVERIFY(computed.wait(120000));
+    const ComparisonResult& r = panel.result();
+    QVERIFY(r.frontierDone);
+    QVERIFY(r.frontier.empty());
+    QVERIFY2(r.frontierError.rfind("the optimal frontier (", 0) == 0, r.frontierError.c_str());
+    QVERIFY2(r.frontierError.find("more than the largest search supported (32000000)") !=
+                 std::string::npos,
+             r.frontierError.c_str());
+    QCOMPARE(r.everyK.size(), std::size_t(48));
+    QVERIFY2(panel.statusText().contains(QStringLiteral("no optimal frontier: the optimal frontier (")),
+             qPrintable(panel.statusText()));
+    const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR");
+    if (!dir.isEmpty()) panel.grab().save(QString::fromLocal8Bit(dir) + "/comparison-frontier-refused.png");
 }
 
 QTEST_MAIN(TestComparison)
