@@ -140,8 +140,51 @@ BENCHMARK(BM_SingleLevelPlanOptimalLength)
     ->Arg(100)
     ->Arg(200)
     ->Arg(400)
-    ->Arg(800)
+    ->Arg(800)  // refused since the merge-step limit: the message is the benchmark's error
     ->Unit(benchmark::kMillisecond);
+
+// The work limits (sim/optimal_limits.h; docs/reliability.md): planOptimal from scratch on GPT-2
+// small stretched to range(0) blocks (range(1) = 1 for optimal-nested at 500 slots), budget
+// halfway from the smallest reachable peak to no checkpointing. Near 250 blocks the
+// single-level search is close to its merge-step limit, beyond it stops there; 150 blocks are
+// near the nested table limit; 1,996 blocks are refused before any search.
+void BM_LimitsGpt2Shape(benchmark::State& state) {
+    const int blocks = int(state.range(0));
+    const bool nested = state.range(1) == 1;
+    Case c = preset("gpt2-small");
+    auto m = loadModel("gpt2-small");
+    for (Layer& l : m->network.layers)
+        if (l.repeat > 1) l.repeat = blocks;
+    auto g = lower(m->network, c.training.precision);
+    if (!g) throw std::runtime_error(g.error().message);
+    c.graph = std::move(*g);
+    const ChainModel model = *ChainModel::build(c.graph, c.training, c.device);
+    const OptimalPlanner planner(model);
+    std::vector<UnitSegment> kept;
+    for (int u = 0; u < model.unitCount(); ++u) kept.push_back(UnitSegment{u, u, false});
+    const std::int64_t budget =
+        (planner.minimumPeak().predictedPeakBytes + model.predict(kept)->peakBytes) / 2;
+    std::string outcome = "planned";
+    for (auto _ : state) {
+        auto v = nested ? planOptimalNested(c.graph, c.training, c.device, budget)
+                        : planOptimal(c.graph, c.training, c.device, budget);
+        outcome = v ? "planned" : v.error().message.substr(0, 60);
+        benchmark::DoNotOptimize(v);
+    }
+    state.SetLabel(outcome);
+    state.counters["units"] = model.unitCount();
+}
+BENCHMARK(BM_LimitsGpt2Shape)
+    ->Args({200, 0})
+    ->Args({250, 0})
+    ->Args({270, 0})
+    ->Args({400, 0})
+    ->Args({1996, 0})
+    ->Args({140, 1})
+    ->Args({150, 1})
+    ->Args({160, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 void BM_SingleLevelPlanOptimal200(benchmark::State& state) {
     static const Case c = heterogeneousChain(200);
