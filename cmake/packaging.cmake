@@ -11,11 +11,14 @@ set(CPACK_PACKAGE_VENDOR "Remat Studio")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
     "activation checkpointing planner: predicts and measures training memory and time")
+# The summary heads both packages' descriptions (CPack's rule); the text below it is each
+# package's own.
 set(CPACK_PACKAGE_DESCRIPTION
     "Remat Studio lowers a neural network to a training step, simulates its memory over time\n\
 under activation checkpointing plans, finds plans that fit a memory budget, and runs them for\n\
 real on the CPU (or, with remat-studio-cuda, an NVIDIA GPU) to check the prediction.\n\
 Contains the desktop app (remat-studio) and the command-line tool (remat).")
+set(CPACK_DEBIAN_RUNTIME_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION}")
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "Remat Studio developers" CACHE STRING
     "Maintainer field of the Debian packages")
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
@@ -54,6 +57,7 @@ set(CPACK_DEBIAN_CUDA_PACKAGE_NAME remat-studio-cuda)
 set(CPACK_DEBIAN_CUDA_PACKAGE_SHLIBDEPS OFF)
 set(CPACK_DEBIAN_CUDA_PACKAGE_DEPENDS "remat-studio (= ${PROJECT_VERSION})")
 set(CPACK_DEBIAN_CUDA_PACKAGE_RECOMMENDS "")
-set(CPACK_COMPONENT_CUDA_DESCRIPTION
-    "The CUDA executor for Remat Studio (needs NVIDIA's driver and the CUDA toolkit's cuBLAS)")
+set(CPACK_DEBIAN_CUDA_DESCRIPTION "The CUDA executor for Remat Studio: the CUDA backend of remat and\n\
+remat-studio (remat run --backend cuda, Run on GPU), loaded when asked for. Needs an\n\
+NVIDIA driver and cuBLAS from NVIDIA's CUDA toolkit.")
 include(CPack)
