@@ -24,6 +24,7 @@ Status runOp(Backend& b, const OpCall& c, bool backward) {
         case OpKind::CrossEntropy:
             return backward ? b.crossEntropyBackward(c) : b.crossEntropyForward(c);
         case OpKind::Mse: return backward ? b.mseBackward(c) : b.mseForward(c);
+        case OpKind::FlashAttn: return backward ? b.flashAttnBackward(c) : b.flashAttnForward(c);
         default: break;
     }
     return makeError(std::string("no ") + (backward ? "backward" : "forward") + " entry for " +

@@ -176,8 +176,12 @@ public:
     virtual Status crossEntropyBackward(const OpCall& c) = 0;
     virtual Status mseForward(const OpCall& c) = 0;
     virtual Status mseBackward(const OpCall& c) = 0;
-    // Flatten is a view: the driver runs nothing for it. Conv2d, BatchNorm2d, MaxPool2d,
-    // GlobalAvgPool and FlashAttn are refused through supports() until later work adds them.
+    // Flash attention: inputs {qkv}, outputs {context, log-sum-exp (fp32 [B, H, T])}, saved
+    // {qkv, context, log-sum-exp}; backward recomputes the scores from them (no T x T tensor).
+    virtual Status flashAttnForward(const OpCall& c) = 0;
+    virtual Status flashAttnBackward(const OpCall& c) = 0;
+    // Flatten is a view: the driver runs nothing for it. Conv2d, BatchNorm2d, MaxPool2d and
+    // GlobalAvgPool are refused through supports() until later work adds them.
 
     virtual Status optimizerStep(const OptimizerCall& c) = 0;
 };

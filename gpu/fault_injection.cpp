@@ -87,6 +87,8 @@ REMAT_FAULT_ENTRY(crossEntropyForward)
 REMAT_FAULT_ENTRY(crossEntropyBackward)
 REMAT_FAULT_ENTRY(mseForward)
 REMAT_FAULT_ENTRY(mseBackward)
+REMAT_FAULT_ENTRY(flashAttnForward)
+REMAT_FAULT_ENTRY(flashAttnBackward)
 
 #undef REMAT_FAULT_ENTRY
 

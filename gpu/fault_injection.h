@@ -85,6 +85,8 @@ public:
     Status crossEntropyBackward(const OpCall& c) override;
     Status mseForward(const OpCall& c) override;
     Status mseBackward(const OpCall& c) override;
+    Status flashAttnForward(const OpCall& c) override;
+    Status flashAttnBackward(const OpCall& c) override;
     Status optimizerStep(const OptimizerCall& c) override;
 
 private:

@@ -595,17 +595,6 @@ void TestCpuExecutor::refusesOpsOutOfScope() {
     QVERIFY2(r.error().message.find("the CPU executor cannot run conv2d (layer 0") == 0,
              r.error().message.c_str());
 
-    const ModelFile flash = parse(R"({"format": "remat-model/1", "name": "flash",
-        "input": {"tokens": 8, "vocab": 16},
-        "layers": [{"kind": "embedding", "dim": 8},
-                   {"kind": "transformer_block", "heads": 2, "mlp_hidden": 16, "attention": "flash"},
-                   {"kind": "linear", "out": 16}, {"kind": "cross_entropy"}]})");
-    const Graph gf = lowerOrDie(flash, Precision::Fp32);
-    auto rf = ex->execute(gf, compileOrDie(gf, Plan{"none", {}}, flash.training), {});
-    QVERIFY(!rf.ok());
-    QVERIFY2(rf.error().message.find("cannot run flash_attention (layer 1") != std::string::npos,
-             rf.error().message.c_str());
-
     const ModelFile resnet = *loadModel("resnet-101");
     const Graph gr = lowerOrDie(resnet, Precision::Fp32);
     TrainingConfig one;

@@ -22,8 +22,7 @@ bool CpuBackend::supports(OpKind kind) const {
         case OpKind::MaxPool2d:
         case OpKind::GlobalAvgPool:
         case OpKind::Cast:
-        case OpKind::LinearCrossEntropy:
-        case OpKind::FlashAttn: return false;
+        case OpKind::LinearCrossEntropy: return false;
         default: return true;
     }
 }
@@ -144,6 +143,8 @@ REMAT_CPU_ENTRY(crossEntropyForward, cpu::crossEntropyForward(m_scratch, c))
 REMAT_CPU_ENTRY(crossEntropyBackward, cpu::crossEntropyBackward(m_scratch, c))
 REMAT_CPU_ENTRY(mseForward, cpu::mseForward(m_scratch, c))
 REMAT_CPU_ENTRY(mseBackward, cpu::mseBackward(m_scratch, c))
+REMAT_CPU_ENTRY(flashAttnForward, cpu::flashAttnForward(m_scratch, c))
+REMAT_CPU_ENTRY(flashAttnBackward, cpu::flashAttnBackward(m_scratch, c))
 
 #undef REMAT_CPU_ENTRY
 

@@ -5,8 +5,8 @@
 // from a size-class caching allocator whose
 // high-water mark of bytes obtained from the system is the device-level figure. It is the
 // reference the CUDA backend is checked against and the backend the driver's host logic is
-// tested through. Conv2d, batchnorm2d, maxpool2d, global_avg_pool and flash attention are
-// not implemented yet and are refused by name.
+// tested through. Conv2d, batchnorm2d, maxpool2d and global_avg_pool are not implemented yet
+// and are refused by name.
 #pragma once
 
 #include <chrono>
@@ -81,6 +81,8 @@ public:
     Status crossEntropyBackward(const OpCall& c) override;
     Status mseForward(const OpCall& c) override;
     Status mseBackward(const OpCall& c) override;
+    Status flashAttnForward(const OpCall& c) override;
+    Status flashAttnBackward(const OpCall& c) override;
     Status optimizerStep(const OptimizerCall& c) override;
 
     // Fresh blocks are filled with 0xFF bytes (NaN in every float dtype) so a kernel that

@@ -139,7 +139,6 @@ bool CudaBackend::supports(OpKind kind) const {
         case OpKind::GlobalAvgPool:
         case OpKind::Cast:
         case OpKind::LinearCrossEntropy:
-        case OpKind::FlashAttn:
             return false;
         default:
             return true;

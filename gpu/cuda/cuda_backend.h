@@ -91,6 +91,8 @@ public:
     Status crossEntropyBackward(const OpCall& c) override;
     Status mseForward(const OpCall& c) override;
     Status mseBackward(const OpCall& c) override;
+    Status flashAttnForward(const OpCall& c) override;
+    Status flashAttnBackward(const OpCall& c) override;
     Status optimizerStep(const OptimizerCall& c) override;
 
     struct State;  // CUDA handles; defined in cuda_state.h

@@ -12,6 +12,9 @@ namespace remat::reference {
 // Attention lives in reference_attention.cpp.
 Status attentionForward(Call& c);
 Status attentionBackward(Call& c);
+// Flash attention, in reference_flash.cpp.
+Status flashForward(Call& c);
+Status flashBackward(Call& c);
 
 namespace {
 
@@ -358,6 +361,7 @@ Status forward(Call& c) {
         case OpKind::AttnScores:
         case OpKind::AttnContext:
         case OpKind::ExpandKv: return attentionForward(c);
+        case OpKind::FlashAttn: return flashForward(c);
         case OpKind::CrossEntropy: return crossEntropyForward(c);
         case OpKind::Mse: return mseForward(c);
         default: break;
@@ -401,6 +405,7 @@ Status backward(Call& c) {
         case OpKind::AttnScores:
         case OpKind::AttnContext:
         case OpKind::ExpandKv: return attentionBackward(c);
+        case OpKind::FlashAttn: return flashBackward(c);
         case OpKind::CrossEntropy: return crossEntropyBackward(c);
         case OpKind::Mse: return mseBackward(c);
         default: break;
