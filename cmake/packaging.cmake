@@ -58,6 +58,6 @@ set(CPACK_DEBIAN_CUDA_PACKAGE_SHLIBDEPS OFF)
 set(CPACK_DEBIAN_CUDA_PACKAGE_DEPENDS "remat-studio (= ${PROJECT_VERSION})")
 set(CPACK_DEBIAN_CUDA_PACKAGE_RECOMMENDS "")
 set(CPACK_DEBIAN_CUDA_DESCRIPTION "The CUDA executor for Remat Studio: the CUDA backend of remat and\n\
-remat-studio (remat run --backend cuda, Run on GPU), loaded when asked for. Needs an\n\
-NVIDIA driver and cuBLAS from NVIDIA's CUDA toolkit.")
+remat-studio (remat run --backend cuda, the GPU option of the Run panel), loaded when asked\n\
+for. Needs an NVIDIA driver and cuBLAS from NVIDIA's CUDA toolkit.")
 include(CPack)
