@@ -158,7 +158,7 @@ void TestCliRun::cudaWithoutGpuIsExitCode2() {
 #else
     const Output o = run({"run", "mlp-3x1024", "--backend", "cuda"});
     QCOMPARE(o.exitCode, 2);
-    QVERIFY2(o.err.contains("no GPU: "), o.err.constData());
+    QVERIFY2(o.err.contains("CUDA backend unavailable: "), o.err.constData());
     QVERIFY(o.out.isEmpty());
 #endif
 }

@@ -951,7 +951,7 @@ void TestCpuExecutor::factoryAnswersNoGpu() {
 #ifndef REMAT_HAVE_CUDA
     auto cuda = makeBackend("cuda");
     QVERIFY(!cuda.ok());
-    QVERIFY(cuda.error().message.rfind("no GPU: ", 0) == 0);
+    QVERIFY(cuda.error().message.rfind("CUDA backend unavailable: ", 0) == 0);
 #endif
 }
 

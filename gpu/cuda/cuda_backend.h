@@ -19,7 +19,7 @@ namespace remat {
 
 class CudaBackend final : public Backend {
 public:
-    // Use makeCudaBackend() (backends.h): it probes the driver and device first.
+    // Use makeCudaBackend(): it probes the driver and device first.
     static Result<std::unique_ptr<CudaBackend>> create(int device = 0);
     ~CudaBackend() override;
     CudaBackend(const CudaBackend&) = delete;
@@ -104,5 +104,10 @@ private:
 
     std::unique_ptr<State> m_state;
 };
+
+// The plugin's factory (plugin_entry.cpp calls it; programs reach it through makeBackend).
+// Probes the driver and device; on failure returns the reason ("cudaErrorNoDevice (100), ...",
+// "no CUDA device is visible") and never aborts.
+Result<std::unique_ptr<Backend>> makeCudaBackend();
 
 }  // namespace remat
