@@ -87,6 +87,14 @@ REMAT_FAULT_ENTRY(crossEntropyForward)
 REMAT_FAULT_ENTRY(crossEntropyBackward)
 REMAT_FAULT_ENTRY(mseForward)
 REMAT_FAULT_ENTRY(mseBackward)
+REMAT_FAULT_ENTRY(conv2dForward)
+REMAT_FAULT_ENTRY(conv2dBackward)
+REMAT_FAULT_ENTRY(batchNorm2dForward)
+REMAT_FAULT_ENTRY(batchNorm2dBackward)
+REMAT_FAULT_ENTRY(maxPool2dForward)
+REMAT_FAULT_ENTRY(maxPool2dBackward)
+REMAT_FAULT_ENTRY(globalAvgPoolForward)
+REMAT_FAULT_ENTRY(globalAvgPoolBackward)
 
 #undef REMAT_FAULT_ENTRY
 

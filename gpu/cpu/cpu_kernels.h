@@ -15,6 +15,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <vector>
 
 #include "backend.h"
 #include "float16.h"
@@ -137,6 +139,37 @@ Status crossEntropyForward(Scratch& s, const OpCall& c);
 Status crossEntropyBackward(Scratch& s, const OpCall& c);
 Status mseForward(Scratch& s, const OpCall& c);
 Status mseBackward(Scratch& s, const OpCall& c);
+
+// Convolutional ops (kernels_conv.cpp, kernels_pool.cpp).
+Status conv2dForward(Scratch& s, const OpCall& c);
+Status conv2dBackward(Scratch& s, const OpCall& c);
+
+// Batch norm's running statistics, per op: mean and (unbiased) variance, starting at 0 and 1
+// as PyTorch's do, updated by every forward that is not a recompute with
+// kBatchNormMomentum (backend.h). The program holds no buffer for them (PyTorch keeps them as
+// module buffers, outside autograd); the backend keeps them on the host for the step.
+class RunningStatistics {
+public:
+    struct Entry {
+        std::vector<float> mean, var;
+        std::int64_t updates = 0;
+    };
+    void reset();
+    void update(std::uint32_t op, const std::vector<double>& mean,
+                const std::vector<double>& unbiasedVar);
+    const Entry* find(std::uint32_t op) const;
+    const std::map<std::uint32_t, Entry>& all() const { return m_stats; }
+
+private:
+    std::map<std::uint32_t, Entry> m_stats;
+};
+
+Status batchNorm2dForward(Scratch& s, RunningStatistics& running, const OpCall& c);
+Status batchNorm2dBackward(Scratch& s, const OpCall& c);
+Status maxPool2dForward(Scratch& s, const OpCall& c);
+Status maxPool2dBackward(Scratch& s, const OpCall& c);
+Status globalAvgPoolForward(Scratch& s, const OpCall& c);
+Status globalAvgPoolBackward(Scratch& s, const OpCall& c);
 
 Status optimizerStep(ThreadPool& pool, const OptimizerCall& c);
 
