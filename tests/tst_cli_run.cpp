@@ -23,6 +23,7 @@ private slots:
     void cudaWithoutGpuIsExitCode2();
     void unsafeProgramRefusedUnlessAllowed();
     void opOutOfScopeRefusedByName();
+    void shrinkRunsPresetsAndSaysWhat();
     void longCpuRunRefusedWithEstimate();
     void allowUnsafeExitsNonZeroWhenGradientsDiffer();
     void hostMemoryRefusedBeforeStarting();
@@ -185,14 +186,42 @@ void TestCliRun::unsafeProgramRefusedUnlessAllowed() {
 }
 
 void TestCliRun::opOutOfScopeRefusedByName() {
-    const QString path = writeModel("conv", R"({"format": "remat-model/1", "name": "conv",
-        "input": {"shape": [3, 8, 8]},
-        "layers": [{"kind": "conv2d", "out_channels": 4, "kernel": 3, "padding": 1},
-                   {"kind": "relu"}, {"kind": "flatten"}, {"kind": "linear", "out": 4},
-                   {"kind": "mse"}]})");
+    const QString path = writeModel("flash", R"({"format": "remat-model/1", "name": "flash",
+        "input": {"tokens": 8, "vocab": 16},
+        "layers": [{"kind": "embedding", "dim": 8},
+                   {"kind": "transformer_block", "heads": 2, "mlp_hidden": 16, "attention": "flash"},
+                   {"kind": "linear", "out": 16}, {"kind": "cross_entropy"}]})");
     const Output o = run({"run", path, "--backend", "cpu"});
     QCOMPARE(o.exitCode, 2);
-    QVERIFY2(o.err.contains("the CPU executor cannot run conv2d (layer 0"), o.err.constData());
+    QVERIFY2(o.err.contains("the CPU executor cannot run flash_attention (layer 1"),
+             o.err.constData());
+}
+
+// --shrink: ResNet-101 and GPT-2 small run for real, shrunk, with tracked bytes equal to the
+// prediction and gradients bitwise plan none's; the changes are printed and in `shrunk`.
+void TestCliRun::shrinkRunsPresetsAndSaysWhat() {
+    const Output o = run({"run", "resnet-101", "--backend", "cpu", "--shrink", "--strategy",
+                          "sqrt", "--json"});
+    QVERIFY2(o.exitCode == 0, o.err.constData());
+    const QJsonObject j = QJsonDocument::fromJson(o.out).object();
+    const QJsonObject s = j["shrunk"].toObject();
+    QCOMPARE(s["layers[8].repeat"].toObject()["from"].toInteger(), qint64(22));
+    QCOMPARE(s["layers[8].repeat"].toObject()["to"].toInteger(), qint64(2));
+    QCOMPARE(s["input.shape[2]"].toObject()["to"].toInteger(), qint64(32));
+    QCOMPARE(s["micro_batch"].toObject()["from"].toInteger(), qint64(32));
+    QCOMPARE(j["micro_batch"].toInteger(), qint64(2));
+    QCOMPARE(j["grad_check"].toObject()["bitwise_equal"].toBool(), true);
+    QCOMPARE(j["max_live_bytes_difference"].toInteger(), qint64(0));
+
+    const Output t = run({"run", "gpt2-small", "--backend", "cpu", "--shrink", "--strategy",
+                          "selective:attention_core", "--micro-batch", "3"});
+    QVERIFY2(t.exitCode == 0, t.err.constData());
+    const QString text = QString::fromUtf8(t.out);
+    QVERIFY2(text.contains("shrunk (--shrink): ") && text.contains("input.tokens 1024 -> 32") &&
+                 text.contains("layers[1].heads 12 -> 4") && !text.contains("micro_batch"),
+             t.out.constData());
+    QVERIFY(text.contains("micro-batch 3 x 1"));
+    QVERIFY(text.contains("gradient check against plan none: max |diff| 0, bitwise equal"));
 }
 
 void TestCliRun::longCpuRunRefusedWithEstimate() {

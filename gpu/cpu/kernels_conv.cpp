@@ -4,7 +4,7 @@
 // so the GEMM writes y in place. Backward: dW += dy_n · col_nᵀ for n in order, dcol = Wᵀ · dy_n
 // scattered back into dx (col2im) channel by channel, and the bias gradient summed per output
 // channel over samples then positions in order. A 1x1 convolution with stride 1 and no padding
-// uses the input itself as its columns. The columns are one sample's and come from the
+// (or any 1x1 one whose output keeps the input's size) uses the input itself as its columns. The columns are one sample's and come from the
 // backend's scratch (the device-level figure, not the tracked bytes). Every cut — GEMM tiles,
 // column rows, channels — depends on the shape only, so no thread count changes a bit.
 #include <optional>
@@ -24,8 +24,9 @@ struct ConvGeometry {
     std::int64_t k = 1, stride = 1, pad = 0;
     std::int64_t colRows() const { return c * k * k; }
     std::int64_t colCols() const { return ho * wo; }
-    // The input is its own column matrix.
-    bool direct() const { return k == 1 && stride == 1 && pad == 0; }
+    // The input is its own column matrix: a 1x1 kernel without padding whose output keeps the
+    // input's size (the host-memory estimate, host_budget.cpp, tells it by the same shapes).
+    bool direct() const { return k == 1 && pad == 0 && ho == h && wo == w; }
 };
 
 Result<ConvGeometry> geometry(const Op& op, const TensorRef& x, const TensorRef& y) {
