@@ -16,6 +16,7 @@
 #include "lower.h"
 #include "model_file.h"
 #include "program_driver.h"
+#include "reference_ops.h"
 #include "shrink.h"
 #include "simulator.h"
 #include "strategy.h"
@@ -79,6 +80,43 @@ Run execute(const Shrunk& s, const Program& p, int threads = 0) {
     if (!m) qFatal("execute: %s", m.error().message.c_str());
     const auto& cpu = static_cast<const CpuBackend&>(driver.backend());
     return {std::move(*m), cpu.runningStatistics().all()};
+}
+
+// One op on the CPU backend against the float64 reference, forward and backward, fp32: the
+// largest |cpu - reference| over each result, relative to its largest |reference|.
+struct OpCase {
+    const char* name;
+    Op op;
+    Shape x;
+    std::vector<Shape> outputs;  // [0] the result; batch norm's statistics and pool indices
+    std::vector<DType> outputTypes;
+    std::vector<Shape> params;
+    std::vector<int> saved;  // < 100: input, else output - 100
+};
+
+std::vector<float> randomValues(std::int64_t n, std::uint32_t seed) {
+    std::vector<float> v(static_cast<std::size_t>(n));
+    std::uint32_t state = seed * 2654435761u + 1;
+    for (auto& x : v) {
+        state = state * 1664525u + 1013904223u;
+        x = float(state >> 8) / float(1u << 24) * 2.0f - 1.0f;
+    }
+    return v;
+}
+
+std::int64_t count(const Shape& s) {
+    std::int64_t n = 1;
+    for (auto d : s) n *= d;
+    return n;
+}
+
+double relativeError(const std::vector<float>& got, const reference::Values& want) {
+    double maxRef = 1e-3, maxDiff = 0.0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        maxRef = std::max(maxRef, std::fabs(want.v[i]));
+        maxDiff = std::max(maxDiff, std::fabs(double(got[i]) - want.v[i]));
+    }
+    return maxDiff / maxRef;
 }
 
 bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
@@ -172,6 +210,138 @@ private slots:
             QVERIFY(replay >= run.m.device.reservedPeakBytes);
         else
             QCOMPARE(replay, run.m.device.reservedPeakBytes);
+    }
+
+    // Geometries the ResNet does not have: a 5x5 kernel with stride 3 and padding 2 over sides
+    // the stride does not divide, a 1x1 kernel with stride 2 (columns, not the direct path), a
+    // bias; a 2x2 max pool without padding; batch norm over a 1x1 plane; all within 1e-5 of
+    // the float64 reference forward and backward (gradients pre-filled: backward accumulates).
+    void oddGeometriesAgainstFloat64() {
+        std::vector<OpCase> cases;
+        {
+            OpCase c{"conv 5x5/3 pad 2 + bias", {}, {2, 3, 11, 8}, {{2, 7, 4, 3}}, {DType::F32},
+                     {{7, 3, 5, 5}, {7}}, {0}};
+            c.op.kind = OpKind::Conv2d;
+            c.op.attrs.in = 3;
+            c.op.attrs.out = 7;
+            c.op.attrs.kernel = 5;
+            c.op.attrs.stride = 3;
+            c.op.attrs.padding = 2;
+            c.op.attrs.bias = true;
+            cases.push_back(c);
+        }
+        {
+            OpCase c{"conv 1x1/2", {}, {3, 4, 7, 6}, {{3, 5, 4, 3}}, {DType::F32}, {{5, 4, 1, 1}},
+                     {0}};
+            c.op.kind = OpKind::Conv2d;
+            c.op.attrs.in = 4;
+            c.op.attrs.out = 5;
+            c.op.attrs.kernel = 1;
+            c.op.attrs.stride = 2;
+            cases.push_back(c);
+        }
+        {
+            OpCase c{"maxpool 2x2/2", {}, {2, 3, 7, 6}, {{2, 3, 3, 3}, {2, 3, 3, 3}},
+                     {DType::F32, DType::I64}, {}, {0, 101}};
+            c.op.kind = OpKind::MaxPool2d;
+            c.op.attrs.kernel = 2;
+            c.op.attrs.stride = 2;
+            cases.push_back(c);
+        }
+        {
+            OpCase c{"batchnorm 1x1 planes", {}, {5, 6, 1, 1}, {{5, 6, 1, 1}, {6}, {6}},
+                     {DType::F32, DType::F32, DType::F32}, {{6}, {6}}, {0, 101, 102}};
+            c.op.kind = OpKind::BatchNorm2d;
+            c.op.attrs.in = 6;
+            cases.push_back(c);
+        }
+        std::uint32_t seed = 1;
+        for (OpCase& k : cases) {
+            CpuBackend cpu(2);
+            QVERIFY(cpu.beginStep(0).ok());
+            reference::Call rc;
+            OpCall sc;
+            rc.op = sc.op = &k.op;
+            rc.opId = sc.opId = OpId(3);
+            std::vector<std::vector<float>> store;  // every CPU operand's floats
+            store.reserve(32);
+            auto add = [&](const Shape& shape, std::vector<TensorRef>& refs,
+                           std::vector<reference::Values>& values, bool random) {
+                store.push_back(random ? randomValues(count(shape), seed++)
+                                       : std::vector<float>(std::size_t(count(shape)), 0.0f));
+                refs.push_back(TensorRef{store.back().data(), DType::F32, shape});
+                reference::Values v(shape);
+                v.v.assign(store.back().begin(), store.back().end());
+                values.push_back(std::move(v));
+            };
+            add(k.x, sc.inputs, rc.inputs, true);
+            for (const Shape& p : k.params) add(p, sc.params, rc.params, true);
+            std::vector<std::vector<std::int64_t>> indices;
+            indices.reserve(2);
+            for (std::size_t i = 0; i < k.outputs.size(); ++i) {
+                if (k.outputTypes[i] == DType::I64) {
+                    indices.emplace_back(std::size_t(count(k.outputs[i])), -7);
+                    sc.outputs.push_back(TensorRef{indices.back().data(), DType::I64, k.outputs[i]});
+                    rc.outputs.emplace_back(k.outputs[i]);
+                    continue;
+                }
+                add(k.outputs[i], sc.outputs, rc.outputs, false);
+            }
+            QVERIFY(reference::forward(rc).ok());
+            QVERIFY2(runOp(cpu, sc, false).ok(), k.name);
+            for (std::size_t i = 0; i < k.outputs.size(); ++i) {
+                if (k.outputTypes[i] == DType::I64) {
+                    for (std::size_t j = 0; j < indices[0].size(); ++j)
+                        QCOMPARE(double(indices[0][j]), rc.outputs[i].v[j]);
+                    continue;
+                }
+                const auto* f = static_cast<const float*>(sc.outputs[i].data);
+                const std::vector<float> got(f, f + count(k.outputs[i]));
+                const double e = relativeError(got, rc.outputs[i]);
+                QVERIFY2(e < 1e-5, qPrintable(QString("%1 forward output %2: %3")
+                                                  .arg(k.name).arg(i).arg(e)));
+            }
+
+            // Backward from the CPU's own forward results (identical to the reference's up to
+            // fp32 rounding; the indices are identical).
+            reference::Call rb;
+            OpCall sb;
+            rb.op = sb.op = &k.op;
+            rb.opId = sb.opId = OpId(3);
+            for (int sv : k.saved) {
+                const TensorRef& t = sv >= 100 ? sc.outputs[std::size_t(sv - 100)] : sc.inputs[std::size_t(sv)];
+                sb.saved.push_back(t);
+                reference::Values v(t.shape);
+                if (t.dtype == DType::I64)
+                    for (std::int64_t j = 0; j < t.elements(); ++j)
+                        v.v[std::size_t(j)] = double(static_cast<const std::int64_t*>(t.data)[j]);
+                else
+                    for (std::int64_t j = 0; j < t.elements(); ++j)
+                        v.v[std::size_t(j)] = static_cast<const float*>(t.data)[j];
+                rb.saved.push_back(std::move(v));
+            }
+            sb.params = sc.params;
+            rb.params = rc.params;
+            add(k.outputs[0], sb.gradOutputs, rb.gradOutputs, true);
+            for (std::size_t i = 1; i < k.outputs.size(); ++i) {
+                sb.gradOutputs.emplace_back();
+                rb.gradOutputs.emplace_back();
+            }
+            add(k.x, sb.gradInputs, rb.gradInputs, true);
+            for (const Shape& p : k.params) add(p, sb.paramGrads, rb.paramGrads, true);
+            QVERIFY(reference::backward(rb).ok());
+            QVERIFY2(runOp(cpu, sb, true).ok(), k.name);
+            std::vector<std::pair<const TensorRef*, const reference::Values*>> grads;
+            grads.emplace_back(&sb.gradInputs[0], &rb.gradInputs[0]);
+            for (std::size_t i = 0; i < sb.paramGrads.size(); ++i)
+                grads.emplace_back(&sb.paramGrads[i], &rb.paramGrads[i]);
+            for (const auto& [got, want] : grads) {
+                const auto* f = static_cast<const float*>(got->data);
+                const double e = relativeError(std::vector<float>(f, f + got->elements()), *want);
+                QVERIFY2(e < 1e-5, qPrintable(QString("%1 backward: %2").arg(k.name).arg(e)));
+            }
+            QVERIFY(cpu.endStep().ok());
+        }
     }
 
     void threadCountsGiveSameBits() {
