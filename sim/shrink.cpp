@@ -9,7 +9,9 @@ namespace remat {
 
 namespace {
 
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b) {
+    return (a + b - 1) / b;
+}
 
 class Shrinker {
 public:
@@ -73,7 +75,8 @@ Result<ShrunkNetwork> shrinkOnce(const Network& net, const TrainingConfig& train
                              ": the width is not a multiple of the heads, nothing to shrink from");
         const std::int64_t kv = layer.kvHeads > 0 ? layer.kvHeads : layer.heads;
         const std::int64_t ratio = layer.heads / std::max<std::int64_t>(1, kv);
-        const std::int64_t groups = std::min(kv, std::max<std::int64_t>(1, ceilDiv(l.heads, ratio)));
+        const std::int64_t groups =
+            std::min(kv, std::max<std::int64_t>(1, ceilDiv(l.heads, ratio)));
         const std::int64_t heads = groups * ratio;
         const std::int64_t headDim = std::min(t.width / layer.heads, l.headDim);
         if (t.newWidth == 0) {
@@ -93,8 +96,8 @@ Result<ShrunkNetwork> shrinkOnce(const Network& net, const TrainingConfig& train
     // MLP hidden widths keep their ratio to the model width.
     for (const Layer& layer : net.layers)
         if (layer.mlpHidden > 0 && t.width > 0 && t.newWidth > 0)
-            s.fix(layer.mlpHidden,
-                  std::max<std::int64_t>(1, (layer.mlpHidden * t.newWidth + t.width / 2) / t.width));
+            s.fix(layer.mlpHidden, std::max<std::int64_t>(
+                                       1, (layer.mlpHidden * t.newWidth + t.width / 2) / t.width));
 
     // The input.
     std::int64_t tokens = net.input.tokens;
@@ -121,7 +124,9 @@ Result<ShrunkNetwork> shrinkOnce(const Network& net, const TrainingConfig& train
             if (m.kvHeads > 0) s.set(layerField(i, "kv_heads"), m.kvHeads, h->second.second);
         }
         switch (m.kind) {
-            case LayerKind::Linear: s.set(layerField(i, "out"), m.out, s.feature(m.out)); break;
+            case LayerKind::Linear:
+                s.set(layerField(i, "out"), m.out, s.feature(m.out));
+                break;
             case LayerKind::Embedding:
                 s.set(layerField(i, "dim"), m.dim, s.feature(m.dim));
                 if (m.positions > tokens) s.set(layerField(i, "positions"), m.positions, tokens);
@@ -137,7 +142,8 @@ Result<ShrunkNetwork> shrinkOnce(const Network& net, const TrainingConfig& train
                 if (m.mlpHidden > 0)
                     s.set(layerField(i, "mlp_hidden"), m.mlpHidden, s.feature(m.mlpHidden));
                 break;
-            default: break;
+            default:
+                break;
         }
     }
 

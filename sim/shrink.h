@@ -28,9 +28,9 @@ struct ShrinkLimits {
     std::int64_t features = 64;        // linear widths and dense inputs
     std::int64_t tokens = 32;          // sequence length
     std::int64_t vocab = 128;
-    std::int64_t heads = 4;            // at least the grouping ratio of grouped-KV attention
+    std::int64_t heads = 4;  // at least the grouping ratio of grouped-KV attention
     std::int64_t headDim = 16;
-    std::int64_t repeat = 2;           // repeats of a block entry
+    std::int64_t repeat = 2;  // repeats of a block entry
     std::int64_t microBatch = 2;
     std::int64_t accumulationSteps = 2;
 };
@@ -51,7 +51,6 @@ struct ShrunkNetwork {
 // network cannot be shrunk consistently (blocks of one model with different head counts that
 // no common width serves), naming the layer.
 Result<ShrunkNetwork> shrinkNetwork(const Network& net, const TrainingConfig& training,
-                                    const ShrinkLimits& limits = {},
-                                    bool keepMicroBatch = false);
+                                    const ShrinkLimits& limits = {}, bool keepMicroBatch = false);
 
 }  // namespace remat

@@ -179,11 +179,11 @@ private slots:
         const LiveBytesDifference d = compareLiveBytes(t, run.m);
         QVERIFY(d.sameLength);
         if (d.maxAbsBytes != 0 || d.maxAbsCategoryBytes != 0)
-            QFAIL(qPrintable(QString("live bytes differ by %1 at instruction %2 (%3)")
-                                 .arg(d.maxAbsBytes)
-                                 .arg(d.instruction)
-                                 .arg(QString::fromStdString(
-                                     describeInstruction(s.graph, p, d.instruction)))));
+            QFAIL(qPrintable(
+                QString("live bytes differ by %1 at instruction %2 (%3)")
+                    .arg(d.maxAbsBytes)
+                    .arg(d.instruction)
+                    .arg(QString::fromStdString(describeInstruction(s.graph, p, d.instruction)))));
         QCOMPARE(run.m.peakBytes, t.peakBytes);
         QCOMPARE(run.m.peakInstruction, t.peakInstruction);
         QCOMPARE(run.m.losses.size(), std::size_t(2));
@@ -201,8 +201,8 @@ private slots:
         }
         std::size_t recomputedBatchNorms = 0;
         for (const Instruction& ins : p.instructions)
-            recomputedBatchNorms += ins.kind == InstrKind::Recompute &&
-                                    s.graph.op(ins.op).kind == OpKind::BatchNorm2d;
+            recomputedBatchNorms +=
+                ins.kind == InstrKind::Recompute && s.graph.op(ins.op).kind == OpKind::BatchNorm2d;
         if (spelling == "full") QVERIFY(recomputedBatchNorms > 0);
 
         const std::int64_t replay = cpuAllocatorPeakBytes(p);
@@ -220,7 +220,7 @@ private slots:
         std::vector<OpCase> cases;
         {
             OpCase c{"conv 5x5/3 pad 2 + bias", {}, {2, 3, 11, 8}, {{2, 7, 4, 3}}, {DType::F32},
-                     {{7, 3, 5, 5}, {7}}, {0}};
+                     {{7, 3, 5, 5}, {7}},       {0}};
             c.op.kind = OpKind::Conv2d;
             c.op.attrs.in = 3;
             c.op.attrs.out = 7;
@@ -231,8 +231,8 @@ private slots:
             cases.push_back(c);
         }
         {
-            OpCase c{"conv 1x1/2", {}, {3, 4, 7, 6}, {{3, 5, 4, 3}}, {DType::F32}, {{5, 4, 1, 1}},
-                     {0}};
+            OpCase c{"conv 1x1/2",   {}, {3, 4, 7, 6}, {{3, 5, 4, 3}}, {DType::F32},
+                     {{5, 4, 1, 1}}, {0}};
             c.op.kind = OpKind::Conv2d;
             c.op.attrs.in = 4;
             c.op.attrs.out = 5;
@@ -241,7 +241,7 @@ private slots:
             cases.push_back(c);
         }
         {
-            OpCase c{"maxpool 2x2/2", {}, {2, 3, 7, 6}, {{2, 3, 3, 3}, {2, 3, 3, 3}},
+            OpCase c{"maxpool 2x2/2",          {}, {2, 3, 7, 6}, {{2, 3, 3, 3}, {2, 3, 3, 3}},
                      {DType::F32, DType::I64}, {}, {0, 101}};
             c.op.kind = OpKind::MaxPool2d;
             c.op.attrs.kernel = 2;
@@ -249,8 +249,13 @@ private slots:
             cases.push_back(c);
         }
         {
-            OpCase c{"batchnorm 1x1 planes", {}, {5, 6, 1, 1}, {{5, 6, 1, 1}, {6}, {6}},
-                     {DType::F32, DType::F32, DType::F32}, {{6}, {6}}, {0, 101, 102}};
+            OpCase c{"batchnorm 1x1 planes",
+                     {},
+                     {5, 6, 1, 1},
+                     {{5, 6, 1, 1}, {6}, {6}},
+                     {DType::F32, DType::F32, DType::F32},
+                     {{6}, {6}},
+                     {0, 101, 102}};
             c.op.kind = OpKind::BatchNorm2d;
             c.op.attrs.in = 6;
             cases.push_back(c);
@@ -281,7 +286,8 @@ private slots:
             for (std::size_t i = 0; i < k.outputs.size(); ++i) {
                 if (k.outputTypes[i] == DType::I64) {
                     indices.emplace_back(std::size_t(count(k.outputs[i])), -7);
-                    sc.outputs.push_back(TensorRef{indices.back().data(), DType::I64, k.outputs[i]});
+                    sc.outputs.push_back(
+                        TensorRef{indices.back().data(), DType::I64, k.outputs[i]});
                     rc.outputs.emplace_back(k.outputs[i]);
                     continue;
                 }
@@ -298,8 +304,8 @@ private slots:
                 const auto* f = static_cast<const float*>(sc.outputs[i].data);
                 const std::vector<float> got(f, f + count(k.outputs[i]));
                 const double e = relativeError(got, rc.outputs[i]);
-                QVERIFY2(e < 1e-5, qPrintable(QString("%1 forward output %2: %3")
-                                                  .arg(k.name).arg(i).arg(e)));
+                QVERIFY2(e < 1e-5,
+                         qPrintable(QString("%1 forward output %2: %3").arg(k.name).arg(i).arg(e)));
             }
 
             // Backward from the CPU's own forward results (identical to the reference's up to
@@ -309,7 +315,8 @@ private slots:
             rb.op = sb.op = &k.op;
             rb.opId = sb.opId = OpId(3);
             for (int sv : k.saved) {
-                const TensorRef& t = sv >= 100 ? sc.outputs[std::size_t(sv - 100)] : sc.inputs[std::size_t(sv)];
+                const TensorRef& t =
+                    sv >= 100 ? sc.outputs[std::size_t(sv - 100)] : sc.inputs[std::size_t(sv)];
                 sb.saved.push_back(t);
                 reference::Values v(t.shape);
                 if (t.dtype == DType::I64)

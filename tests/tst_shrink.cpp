@@ -128,7 +128,7 @@ private slots:
         QCOMPARE(b.heads / b.kvHeads, std::int64_t(4));  // grouping ratio kept
         QCOMPARE(b.heads, std::int64_t(4));
         const std::int64_t width = s->network.layers[0].dim;
-        QCOMPARE(width, std::int64_t(4 * 16));  // 4 heads of 16
+        QCOMPARE(width, std::int64_t(4 * 16));     // 4 heads of 16
         QCOMPARE(b.mlpHidden, std::int64_t(176));  // 2.75 x 64
         QCOMPARE(s->network.layers[2].out, s->network.input.vocab);
         QCOMPARE(s->network.input.tokens, std::int64_t(32));

@@ -4,9 +4,10 @@
 // so the GEMM writes y in place. Backward: dW += dy_n · col_nᵀ for n in order, dcol = Wᵀ · dy_n
 // scattered back into dx (col2im) channel by channel, and the bias gradient summed per output
 // channel over samples then positions in order. A 1x1 convolution with stride 1 and no padding
-// (or any 1x1 one whose output keeps the input's size) uses the input itself as its columns. The columns are one sample's and come from the
-// backend's scratch (the device-level figure, not the tracked bytes). Every cut — GEMM tiles,
-// column rows, channels — depends on the shape only, so no thread count changes a bit.
+// (or any 1x1 one whose output keeps the input's size) uses the input itself as its columns. The
+// columns are one sample's and come from the backend's scratch (the device-level figure, not the
+// tracked bytes). Every cut — GEMM tiles, column rows, channels — depends on the shape only, so no
+// thread count changes a bit.
 #include <optional>
 #include <string>
 
@@ -62,9 +63,8 @@ void im2col(ThreadPool& pool, const ConvGeometry& g, const float* xn, float* col
                 const std::int64_t ih = oh * g.stride - g.pad + ki;
                 for (std::int64_t ow = 0; ow < g.wo; ++ow) {
                     const std::int64_t iw = ow * g.stride - g.pad + kj;
-                    out[oh * g.wo + ow] = ih >= 0 && ih < g.h && iw >= 0 && iw < g.w
-                                              ? plane[ih * g.w + iw]
-                                              : 0.0f;
+                    out[oh * g.wo + ow] =
+                        ih >= 0 && ih < g.h && iw >= 0 && iw < g.w ? plane[ih * g.w + iw] : 0.0f;
                 }
             }
         }

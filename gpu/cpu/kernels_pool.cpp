@@ -30,7 +30,9 @@ Result<Nchw> nchw(const TensorRef& t, const char* op) {
 
 }  // namespace
 
-void RunningStatistics::reset() { m_stats.clear(); }
+void RunningStatistics::reset() {
+    m_stats.clear();
+}
 
 void RunningStatistics::update(std::uint32_t op, const std::vector<double>& mean,
                                const std::vector<double>& unbiasedVar) {
@@ -61,8 +63,9 @@ Status batchNorm2dForward(Scratch& s, RunningStatistics& running, const OpCall& 
     if (c.outputs[1].elements() != C || c.outputs[2].elements() != C ||
         c.outputs[1].dtype != DType::F32 || c.outputs[2].dtype != DType::F32 ||
         c.params[0].elements() != C || c.params[1].elements() != C || count < 1)
-        return makeError("batchnorm2d: mean and invstd must be fp32, one per channel, and the "
-                         "weight and bias one per channel");
+        return makeError(
+            "batchnorm2d: mean and invstd must be fp32, one per channel, and the "
+            "weight and bias one per channel");
     ReadF32 x(s, c.inputs[0]);
     ReadF32 w(s, c.params[0]);
     ReadF32 b(s, c.params[1]);
@@ -158,11 +161,12 @@ Status maxPool2dForward(Scratch& s, const OpCall& c) {
     const TensorRef& yr = c.outputs[0];
     const std::int64_t k = c.op->attrs.kernel, st = c.op->attrs.stride, pad = c.op->attrs.padding;
     if (yr.shape.size() != 4 || c.outputs[1].dtype != DType::I64 ||
-        c.outputs[1].elements() != yr.elements() || k < 1 || st < 1 || pad < 0 ||
-        2 * pad > k || yr.shape[2] != (d->h + 2 * pad - k) / st + 1 ||
+        c.outputs[1].elements() != yr.elements() || k < 1 || st < 1 || pad < 0 || 2 * pad > k ||
+        yr.shape[2] != (d->h + 2 * pad - k) / st + 1 ||
         yr.shape[3] != (d->w + 2 * pad - k) / st + 1)
-        return makeError("maxpool2d: output or indices do not match the kernel, stride and "
-                         "padding (padding at most half the kernel)");
+        return makeError(
+            "maxpool2d: output or indices do not match the kernel, stride and "
+            "padding (padding at most half the kernel)");
     const std::int64_t ho = yr.shape[2], wo = yr.shape[3];
     ReadF32 x(s, c.inputs[0]);
     WriteF32 y(s, yr, WriteF32::Mode::Overwrite);

@@ -268,8 +268,8 @@ void conv2dBackward(DType t, const void* x, const void* w, const void* dy, void*
             REMAT_LAUNCH_CHECK("convWeightGradKernel");
         }
         if (db) {
-            convBiasGradKernel<T><<<gridFor(g.o, kBlock), kBlock, 0, s>>>(
-                static_cast<const T*>(dy), static_cast<T*>(db), g);
+            convBiasGradKernel<T><<<gridFor(g.o, kBlock), kBlock, 0, s>>>(static_cast<const T*>(dy),
+                                                                          static_cast<T*>(db), g);
             REMAT_LAUNCH_CHECK("convBiasGradKernel");
         }
     });
@@ -330,8 +330,8 @@ void maxPool2dBackward(DType t, const std::int64_t* indices, const void* dy, voi
     REMAT_LAUNCH_CHECK("maxPoolBackwardKernel");
 }
 
-void globalAvgPoolForward(DType t, const void* x, void* y, std::int64_t planes,
-                          std::int64_t plane, cudaStream_t s) {
+void globalAvgPoolForward(DType t, const void* x, void* y, std::int64_t planes, std::int64_t plane,
+                          cudaStream_t s) {
     REMAT_REQUIRE(x && y && plane > 0, "globalAvgPoolForward");
     if (planes == 0) return;
     dispatchFloat(t, "globalAvgPoolForward", [&](auto tag) {

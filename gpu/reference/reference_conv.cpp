@@ -19,7 +19,9 @@ namespace {
 
 constexpr double kEps = 1e-5;
 
-bool fourDims(const Values& v) { return v.shape.size() == 4; }
+bool fourDims(const Values& v) {
+    return v.shape.size() == 4;
+}
 
 Status missing(const Call& c) {
     return makeError(std::string(opKindName(c.op->kind)) + ": missing or misshapen operands");
@@ -145,8 +147,8 @@ Status batchNormBackward(Call& c) {
             for (std::int64_t i = 0; i < P; ++i) {
                 const std::int64_t at = (n * C + ch) * P + i;
                 const double xhat = (x[at] - mean) * invstd;
-                c.gradInputs[0][at] += c.params[0][ch] * invstd *
-                                       (dy[at] - sumDy / count - xhat * sumDyXhat / count);
+                c.gradInputs[0][at] +=
+                    c.params[0][ch] * invstd * (dy[at] - sumDy / count - xhat * sumDyXhat / count);
             }
     }
     return Ok{};
@@ -227,21 +229,31 @@ Status avgPoolBackward(Call& c) {
 
 Status convForward(Call& c) {
     switch (c.op->kind) {
-        case OpKind::Conv2d: return conv2dForward(c);
-        case OpKind::BatchNorm2d: return batchNormForward(c);
-        case OpKind::MaxPool2d: return maxPoolForward(c);
-        case OpKind::GlobalAvgPool: return avgPoolForward(c);
-        default: return makeError("not a convolutional op");
+        case OpKind::Conv2d:
+            return conv2dForward(c);
+        case OpKind::BatchNorm2d:
+            return batchNormForward(c);
+        case OpKind::MaxPool2d:
+            return maxPoolForward(c);
+        case OpKind::GlobalAvgPool:
+            return avgPoolForward(c);
+        default:
+            return makeError("not a convolutional op");
     }
 }
 
 Status convBackward(Call& c) {
     switch (c.op->kind) {
-        case OpKind::Conv2d: return conv2dBackward(c);
-        case OpKind::BatchNorm2d: return batchNormBackward(c);
-        case OpKind::MaxPool2d: return maxPoolBackward(c);
-        case OpKind::GlobalAvgPool: return avgPoolBackward(c);
-        default: return makeError("not a convolutional op");
+        case OpKind::Conv2d:
+            return conv2dBackward(c);
+        case OpKind::BatchNorm2d:
+            return batchNormBackward(c);
+        case OpKind::MaxPool2d:
+            return maxPoolBackward(c);
+        case OpKind::GlobalAvgPool:
+            return avgPoolBackward(c);
+        default:
+            return makeError("not a convolutional op");
     }
 }
 
