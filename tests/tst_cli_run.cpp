@@ -222,6 +222,18 @@ void TestCliRun::shrinkRunsPresetsAndSaysWhat() {
              t.out.constData());
     QVERIFY(text.contains("micro-batch 3 x 1"));
     QVERIFY(text.contains("gradient check against plan none: max |diff| 0, bitwise equal"));
+
+    // A manual plan by expanded-layer index would name other layers once repeats shrink.
+    const QString regions = writeModel("regions", R"({"format": "remat-model/1",
+        "input": {"tokens": 64, "vocab": 300},
+        "layers": [{"kind": "embedding", "dim": 128, "positions": 64},
+                   {"kind": "transformer_block", "repeat": 4, "heads": 4, "mlp_hidden": 256},
+                   {"kind": "linear", "out": 300}, {"kind": "cross_entropy"}],
+        "plan": {"regions": [[2, 3]]}})");
+    const Output m = run({"run", regions, "--backend", "cpu", "--shrink", "--strategy", "manual"});
+    QCOMPARE(m.exitCode, 2);
+    QVERIFY2(m.err.contains("--shrink: the model file's plan names layers by expanded index"),
+             m.err.constData());
 }
 
 void TestCliRun::longCpuRunRefusedWithEstimate() {

@@ -2,6 +2,7 @@
 // the prediction and the measurement side by side — peak memory (tracked and device-level),
 // time per phase, the largest per-instruction live-bytes difference (which must be 0) and
 // the gradient check against the no-checkpoint plan.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -50,6 +51,18 @@ Result<std::vector<ShrinkChange>> applyShrink(Context& c, const RunOptions& o) {
     auto r = shrinkNetwork(c.model.network, c.training, ShrinkLimits{},
                            o.common.microBatch.has_value());
     if (!r) return makeError("--shrink: " + r.error().message);
+    // A manual plan's layer ranges count expanded layers, which fewer repeats renumber; module
+    // paths and per-layer flags still name the same layers.
+    const bool renumbered = std::any_of(r->changes.begin(), r->changes.end(), [](const auto& ch) {
+        return ch.field.find("].repeat") != std::string::npos;
+    });
+    if (c.strategy.kind == StrategyKind::Manual && c.model.planForm == PlanForm::Regions &&
+        renumbered)
+        for (const RegionSpec& region : c.model.regions)
+            if (!region.isPath)
+                return makeError("--shrink: the model file's plan names layers by expanded "
+                                 "index, which fewer repeats renumber; use module paths in its "
+                                 "regions or a named --strategy");
     c.model.network = std::move(r->network);
     c.training = r->training;
     c.model.training = c.training;
