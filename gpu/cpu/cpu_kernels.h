@@ -2,7 +2,8 @@
 // Backend entry. Kernels compute in fp32 (reductions in double); a 16-bit operand is staged
 // into fp32 scratch obtained from the backend's allocator (so it shows in the device-level
 // figure, never in the tracked bytes) and rounded to nearest even when written back. Each
-// kernel file holds one family: elementwise, linear, norms, attention, losses, optimizer.
+// kernel file holds one family: elementwise, linear, norms, attention, losses, optimizer,
+// convolution (im2col columns from the same scratch), batch norm and pooling.
 //
 // Kernels spread their work over the backend's thread pool (thread_pool.h) so that every
 // output element is computed by the same operations in the same order whatever the thread
