@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
     remat::cli::addSweep(app, exitCode);
     remat::cli::addFit(app, exitCode);
     remat::cli::addImportHf(app, exitCode);
+    remat::cli::addExport(app, exitCode);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

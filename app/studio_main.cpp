@@ -1,6 +1,6 @@
 // remat-studio: the desktop app. `remat-studio [MODEL] [--strategy S] [--screenshot FILE.png]
 // [--dark] [--expand-all] [--language CODE] [--size WxH] [--output DIR] [--autosave-dir DIR]
-// [--recover] [--step-through STEP] [--compare-with S]`.
+// [--recover] [--step-through STEP] [--compare-with S] [--presentation]`.
 // With a display it opens the main window on MODEL (default: the gpt2-small preset), then
 // offers to recover work a crashed or killed session left in the autosave folder (`--recover`
 // recovers the newest without asking); `--screenshot` renders the window offscreen to FILE and
@@ -149,6 +149,12 @@ int main(int argc, char** argv) {
                                 "Show the two-plans tab comparing the strategy with S (none, "
                                 "full, every:3, ...)."),
         QStringLiteral("S"));
+    QCommandLineOption presentationOption(
+        QStringLiteral("presentation"),
+        QApplication::translate("main",
+                                "Start in presentation mode: larger fonts and lines, the palette, "
+                                "inspector and status bar hidden."));
+    parser.addOption(presentationOption);
     parser.addOption(stepOption);
     parser.addOption(compareOption);
     parser.addOption(sizeOption);
@@ -215,6 +221,7 @@ int main(int argc, char** argv) {
     }
 
     if (parser.isSet(expandOption)) window.layerStack()->tree()->expandAll();
+    if (parser.isSet(presentationOption)) window.setPresentationMode(true);
     if (windowSize.isValid()) window.resize(windowSize);
     if (parser.isSet(compareOption)) {
         window.planDiff()->setOtherStrategy(parser.value(compareOption));

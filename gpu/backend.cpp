@@ -30,6 +30,7 @@ Status runOp(Backend& b, const OpCall& c, bool backward) {
         case OpKind::MaxPool2d: return backward ? b.maxPool2dBackward(c) : b.maxPool2dForward(c);
         case OpKind::GlobalAvgPool:
             return backward ? b.globalAvgPoolBackward(c) : b.globalAvgPoolForward(c);
+        case OpKind::FlashAttn: return backward ? b.flashAttnBackward(c) : b.flashAttnForward(c);
         default: break;
     }
     return makeError(std::string("no ") + (backward ? "backward" : "forward") + " entry for " +

@@ -180,8 +180,11 @@ public:
     virtual Status crossEntropyBackward(const OpCall& c) = 0;
     virtual Status mseForward(const OpCall& c) = 0;
     virtual Status mseBackward(const OpCall& c) = 0;
-    // Flatten is a view: the driver runs nothing for it. FlashAttn is refused through
-    // supports() until a backend adds it.
+    // Flash attention: inputs {qkv}, outputs {context, log-sum-exp (fp32 [B, H, T])}, saved
+    // {qkv, context, log-sum-exp}; backward recomputes the scores from them (no T x T tensor).
+    virtual Status flashAttnForward(const OpCall& c) = 0;
+    virtual Status flashAttnBackward(const OpCall& c) = 0;
+    // Flatten is a view: the driver runs nothing for it.
 
     // ---- convolutional ops (NCHW) ----------------------------------------------------------
     // Conv2d: x[N,C,H,W] * w[O,C,k,k] (+ b[O]) -> y[N,O,Ho,Wo], square kernel, stride and zero

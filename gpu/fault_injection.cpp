@@ -95,6 +95,8 @@ REMAT_FAULT_ENTRY(maxPool2dForward)
 REMAT_FAULT_ENTRY(maxPool2dBackward)
 REMAT_FAULT_ENTRY(globalAvgPoolForward)
 REMAT_FAULT_ENTRY(globalAvgPoolBackward)
+REMAT_FAULT_ENTRY(flashAttnForward)
+REMAT_FAULT_ENTRY(flashAttnBackward)
 
 #undef REMAT_FAULT_ENTRY
 

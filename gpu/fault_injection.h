@@ -93,6 +93,8 @@ public:
     Status maxPool2dBackward(const OpCall& c) override;
     Status globalAvgPoolForward(const OpCall& c) override;
     Status globalAvgPoolBackward(const OpCall& c) override;
+    Status flashAttnForward(const OpCall& c) override;
+    Status flashAttnBackward(const OpCall& c) override;
     Status optimizerStep(const OptimizerCall& c) override;
 
 private:

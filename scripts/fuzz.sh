@@ -6,7 +6,7 @@
 # and the command that replays it. docs/reliability.md describes the targets.
 #
 #   FUZZ_SECONDS   seconds per target (default 60)
-#   FUZZ_TARGETS   which targets (default "model device cli hf")
+#   FUZZ_TARGETS   which targets (default "model device cli hf snapshot")
 #   FUZZ_BUILD     build directory (default build/fuzz; it must be configured like the preset)
 #   FUZZ_ARGS      extra libFuzzer flags (default "-seed=1": CI mutates the same way every run,
 #                  so a red CI is a finding that reproduces, not luck; "-seed=0" for a random one)
@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"model device cli hf"}
+targets=${FUZZ_TARGETS:-"model device cli hf snapshot"}
 build=${FUZZ_BUILD:-build/fuzz}
 extra=${FUZZ_ARGS:--seed=1}
 
@@ -42,6 +42,7 @@ seeds_for() {
         device) echo "resources/devices" ;;
         cli) echo "" ;;
         hf) echo "tests/data/hf" ;;
+        snapshot) echo "tests/data/snapshots" ;;
     esac
 }
 

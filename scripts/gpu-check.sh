@@ -76,7 +76,7 @@ step() {
 } > "$RAW/env.txt"
 
 # A llama-style model shrunk to fit the budget: grouped KV heads, SwiGLU, RMSNorm, no biases,
-# eager attention (flash is out of scope for the executors).
+# causal flash attention (PyTorch: scaled_dot_product_attention), as llama-7b.
 cat > "$RAW/llama-mini.json" <<'EOF'
 {
   "format": "remat-model/1",
@@ -87,7 +87,7 @@ cat > "$RAW/llama-mini.json" <<'EOF'
     {"kind": "embedding", "dim": 1024, "positions": 0, "dropout": 0.0},
     {"kind": "transformer_block", "repeat": 8, "heads": 16, "kv_heads": 4, "mlp_hidden": 2816,
      "activation": "silu", "gated": true, "norm": "rmsnorm", "dropout": 0.0,
-     "attention": "eager", "causal": true, "bias": false},
+     "attention": "flash", "causal": true, "bias": false},
     {"kind": "rmsnorm"},
     {"kind": "linear", "out": 32000, "bias": false},
     {"kind": "cross_entropy"}
@@ -97,12 +97,41 @@ cat > "$RAW/llama-mini.json" <<'EOF'
 }
 EOF
 
+# A ResNet shrunk the same way (resnet-101's layer kinds and structure: 7x7/2 stem, batch norm,
+# in-place ReLU, max pool, bottleneck stages whose first block downsamples through a projection
+# shortcut, global average pool, classifier) on 64 x 64 images.
+cat > "$RAW/resnet-mini.json" <<'EOF'
+{
+  "format": "remat-model/1",
+  "name": "resnet-mini",
+  "input": {"shape": [3, 64, 64]},
+  "layers": [
+    {"kind": "conv2d", "out_channels": 64, "kernel": 7, "stride": 2, "padding": 3, "bias": false},
+    {"kind": "batchnorm2d"},
+    {"kind": "relu", "inplace": true},
+    {"kind": "maxpool2d", "kernel": 3, "stride": 2, "padding": 1},
+    {"kind": "residual_block", "variant": "bottleneck", "channels": 64, "stride": 1, "repeat": 2},
+    {"kind": "residual_block", "variant": "bottleneck", "channels": 128, "stride": 2, "repeat": 1},
+    {"kind": "residual_block", "variant": "bottleneck", "channels": 128, "stride": 1, "repeat": 1},
+    {"kind": "residual_block", "variant": "bottleneck", "channels": 256, "stride": 2, "repeat": 1},
+    {"kind": "residual_block", "variant": "bottleneck", "channels": 256, "stride": 1, "repeat": 2},
+    {"kind": "global_avg_pool"},
+    {"kind": "flatten"},
+    {"kind": "linear", "out": 1000, "bias": true},
+    {"kind": "cross_entropy"}
+  ],
+  "training": {"micro_batch": 32, "accumulation_steps": 1, "precision": "fp32",
+               "optimizer": "momentum"}
+}
+EOF
+
 # model id | model file | extra remat flags | strategies
 MODELS=(
     "mlp-3x1024|$ROOT/resources/models/mlp-3x1024.json||none full sqrt"
     "gpt2-tiny|$ROOT/resources/models/gpt2-tiny.json||none full sqrt selective:attention_core"
     "gpt2-small|$ROOT/resources/models/gpt2-small.json|-b 8|none full sqrt selective:attention_core"
     "llama-mini|$RAW/llama-mini.json||none full selective:attention_core"
+    "resnet-mini|$RAW/resnet-mini.json||none full sqrt"
 )
 
 # ---- 1. selftest ---------------------------------------------------------------------------------
@@ -237,7 +266,7 @@ for path in sorted(glob.glob(os.path.join(raw, "run_*.out"))):
     model = run.get("model") or run.get("name") or name.split("_")[0]
     strat = run.get("strategy")
     mid = name.split("_")[0] if "_" in name else name
-    for entry in ("mlp-3x1024", "gpt2-tiny", "gpt2-small", "llama-mini"):
+    for entry in ("mlp-3x1024", "gpt2-tiny", "gpt2-small", "llama-mini", "resnet-mini"):
         if name.startswith(entry + "_"):
             mid = entry
     tag = name[len(mid) + 1:]

@@ -22,6 +22,8 @@ shot main-window-projector-1280x720-zh_CN.png gpt2-small --strategy every:3 --si
 # nested plan (revolve with 2 slots: four recompute depths) at the peak.
 shot step-through-gpt2-small-1280x720.png gpt2-small --strategy every:3 --size 1280x720 --step-through 189
 shot schedule-grid-gpt2-small-revolve.png gpt2-small --strategy revolve:2 --step-through peak
+# Presentation mode on a 1920 x 1080 projector.
+shot presentation-gpt2-small-1920x1080.png gpt2-small --strategy every:3 --size 1920x1080 --presentation
 # Two plans side by side: every:3 against none.
 shot two-plans-gpt2-small-1280x720.png gpt2-small --strategy every:3 --size 1280x720 --compare-with none
 # The parallel-layout window, GPT-2 small at dp 8 with ZeRO-3, and Make it fit (GPT-2 tiny

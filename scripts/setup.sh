@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Remat Studio builds with, skipping the ones already present so
 # that a second run is instant. Needs root (or sudo) only when something is missing.
+# `setup.sh --tests` (what scripts/test.sh runs) also installs what only the tests need: Debian's
+# PyTorch (python3-torch) for the tests that execute exported and traced PyTorch code.
 set -euo pipefail
+
+with_tests=0
+for arg in "$@"; do
+    case "$arg" in
+        --tests) with_tests=1 ;;
+        *) echo "setup.sh: unknown option '$arg' (known: --tests)" >&2; exit 2 ;;
+    esac
+done
 
 packages=(
     build-essential cmake ninja-build pkg-config
@@ -10,6 +20,9 @@ packages=(
     xvfb xauth fonts-dejavu-core fonts-wqy-microhei
     clang libclang-rt-14-dev
 )
+if [ "$with_tests" -eq 1 ]; then
+    packages+=(python3-torch)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

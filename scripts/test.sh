@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/setup.sh
+# --tests: also python3-torch, which the PyTorch tests run with (required below).
+bash scripts/setup.sh --tests
 jobs=$(nproc)
 
 cuda_flags=()
@@ -16,12 +17,12 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
 fi
 
 echo "== release build (preset ci) =="
-cmake --preset ci "${cuda_flags[@]}"
+cmake --preset ci -DREMAT_REQUIRE_TORCH=ON "${cuda_flags[@]}"
 cmake --build --preset ci -j "$jobs"
 ctest --preset ci -j "$jobs"
 
 echo "== sanitizer build (preset asan) =="
-cmake --preset asan
+cmake --preset asan -DREMAT_REQUIRE_TORCH=ON
 cmake --build --preset asan -j "$jobs"
 ctest --preset asan -j "$jobs"
 

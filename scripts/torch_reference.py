@@ -2,8 +2,11 @@
 """PyTorch reference runs for the GPU check (scripts/gpu-check.sh).
 
 Builds, from a remat model file (resources/models/*.json, format remat-model/1), the equivalent
-nn.Module -- nanoGPT-style pre-LN transformer blocks with eager attention, or a plain layer
-stack -- applies the same checkpointing plan with torch.utils.checkpoint (non-reentrant, as
+nn.Module -- nanoGPT-style pre-LN transformer blocks with eager attention or, for blocks with
+"attention": "flash", F.scaled_dot_product_attention (PyTorch's fused flash kernel where it
+applies); torchvision-style convolutional networks (conv2d, batchnorm2d, in-place ReLU, max
+pool, BasicBlock / Bottleneck residual blocks with their projection shortcut, global average
+pool); or a plain layer stack -- applies the same checkpointing plan with torch.utils.checkpoint (non-reentrant, as
 Remat Studio models it: one region per chain element for `full`, groups of ceil(sqrt(N)) for
 `sqrt`, groups of K for `every:K`, every sub-module of a kind for `selective:KIND`), and
 measures one training step as PyTorch eager runs it: peak memory from
@@ -38,6 +41,10 @@ def parse_args(argv):
     p.add_argument("--budget-s", type=float, default=90.0,
                    help="wall-clock budget; configs not started by then are skipped")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--snapshot", metavar="OUT",
+                   help="also write a PyTorch CUDA memory snapshot (pickle) of one training step "
+                        "of the first config that runs, after its warm-up, to OUT; `remat simulate "
+                        "MODEL --snapshot OUT` compares it with the prediction")
     return p.parse_args(argv)
 
 
@@ -64,7 +71,8 @@ def plan_groups(model, strategy):
     """Chain-element groups to checkpoint, as lists of expanded layer indices, plus the set of
     sub-module kinds checkpointed inside every block (selective)."""
     layers = expanded_layers(model)
-    blocks = [i for i, l in enumerate(layers) if l["kind"] in ("transformer_block",)]
+    block_kinds = ("transformer_block", "residual_block")
+    blocks = [i for i, l in enumerate(layers) if l["kind"] in block_kinds]
     losses = ("cross_entropy", "mse")
     chain = blocks if blocks else [i for i, l in enumerate(layers) if l["kind"] not in losses]
     if strategy in ("none", "manual"):
@@ -130,6 +138,34 @@ def build(torch, model, selective):
             y = att @ v
             return y.transpose(1, 2).contiguous().view(b, t, h * d)
 
+    class FlashCore(nn.Module):
+        """Fused attention through F.scaled_dot_product_attention: no tokens x tokens matrix kept
+        (the flash backend saves q, k, v, the output and the log-sum-exp, as Remat Studio's
+        flash op). Grouped KV heads go in as they are (enable_gqa, PyTorch >= 2.5), else
+        expanded; no dropout inside, as Remat Studio lowers flash attention."""
+
+        def __init__(self, heads, kv_heads, head_dim, causal):
+            super().__init__()
+            self.h, self.kv, self.d, self.causal = heads, kv_heads, head_dim, causal
+
+        def forward(self, qkv):
+            b, t, _ = qkv.shape
+            h, kv, d = self.h, self.kv, self.d
+            q, k, v = qkv.split([h * d, kv * d, kv * d], dim=2)
+            q = q.view(b, t, h, d).transpose(1, 2)
+            k = k.view(b, t, kv, d).transpose(1, 2)
+            v = v.view(b, t, kv, d).transpose(1, 2)
+            if kv != h:
+                try:
+                    y = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal,
+                                                       enable_gqa=True)
+                    return y.transpose(1, 2).contiguous().view(b, t, h * d)
+                except TypeError:  # PyTorch before 2.5: no enable_gqa
+                    k = k.repeat_interleave(h // kv, dim=1)
+                    v = v.repeat_interleave(h // kv, dim=1)
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal)
+            return y.transpose(1, 2).contiguous().view(b, t, h * d)
+
     class Attention(nn.Module):
         def __init__(self, l, dim):
             super().__init__()
@@ -138,7 +174,10 @@ def build(torch, model, selective):
             d = dim // h
             bias = l.get("bias", True)
             self.qkv = nn.Linear(dim, (h + 2 * kv) * d, bias=bias)
-            self.core = AttentionCore(h, kv, d, l.get("dropout", 0.0), l.get("causal", True))
+            if l.get("attention", "eager") == "flash":
+                self.core = FlashCore(h, kv, d, l.get("causal", True))
+            else:
+                self.core = AttentionCore(h, kv, d, l.get("dropout", 0.0), l.get("causal", True))
             self.proj = nn.Linear(h * d, dim, bias=bias)
             self.p = l.get("dropout", 0.0)
             self.ckpt_core = "attention_core" in selective
@@ -200,6 +239,40 @@ def build(torch, model, selective):
                 y = y + self.wpe(torch.arange(tok.shape[1], device=tok.device))
             return F.dropout(y, p=self.p, training=self.training)
 
+    class Residual(nn.Module):
+        """torchvision's BasicBlock (two 3x3 convs) or Bottleneck (1x1, 3x3 with the stride,
+        1x1 to 4 x channels), each conv without bias and followed by batch norm, ReLU in place
+        between them; a 1x1 projection shortcut with batch norm when the shape changes; then
+        add and ReLU."""
+
+        def __init__(self, l, cin):
+            super().__init__()
+            c, stride = l["channels"], l.get("stride", 1)
+            self.bottleneck = l.get("variant", "basic") == "bottleneck"
+            cout = 4 * c if self.bottleneck else c
+            if self.bottleneck:
+                self.convs = nn.ModuleList([
+                    nn.Conv2d(cin, c, 1, bias=False), nn.Conv2d(c, c, 3, stride, 1, bias=False),
+                    nn.Conv2d(c, cout, 1, bias=False)])
+            else:
+                self.convs = nn.ModuleList([
+                    nn.Conv2d(cin, c, 3, stride, 1, bias=False), nn.Conv2d(c, c, 3, 1, 1, bias=False)])
+            self.bns = nn.ModuleList([nn.BatchNorm2d(m.out_channels) for m in self.convs])
+            self.shortcut = None
+            if stride != 1 or cin != cout:
+                self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                              nn.BatchNorm2d(cout))
+            self.out_channels = cout
+
+        def forward(self, x):
+            h = x
+            for i, (conv, bn) in enumerate(zip(self.convs, self.bns)):
+                h = bn(conv(h))
+                if i + 1 < len(self.convs):
+                    h = F.relu(h, inplace=True)
+            s = self.shortcut(x) if self.shortcut is not None else x
+            return F.relu(h + s, inplace=True)
+
     class Lambda(nn.Module):
         def __init__(self, fn):
             super().__init__()
@@ -212,6 +285,7 @@ def build(torch, model, selective):
     inp = model["input"]
     tokens = "tokens" in inp
     dim = None if tokens else inp["shape"][-1]
+    channels = inp["shape"][0] if not tokens and len(inp["shape"]) == 3 else None
     mods = nn.ModuleList()
     loss = None
     embedding = None
@@ -231,6 +305,8 @@ def build(torch, model, selective):
             dim = l["out"]
         elif k in ("layernorm", "rmsnorm"):
             mods.append(norm(k, dim))
+        elif k == "relu" and l.get("inplace"):
+            mods.append(nn.ReLU(inplace=True))
         elif k in ("relu", "gelu", "silu", "tanh", "sigmoid", "softmax"):
             fn = {"relu": F.relu, "gelu": gelu_tanh, "silu": F.silu, "tanh": torch.tanh,
                   "sigmoid": torch.sigmoid, "softmax": lambda x: F.softmax(x, dim=-1)}[k]
@@ -238,6 +314,24 @@ def build(torch, model, selective):
         elif k == "dropout":
             p = l.get("p", 0.0)
             mods.append(Lambda(lambda x, p=p: F.dropout(x, p=p, training=True)))
+        elif k == "conv2d":
+            conv = nn.Conv2d(channels, l["out_channels"], l["kernel"], l.get("stride", 1),
+                             l.get("padding", 0), bias=l.get("bias", True))
+            mods.append(conv)
+            channels = l["out_channels"]
+        elif k == "batchnorm2d":
+            mods.append(nn.BatchNorm2d(channels))
+        elif k == "maxpool2d":
+            mods.append(nn.MaxPool2d(l["kernel"], l.get("stride", l["kernel"]), l.get("padding", 0)))
+        elif k == "residual_block":
+            block = Residual(l, channels)
+            mods.append(block)
+            channels = block.out_channels
+        elif k == "global_avg_pool":
+            mods.append(nn.AdaptiveAvgPool2d(1))
+        elif k == "flatten":
+            mods.append(nn.Flatten())
+            dim = channels
         elif k in ("cross_entropy", "mse"):
             loss = k
         else:
@@ -245,6 +339,41 @@ def build(torch, model, selective):
     if loss is None:
         raise ValueError("the model has no loss layer")
     return mods, loss, dim
+
+
+# ---- a memory snapshot of one step ---------------------------------------------------------------
+
+def write_snapshot(torch, step, path):
+    """Records the caching allocator's events during one call of `step` and writes the snapshot
+    as torch.cuda.memory._dump_snapshot does (PyTorch 2.1 and later; the older private API of
+    2.0 otherwise; 1.13 writes a snapshot without the trace, which Remat Studio refuses). The events carry Python stacks, from which Remat Studio tells the
+    forward, backward and optimizer phases apart (docs/ecosystem.md)."""
+    import pickle
+    mem = torch.cuda.memory
+    try:
+        mem._record_memory_history(enabled="all", context="all", stacks="python",
+                                   max_entries=1000000)
+        new_api = True
+    except TypeError:  # PyTorch 2.0; 1.13 records no trace (its snapshots have no device_traces)
+        try:
+            mem._record_memory_history(True, trace_alloc_max_entries=1000000,
+                                       trace_alloc_record_context=True)
+        except TypeError:
+            mem._record_memory_history(True)
+        new_api = False
+    try:
+        step()
+        torch.cuda.synchronize()
+        if hasattr(mem, "_dump_snapshot"):
+            mem._dump_snapshot(path)
+        else:
+            with open(path, "wb") as f:
+                pickle.dump(mem._snapshot(), f)
+    finally:
+        if new_api:
+            mem._record_memory_history(enabled=None)
+        else:
+            mem._record_memory_history(False)
 
 
 # ---- one config ----------------------------------------------------------------------------------
@@ -310,9 +439,14 @@ def run_config(torch, cfg, args):
         y = torch.randint(0, inp["vocab"], (micro, inp["tokens"]), device=dev)
     else:
         x = torch.rand((micro, *inp["shape"]), device=dev) * 2 - 1
-        y = torch.rand((micro, out_dim), device=dev) * 2 - 1
-        if half is not None:
-            x, y = x.to(half), y.to(half)
+        if loss_kind == "cross_entropy":  # class targets, as for an image classifier
+            y = torch.randint(0, out_dim, (micro,), device=dev)
+            if half is not None:
+                x = x.to(half)
+        else:
+            y = torch.rand((micro, out_dim), device=dev) * 2 - 1
+            if half is not None:
+                x, y = x.to(half), y.to(half)
 
     group_of = {}
     for g in groups:
@@ -338,16 +472,23 @@ def run_config(torch, cfg, args):
             return F.cross_entropy(h.float().view(-1, h.shape[-1]), y.view(-1))
         return F.mse_loss(h, y)
 
+    def optimizer_zero_grad():  # "optimizer" in the name: the snapshot's optimizer phase
+        for p in params:
+            p.grad = None
+
     def step():
         loss = forward()
         loss.backward()
         optimizer_step()
-        for p in params:
-            p.grad = None
+        optimizer_zero_grad()
         return loss
 
     for _ in range(args.warmup):
         step()
+    if args.snapshot and not getattr(args, "snapshot_written", False):
+        torch.cuda.synchronize()
+        write_snapshot(torch, step, args.snapshot)
+        args.snapshot_written = True
     torch.cuda.synchronize()
     torch.cuda.reset_peak_memory_stats()
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)

@@ -22,7 +22,6 @@ private slots:
     void format2BlocksRunOnTheCpu();
     void cudaWithoutGpuIsExitCode2();
     void unsafeProgramRefusedUnlessAllowed();
-    void opOutOfScopeRefusedByName();
     void shrinkRunsPresetsAndSaysWhat();
     void longCpuRunRefusedWithEstimate();
     void allowUnsafeExitsNonZeroWhenGradientsDiffer();
@@ -183,18 +182,6 @@ void TestCliRun::unsafeProgramRefusedUnlessAllowed() {
     // the comparison shows agreement, and the reason is in `unsafe`.
     QCOMPARE(j["grad_check"].toObject()["bitwise_equal"].toBool(), true);
     QCOMPARE(j["grad_check"].toObject()["reference_unsafe"].toBool(), true);
-}
-
-void TestCliRun::opOutOfScopeRefusedByName() {
-    const QString path = writeModel("flash", R"({"format": "remat-model/1", "name": "flash",
-        "input": {"tokens": 8, "vocab": 16},
-        "layers": [{"kind": "embedding", "dim": 8},
-                   {"kind": "transformer_block", "heads": 2, "mlp_hidden": 16, "attention": "flash"},
-                   {"kind": "linear", "out": 16}, {"kind": "cross_entropy"}]})");
-    const Output o = run({"run", path, "--backend", "cpu"});
-    QCOMPARE(o.exitCode, 2);
-    QVERIFY2(o.err.contains("the CPU executor cannot run flash_attention (layer 1"),
-             o.err.constData());
 }
 
 // --shrink: ResNet-101 and GPT-2 small run for real, shrunk, with tracked bytes equal to the

@@ -22,6 +22,8 @@ private slots:
     void togglingCheckpointChangesPeakAndUndoRestoresIt();
     void manualPlanStoredAsPerLayerOrRegions();
     void strategyToManualStartsFromCurrentPlan();
+    void mergingRegionsReplacesThemInsteadOfNesting();
+    void strategyOnlyChangeToAPresetIsNotModified();
     void everyEditKindIsUndoable_data();
     void everyEditKindIsUndoable();
     void rejectedEditKeepsModel();
@@ -113,6 +115,62 @@ void TstDocument::manualPlanStoredAsPerLayerOrRegions() {
     QCOMPARE(doc.model().planForm, PlanForm::Regions);
     QCOMPARE(doc.model().regions.size(), std::size_t(1));
     QCOMPARE(doc.model().regions[0].path, std::string("3/mlp"));
+}
+
+void TstDocument::mergingRegionsReplacesThemInsteadOfNesting() {
+    Document doc;
+    QVERIFY(doc.open("gpt2-small").ok());
+    // Blocks 1-2 and 4 are regions, and block 3's MLP.
+    QVERIFY(doc.setRegion(RegionSpec{false, 1, 2, ""}, true).ok());
+    QVERIFY(doc.setRegion(RegionSpec{false, 4, 4, ""}, true).ok());
+    QVERIFY(doc.setRegion(RegionSpec{true, 0, 0, "3/mlp"}, true).ok());
+    QCOMPARE(doc.evaluation().program.plan.regions.size(), std::size_t(3));
+    const int undoBefore = doc.undoStack()->count();
+    // Selecting blocks 2..3 touches the region 1-2: one region 1-3 replaces it (not nested in
+    // it), block 4 stays apart, the MLP stays nested.
+    int merged = -1;
+    QVERIFY(doc.mergeRegion(2, 3, &merged).ok());
+    QCOMPARE(merged, 1);
+    QCOMPARE(doc.undoStack()->count(), undoBefore + 1);
+    std::vector<RegionSpec> specs = doc.model().regions;
+    QCOMPARE(specs.size(), std::size_t(3));
+    QVERIFY(std::count(specs.begin(), specs.end(), RegionSpec{false, 1, 3, ""}) == 1);
+    QVERIFY(std::count(specs.begin(), specs.end(), RegionSpec{false, 4, 4, ""}) == 1);
+    QVERIFY(std::count(specs.begin(), specs.end(), RegionSpec{true, 0, 0, "3/mlp"}) == 1);
+    // A selection with no region in it is a new region, nothing merged.
+    QVERIFY(doc.mergeRegion(6, 7, &merged).ok());
+    QCOMPARE(merged, 0);
+    // Undo brings the two regions back.
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    QCOMPARE(doc.model().regions.size(), std::size_t(3));
+    QVERIFY(std::count(doc.model().regions.begin(), doc.model().regions.end(),
+                       RegionSpec{false, 1, 2, ""}) == 1);
+}
+
+void TstDocument::strategyOnlyChangeToAPresetIsNotModified() {
+    Document doc;
+    QVERIFY(doc.open("gpt2-small").ok());
+    QVERIFY(!doc.isModified());
+    // Trying strategies on a preset is exploring: nothing to save.
+    QVERIFY(doc.setStrategy("every:3").ok());
+    QVERIFY(doc.setStrategy("sqrt").ok());
+    QVERIFY(!doc.isModified());
+    QVERIFY(doc.undoStack()->canUndo());
+    // A hand-made plan or any other edit is work worth saving.
+    QVERIFY(doc.setRegion(RegionSpec{false, 1, 2, ""}, true).ok());
+    QVERIFY(doc.isModified());
+    doc.undoStack()->undo();
+    QVERIFY(!doc.isModified());
+    QVERIFY(doc.setMicroBatch(4).ok());
+    QVERIFY(doc.isModified());
+    // A file the user opened is theirs: its strategy is part of it.
+    QTemporaryDir dir;
+    const QString path = dir.filePath("m.json");
+    QVERIFY(doc.save(path).ok());
+    QVERIFY(!doc.isModified());
+    QVERIFY(doc.setStrategy("full").ok());
+    QVERIFY(doc.isModified());
 }
 
 void TstDocument::strategyToManualStartsFromCurrentPlan() {

@@ -6,6 +6,7 @@
 #include <QDockWidget>
 #include <QLineEdit>
 #include <QMimeData>
+#include <QPainter>
 #include <QSpinBox>
 #include <QStyle>
 #include <QTemporaryDir>
@@ -27,6 +28,7 @@
 #include "run_panel.h"
 #include "run_worker.h"
 #include "summary_panel.h"
+#include "theme.h"
 #include "timeline_plot.h"
 #include "ui_test_support.h"
 
@@ -89,7 +91,35 @@ private slots:
     void cpuRunOfTheMlpMatchesThePrediction();
     void editReevaluatesAndRedraws_data();
     void editReevaluatesAndRedraws();
+    void uncheckedBoxesShowOnTheDarkPalette();
 };
+
+// An unticked check box drawn on `theme`: whether its outline stands out from the base colour
+// it sits on (a luminance difference of at least 40 of 255 somewhere in the box).
+static bool checkOutlineVisible(Theme theme) {
+    applyTheme(theme);
+    QStyleOptionButton opt;
+    opt.state = QStyle::State_Enabled | QStyle::State_Off;
+    opt.rect = QRect(2, 2, 16, 16);
+    opt.palette = QApplication::palette();
+    QImage image(20, 20, QImage::Format_ARGB32);
+    const QColor base = opt.palette.color(QPalette::Base);
+    image.fill(base);
+    QPainter p(&image);
+    QApplication::style()->drawPrimitive(QStyle::PE_IndicatorCheckBox, &opt, &p);
+    p.end();
+    int best = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x)
+            best = std::max(best, std::abs(qGray(image.pixel(x, y)) - qGray(base.rgb())));
+    return best >= 40;
+}
+
+void TstMainWindow::uncheckedBoxesShowOnTheDarkPalette() {
+    QVERIFY(checkOutlineVisible(Theme::Dark));
+    QVERIFY(checkOutlineVisible(Theme::Light));
+    applyTheme(Theme::Light);
+}
 
 void TstMainWindow::initTestCase() {
     QStandardPaths::setTestModeEnabled(true);

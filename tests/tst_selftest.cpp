@@ -85,6 +85,7 @@ const std::set<std::string> kOpKinds = {"conv2d",
                                         "attention_scores",
                                         "attention_context",
                                         "expand_kv",
+                                        "flash_attention",
                                         "cross_entropy",
                                         "mse"};
 const std::set<std::string> kDtypes = {"fp32", "bf16", "fp16"};

@@ -51,6 +51,9 @@ private slots:
     void cancelFlagStopsFrontier();
     void nextRequestCancelsFrontier();
     void clickingAFrontierPointAppliesIt();
+    void curveLabelsNeverOverlap();
+    void peakAxisLeavesZeroOnlyWhenPeaksAreClose();
+    void wheelZoomsBothAxesAndDoubleClickResets();
 };
 
 void TestTradeoffFrontier::workerComputesFrontierAfterCurve() {
@@ -195,6 +198,91 @@ void TestTradeoffFrontier::panelDrawsFrontierWhenDone() {
         QTest::qWait(50);
         panel.grab().save(QString::fromLocal8Bit(dir) + "/comparison-frontier-gpt2-small.png");
     }
+}
+
+// A comparison of `n` every:K points whose peaks run from `low` to `high` bytes, for the plot.
+static ComparisonResult syntheticCurve(int n, double low, double high) {
+    ComparisonResult r;
+    r.chainLength = std::size_t(n);
+    r.curveDone = true;
+    for (int k = 1; k <= n; ++k) {
+        ComparisonRow row;
+        row.ok = true;
+        row.spelling = "every:" + std::to_string(k);
+        row.stepTimeS = 1.0 + 0.3 / k;
+        row.peakBytes = std::int64_t(low + (high - low) * double(k - 1) / std::max(1, n - 1));
+        r.everyK.push_back(row);
+    }
+    return r;
+}
+
+void TestTradeoffFrontier::curveLabelsNeverOverlap() {
+    Inputs in = preset("gpt2-small");
+    ComparisonPanel panel;
+    QVERIFY(showAt(panel, QSize(1300, 600)));
+    QSignalSpy computed(&panel, &ComparisonPanel::computed);
+    panel.request(in.model, in.training, in.device, "none");
+    QVERIFY(computed.wait(60000));
+    QTest::qWait(50);
+    const QStringList k = panel.plot()->curveLabels();
+    // Some K are labelled, each naming a point of the curve...
+    QVERIFY(!k.isEmpty());
+    for (const QString& label : k) {
+        QVERIFY2(label.startsWith("K="), qPrintable(label));
+        const int value = label.mid(2).toInt();
+        QVERIFY(value >= 1 && std::size_t(value) <= panel.result().everyK.size());
+    }
+    // ...and no shown label, named or K, overlaps another.
+    const std::vector<QRectF> rects = panel.plot()->plotAdapter()->visiblePointLabelRects();
+    QVERIFY(rects.size() > std::size_t(k.size()));
+    for (std::size_t i = 0; i < rects.size(); ++i)
+        for (std::size_t j = i + 1; j < rects.size(); ++j) {
+            const QRectF o = rects[i].intersected(rects[j]);
+            // Named labels placed where no free spot exists may touch; K labels never do.
+            if (!o.isEmpty() && i >= rects.size() - std::size_t(k.size()))
+                QFAIL("a K label overlaps another label");
+        }
+    // On a narrow plot fewer K fit, and still none overlaps.
+    panel.resize(420, 300);
+    QTest::qWait(80);
+    QVERIFY(panel.plot()->curveLabels().size() <= k.size());
+}
+
+void TestTradeoffFrontier::peakAxisLeavesZeroOnlyWhenPeaksAreClose() {
+    TradeoffPlot plot;
+    QVERIFY(showAt(plot, QSize(700, 420)));
+    // Peaks within 5% of each other: a zero-based axis would draw one flat line.
+    plot.setData(syntheticCurve(12, 100.0 * (1 << 30), 105.0 * (1 << 30)));
+    QVERIFY(!plot.peakAxisFromZero());
+    const QPointF y = plot.plotAdapter()->range(PlotAxis::Y);
+    QVERIFY(y.x() > 50.0 * (1 << 30));
+    QVERIFY(y.x() < 100.0 * (1 << 30));
+    // Peaks from 1 to 10 GiB: the axis starts at zero.
+    plot.setData(syntheticCurve(12, 1.0 * (1 << 30), 10.0 * (1 << 30)));
+    QVERIFY(plot.peakAxisFromZero());
+    QCOMPARE(plot.plotAdapter()->range(PlotAxis::Y).x(), 0.0);
+}
+
+void TestTradeoffFrontier::wheelZoomsBothAxesAndDoubleClickResets() {
+    TradeoffPlot plot;
+    QVERIFY(showAt(plot, QSize(700, 420)));
+    plot.setData(syntheticCurve(12, 1.0 * (1 << 30), 10.0 * (1 << 30)));
+    PlotAdapter* adapter = plot.plotAdapter();
+    const QPointF x0 = adapter->range(PlotAxis::X), y0 = adapter->range(PlotAxis::Y);
+    QWidget* canvas = nullptr;
+    for (QWidget* w : adapter->findChildren<QWidget*>())
+        if (w->inherits("QCustomPlot")) canvas = w;
+    QVERIFY(canvas);
+    const QPointF centre = QPointF(canvas->rect().center());
+    QWheelEvent wheel(centre, canvas->mapToGlobal(centre), QPoint(), QPoint(0, 240), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(canvas, &wheel);
+    const QPointF x1 = adapter->range(PlotAxis::X), y1 = adapter->range(PlotAxis::Y);
+    QVERIFY(x1.y() - x1.x() < x0.y() - x0.x());
+    QVERIFY(y1.y() - y1.x() < y0.y() - y0.x());
+    QTest::mouseDClick(canvas, Qt::LeftButton, Qt::NoModifier, centre.toPoint());
+    QCOMPARE(adapter->range(PlotAxis::X), x0);
+    QCOMPARE(adapter->range(PlotAxis::Y), y0);
 }
 
 void TestTradeoffFrontier::cancelFlagStopsFrontier() {

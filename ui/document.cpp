@@ -119,8 +119,26 @@ QString Document::displayName() const {
     return tr("untitled");
 }
 
+namespace {
+
+// `m` with its named strategy (or none) cleared; a manual plan is kept, since hand-made regions
+// are work a person would not want to lose unasked.
+ModelFile withoutNamedStrategy(ModelFile m) {
+    if (m.planForm == PlanForm::None || m.planForm == PlanForm::Strategy) {
+        m.planForm = PlanForm::None;
+        m.planStrategy.clear();
+    }
+    return m;
+}
+
+}  // namespace
+
 bool Document::isModified() const {
-    return !m_undo.isClean() || m_recovered;
+    if (m_recovered) return true;
+    if (m_undo.isClean()) return false;
+    // A preset whose only change is the named strategy chosen for it has nothing to save.
+    return !(m_presetOpened &&
+             withoutNamedStrategy(m_state->model) == withoutNamedStrategy(m_cleanModel));
 }
 
 Result<DeviceSpec> Document::resolveDevice(const ModelFile& model) const {
@@ -314,7 +332,9 @@ void Document::acceptOpen(std::shared_ptr<const DocumentState> state, const QStr
     m_undo.clear();
     m_recovered = recovered;
     m_filePath = filePath;
+    m_presetOpened = filePath.isEmpty() && !recovered;
     install(std::move(state));
+    m_cleanModel = m_state->model;
     m_undo.setClean();
     emit filePathChanged(m_filePath);
     if (!recovered) emit opened();
@@ -341,6 +361,8 @@ Status Document::save(const QString& path) {
     if (!st) return st;
     m_filePath = QFileInfo(path).absoluteFilePath();
     m_recovered = false;
+    m_presetOpened = false;
+    m_cleanModel = m_state->model;
     m_undo.setClean();
     emit filePathChanged(m_filePath);
     emit changed();
@@ -549,6 +571,33 @@ Status Document::setRegion(const RegionSpec& region, bool present) {
     const QString text = present ? tr("Checkpoint %1").arg(regionText(region))
                                  : tr("Keep %1").arg(regionText(region));
     return planEdit(text, setRegionSpec(*m_state->graph, *current, region, present));
+}
+
+Status Document::mergeRegion(std::int64_t first, std::int64_t last, int* merged) {
+    auto current = currentRegions();
+    if (!current) return reject(current.error());
+    // Grow the range over every whole-layer region it touches until none is left half in.
+    std::vector<RegionSpec> kept = *current;
+    int count = 0;
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (auto it = kept.begin(); it != kept.end();) {
+            if (!it->isPath && it->first <= last && it->last >= first) {
+                first = std::min(first, it->first);
+                last = std::max(last, it->last);
+                it = kept.erase(it);
+                ++count;
+                grew = true;
+            } else {
+                ++it;
+            }
+        }
+    }
+    if (merged) *merged = count;
+    const RegionSpec region{false, first, last, ""};
+    const QString text = count > 0 ? tr("Merge into %1").arg(regionText(region))
+                                   : tr("Checkpoint %1").arg(regionText(region));
+    return planEdit(text, setRegionSpec(*m_state->graph, kept, region, true));
 }
 
 Status Document::setEntryCheckpointed(std::size_t entry, bool checkpointed) {

@@ -137,6 +137,11 @@ public:
     // Plan edits switch the strategy to manual, starting from the plan currently in effect.
     Status toggleRegion(const RegionSpec& region);
     Status setRegion(const RegionSpec& region, bool present);
+    // Checkpoints layers first..last as one region (Ctrl+K on several rows), merging into it
+    // every whole-layer region that overlaps it: the region grows to cover them and they are
+    // replaced, not nested inside it. Regions of sub-modules stay (nested). `merged` receives
+    // how many regions were merged.
+    Status mergeRegion(std::int64_t first, std::int64_t last, int* merged = nullptr);
     // Checkpoints every instance of entry `entry` (each its own region), or none of them.
     Status setEntryCheckpointed(std::size_t entry, bool checkpointed);
     Status clearPlan();
@@ -214,6 +219,10 @@ private:
     QUndoStack m_undo;
     QString m_filePath;
     bool m_recovered = false;  // recovered or imported: unsaved although the history is empty
+    // A built-in preset as opened (no file): choosing another named strategy for it is
+    // exploring, not an edit worth a save prompt (see isModified).
+    bool m_presetOpened = false;
+    ModelFile m_cleanModel;  // the model as opened or last saved
     QString m_fallbackDeviceId = QStringLiteral("a100-80gb");
     EvaluationCache m_cache;
     std::unique_ptr<Job> m_job;  // the evaluation in flight

@@ -220,7 +220,9 @@ void LayerStackView::checkpointSelection() {
         emit message(tr("Select consecutive layers: a region is one contiguous range."));
         return;
     }
-    (void)m_document->setRegion(RegionSpec{false, first, last, ""}, true);
+    int merged = 0;
+    if (m_document->mergeRegion(first, last, &merged) && merged > 0)
+        emit message(tr("Merged %n region(s) into one region.", nullptr, merged));
 }
 
 void LayerStackView::selectInstance(int instance) {

@@ -212,7 +212,10 @@ void MainWindow::fitDocksToWindow() {
     m_fittedSize = size();
     resizeDocks({m_stackDock, m_inspectorDock}, {h * 2 / 3, h / 3}, Qt::Vertical);
     resizeDocks({m_stackDock}, {std::clamp(w * 9 / 25, 380, 580)}, Qt::Horizontal);
-    resizeDocks({m_summaryDock}, {std::clamp(w / 4, 340, 420)}, Qt::Horizontal);
+    // Presentation mode's larger font needs a wider summary for the same figures.
+    const double grow = m_presentation ? kPresentationScale : 1.0;
+    resizeDocks({m_summaryDock},
+                {int(std::clamp(w / 4, 340, 420) * grow)}, Qt::Horizontal);
     resizeDocks({m_comparisonDock}, {std::clamp(h * 8 / 25, 200, 320)}, Qt::Vertical);
 }
 
@@ -298,6 +301,7 @@ void MainWindow::onDocumentChanged() {
     // The plot keeps its highlighted layer across new data: no second replot for it.
     m_timeline->setData(state, *state->graph, state->evaluation.program, state->evaluation.timeline,
                         state->device, state->series);
+    if (m_snapshot) applySnapshotOverlay();
     m_summary->setEvaluation(state->evaluation, state->device, *state->graph,
                              state->parallel.get());
     m_lastUpdateMs = state->evaluateMs + double(timer.nsecsElapsed()) / 1e6;

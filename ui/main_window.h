@@ -12,8 +12,11 @@
 #include <QPointer>
 #include <QStringList>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "report.h"
+#include "slide_export.h"
 #include "theme.h"
 
 class QAction;
@@ -21,6 +24,10 @@ class QActionGroup;
 class QDockWidget;
 class QLabel;
 class QMenu;
+
+namespace remat {
+struct MemorySnapshot;
+}
 
 namespace remat::ui {
 
@@ -90,6 +97,12 @@ public:
     bool importHfConfig(const QString& path);
     bool saveTo(const QString& path);
     QString lastError() const { return m_lastError; }
+    // File -> Compare with a PyTorch snapshot: reads a torch.cuda.memory._dump_snapshot pickle
+    // and lays its allocated and reserved bytes over the timeline, aligned by phase
+    // (sim/memory_snapshot.h), again after every edit until cleared. False with lastError() set
+    // when the file cannot be read.
+    bool compareWithSnapshot(const QString& path);
+    void clearSnapshotComparison();
     // Milliseconds the last edit took end to end: evaluation plus redrawing the timeline and
     // the summary.
     double lastUpdateMs() const { return m_lastUpdateMs; }
@@ -101,9 +114,20 @@ public:
     bool exportTimelineCsv(const QString& path);
     bool exportTradeOffPlot(const QString& path);
     bool exportComparison(const QString& path, bool markdown);
+    // A picture for a slide (File → Export → For slides…): `key` is one of slidePictures()'
+    // keys (timeline, tradeoff, sweep, schedule, two-plans); `options` as ui/slide_export.h.
+    bool exportForSlides(const QString& key, const QString& path, const SlideOptions& options);
+    // The pictures the slide export offers, as (key, name) pairs.
+    std::vector<std::pair<QString, QString>> slidePictures() const;
 
     void setUnits(ByteUnits units);
     void setTheme(Theme theme);
+    // Presentation mode (View → Presentation mode, Ctrl+Shift+P): fonts, lines and markers
+    // kPresentationScale times larger (the summary dock widened to match), and the chrome a lecture does not need hidden (the
+    // palette and inspector docks, the status bar); leaving it restores what was shown.
+    void setPresentationMode(bool on);
+    bool presentationMode() const { return m_presentation; }
+    static constexpr double kPresentationScale = 1.3;
     // Offers to recover work an earlier session lost in a crash (asks the user when the window
     // is interactive).
     void offerRecovery();
@@ -145,12 +169,15 @@ private:
     void newModel();
     void openDialog();
     void importHfDialog();
+    void compareSnapshotDialog();
+    void applySnapshotOverlay();
     bool save();
     bool saveAsDialog();
     void rebuildRecentMenu();
     void addLayerFromPalette(int kind);
     void moveSelected(int delta);
     void exportDialog(const QString& what);
+    void exportForSlidesDialog();
     void about();
     // The step-through indexes the program only while it or the schedule grid is shown.
     void updateStepThroughActive();
@@ -203,12 +230,17 @@ private:
     QAction* m_gbUnits = nullptr;
     QAction* m_lightTheme = nullptr;
     QAction* m_darkTheme = nullptr;
+    QAction* m_presentationAction = nullptr;
+    bool m_presentation = false;
+    std::vector<QWidget*> m_hiddenForPresentation;
 
     ByteUnits m_units = ByteUnits::Binary;
     QString m_lastError;
     QStringList m_recoveryNotes;
     bool m_terminating = false;
     std::shared_ptr<const DocumentState> m_shownState;  // what the views show
+    std::shared_ptr<const MemorySnapshot> m_snapshot;   // the PyTorch snapshot compared with
+    QString m_snapshotName;
     double m_lastUpdateMs = 0.0;
     double m_lastUpdateCpuMs = 0.0;
 };

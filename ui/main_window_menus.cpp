@@ -9,18 +9,22 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QStatusBar>
 #include <QTreeView>
 #include <QUndoStack>
+#include <cmath>
 
 #include "app_settings.h"
 #include "autosave.h"
 #include "comparison_panel.h"
 #include "document.h"
+#include "export_plan_dialog.h"
 #include "hf_import.h"
 #include "language.h"
 #include "json_input.h"
 #include "layer_stack_view.h"
 #include "main_window.h"
+#include "memory_snapshot.h"
 #include "model_file.h"
 #include "qt_convert.h"
 #include "timeline_plot.h"
@@ -80,6 +84,8 @@ void MainWindow::buildMenus() {
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::openDialog);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("&Import Hugging Face config…"), this, &MainWindow::importHfDialog);
+    file->addAction(tr("Compare with a PyTorch &snapshot…"), this,
+                    &MainWindow::compareSnapshotDialog);
     QMenu* presets = file->addMenu(tr("&Presets"));
     presets->setToolTipsVisible(true);
     for (const std::string& name : builtinModelNames()) {
@@ -101,12 +107,21 @@ void MainWindow::buildMenus() {
                        [this] { exportDialog(QStringLiteral("timeline")); });
     exports->addAction(tr("Trade-off plot (PNG, SVG, PDF)…"), this,
                        [this] { exportDialog(QStringLiteral("tradeoff")); });
+    exports->addAction(tr("For &slides (title, size, PNG density)…"), this,
+                       &MainWindow::exportForSlidesDialog);
     exports->addAction(tr("Timeline as CSV…"), this,
                        [this] { exportDialog(QStringLiteral("csv")); });
     exports->addAction(tr("Comparison as CSV…"), this,
                        [this] { exportDialog(QStringLiteral("comparison-csv")); });
     exports->addAction(tr("Comparison as Markdown…"), this,
                        [this] { exportDialog(QStringLiteral("comparison-md")); });
+    // The plan as PyTorch or Hugging Face code, Megatron-LM flags or a DeepSpeed section.
+    QAction* planAsCode = file->addAction(tr("Export plan as &code…"), this, [this] {
+        auto* dialog = new ExportPlanDialog(m_document->model(), m_document->device(), this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->open();
+    });
+    planAsCode->setObjectName(QStringLiteral("exportPlanAsCode"));
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -187,6 +202,13 @@ void MainWindow::buildMenus() {
         showMessage(note);
         if (m_options.interactive) QMessageBox::information(this, tr("Language"), note);
     });
+    m_presentationAction = view->addAction(tr("&Presentation mode"));
+    m_presentationAction->setCheckable(true);
+    m_presentationAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    m_presentationAction->setStatusTip(
+        tr("Larger fonts and lines for a projector; the palette, inspector and status bar "
+           "hidden"));
+    connect(m_presentationAction, &QAction::toggled, this, &MainWindow::setPresentationMode);
     view->addSeparator();
     for (QDockWidget* d :
          {m_stackDock, m_inspectorDock, m_paletteDock, m_summaryDock, m_comparisonDock, m_runDock,
@@ -275,6 +297,65 @@ void MainWindow::importHfDialog() {
     if (!path.isEmpty()) importHfConfig(path);
 }
 
+void MainWindow::compareSnapshotDialog() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Compare with a PyTorch snapshot"), QString(),
+        tr("PyTorch memory snapshots (*.pickle *.pkl);;All files (*)"));
+    if (!path.isEmpty()) (void)compareWithSnapshot(path);
+}
+
+bool MainWindow::compareWithSnapshot(const QString& path) {
+    auto s = readMemorySnapshot(path.toStdString());
+    if (!s) {
+        showError(tr("Cannot compare with the snapshot"), toQString(s.error().message));
+        return false;
+    }
+    m_snapshot = std::make_shared<const MemorySnapshot>(std::move(*s));
+    m_snapshotName = QFileInfo(path).fileName();
+    applySnapshotOverlay();
+    return m_timeline->hasSnapshotOverlay();
+}
+
+void MainWindow::clearSnapshotComparison() {
+    m_snapshot.reset();
+    m_snapshotName.clear();
+    m_timeline->clearSnapshotOverlay();
+}
+
+// The snapshot aligned with the plan shown; the legend carries the measured peaks and the
+// difference from the predicted one.
+void MainWindow::applySnapshotOverlay() {
+    if (!m_snapshot || !m_shownState) return;
+    const auto& ev = m_shownState->evaluation;
+    auto ov = m_shownState->parallel
+                  ? Result<SnapshotOverlay>(makeError(
+                        tr("a PyTorch snapshot is of one GPU; set the layout to 1 GPU").toStdString()))
+                  : alignSnapshot(*m_snapshot, ev.program, ev.timeline);
+    if (!ov) {
+        m_timeline->clearSnapshotOverlay();
+        m_lastError = tr("%1 cannot be laid over this plan: %2")
+                          .arg(m_snapshotName, toQString(ov.error().message));
+        showMessage(m_lastError);
+        return;
+    }
+    const std::int64_t diff = ov->peakDifference();
+    const QString sign = diff < 0 ? QStringLiteral("−") : QStringLiteral("+");
+    const QString signedDiff = sign + bytesText(diff < 0 ? -diff : diff, m_units);
+    const QString percent =
+        sign + QString::number(100.0 * std::abs(ov->peakDifferenceFraction()), 'f', 1);
+    const QString allocated = tr("PyTorch allocated, peak %1 (%2, %3% vs predicted)")
+                                  .arg(bytesText(ov->measuredPeakAllocated, m_units), signedDiff,
+                                       percent);
+    const QString reserved =
+        tr("PyTorch reserved, peak %1").arg(bytesText(ov->measuredPeakReserved, m_units));
+    m_timeline->setSnapshotOverlay(std::move(ov->allocated), std::move(ov->reserved), allocated,
+                                   reserved);
+    showMessage(tr("Compared with %1: measured peak %2 allocated, %3 reserved; predicted %4")
+                    .arg(m_snapshotName, bytesText(ov->measuredPeakAllocated, m_units),
+                         bytesText(ov->measuredPeakReserved, m_units),
+                         bytesText(ov->predictedPeak, m_units)));
+}
+
 bool MainWindow::saveTo(const QString& path) {
     auto st = m_document->save(path);
     if (!st) {
@@ -355,6 +436,31 @@ bool MainWindow::exportComparison(const QString& path, bool markdown) {
                              : m_comparison->exportCsv(path, &error);
     if (!ok) showError(tr("Export failed"), error);
     return ok;
+}
+
+void MainWindow::setPresentationMode(bool on) {
+    if (on == m_presentation) return;
+    m_presentation = on;
+    if (m_presentationAction && m_presentationAction->isChecked() != on)
+        m_presentationAction->setChecked(on);
+    if (on) {
+        m_hiddenForPresentation.clear();
+        for (QWidget* w : {static_cast<QWidget*>(m_paletteDock),
+                           static_cast<QWidget*>(m_inspectorDock),
+                           static_cast<QWidget*>(statusBar())})
+            if (!w->isHidden()) {  // shown, or to be shown with the window
+                m_hiddenForPresentation.push_back(w);
+                w->hide();
+            }
+        QFont f = QApplication::font();
+        f.setPointSizeF(f.pointSizeF() * kPresentationScale);
+        setFont(f);
+    } else {
+        setFont(QFont());  // back to the application's font
+        for (QWidget* w : m_hiddenForPresentation) w->show();
+        m_hiddenForPresentation.clear();
+    }
+    fitDocksToWindow();
 }
 
 void MainWindow::exportDialog(const QString& what) {

@@ -1,6 +1,7 @@
 #include "plot_adapter.h"
 
 #include <qcustomplot.h>
+#include <QApplication>
 #include <QElapsedTimer>
 #include <QEvent>
 #include <QFileInfo>
@@ -417,12 +418,7 @@ PlotAdapter::PlotAdapter(QWidget* parent) : QWidget(parent) {
     connect(m_plot, &QCustomPlot::mouseMove, this, &PlotAdapter::onMouseMove);
     connect(m_plot, &QCustomPlot::mousePress, this, &PlotAdapter::onMousePress);
     connect(m_plot, &QCustomPlot::mouseRelease, this, &PlotAdapter::onMouseRelease);
-    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) {
-        if (m_homeX.x() < m_homeX.y()) {
-            m_plot->xAxis->setRange(m_homeX.x(), m_homeX.y());
-            m_plot->replot(QCustomPlot::rpQueuedReplot);
-        }
-    });
+    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) { resetZoom(); });
     connect(m_plot, &QCustomPlot::beforeReplot, this, [this] { updateLegendColumns(); });
     // Labels are placed from pixel positions, so after every layout (resize, zoom, new data).
     connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
@@ -449,6 +445,7 @@ void PlotAdapter::clearAll() {
     m_spanSets.clear();
     m_lines.clear();
     m_linePaletteColored.clear();
+    m_lineStyles.clear();
     m_groups.clear();
     m_paletteTexts.clear();
     m_pointLabels.clear();
@@ -478,8 +475,23 @@ void PlotAdapter::setRange(PlotAxis axis, double lower, double upper) {
         m_homeX = QPointF(lower, upper);
         m_plot->xAxis->setRange(lower, upper);
     } else {
+        m_homeY = QPointF(lower, upper);
         m_plot->yAxis->setRange(lower, upper);
     }
+}
+
+void PlotAdapter::resetZoom() {
+    bool changed = false;
+    if (m_homeX.x() < m_homeX.y()) {
+        m_plot->xAxis->setRange(m_homeX.x(), m_homeX.y());
+        changed = true;
+    }
+    // Only a plot that zooms vertically can have left its y range.
+    if (m_plot->axisRect()->rangeZoom().testFlag(Qt::Vertical) && m_homeY.x() < m_homeY.y()) {
+        m_plot->yAxis->setRange(m_homeY.x(), m_homeY.y());
+        changed = true;
+    }
+    if (changed) m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QPointF PlotAdapter::range(PlotAxis axis) const {
@@ -491,6 +503,12 @@ void PlotAdapter::setHorizontalZoom(bool enabled) {
     m_plot->setInteractions(enabled ? QCP::iRangeDrag | QCP::iRangeZoom : QCP::Interactions());
     m_plot->axisRect()->setRangeDrag(Qt::Horizontal);
     m_plot->axisRect()->setRangeZoom(Qt::Horizontal);
+}
+
+void PlotAdapter::setZoomPan(bool enabled) {
+    m_plot->setInteractions(enabled ? QCP::iRangeDrag | QCP::iRangeZoom : QCP::Interactions());
+    m_plot->axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
+    m_plot->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
 }
 
 void PlotAdapter::setStackedAreas(const std::vector<AreaStyle>& styles) {
@@ -548,22 +566,12 @@ void PlotAdapter::setLine(const QString& id, const QString& legendName, const QV
     }
     const bool fromPalette = !style.color.isValid();
     m_linePaletteColored.insert(id, fromPalette);
-    const QColor color = fromPalette ? textColor() : style.color;
-    line->setPen(style.widthPx > 0 ? QPen(color, style.widthPx, style.pen) : QPen(Qt::NoPen));
-    line->setBrush(Qt::NoBrush);
-    QCPScatterStyle scatter(toScatter(style.marker), style.markerSizePx);
-    scatter.setPen(QPen(color, 1.5));
-    scatter.setBrush(style.marker == MarkerShape::Disc ? QBrush(color) : QBrush(Qt::NoBrush));
+    m_lineStyles.insert(id, style);
+    applyLineStyle(line, style);
     if (auto* g = qobject_cast<QCPGraph*>(line)) {
-        g->setLineStyle(style.widthPx <= 0 ? QCPGraph::lsNone
-                        : style.steps      ? QCPGraph::lsStepLeft
-                                           : QCPGraph::lsLine);
         g->setAdaptiveSampling(false);
-        g->setScatterStyle(scatter);
         g->setData(x, y, true);
     } else if (auto* c = qobject_cast<QCPCurve*>(line)) {
-        c->setLineStyle(style.widthPx <= 0 ? QCPCurve::lsNone : QCPCurve::lsLine);
-        c->setScatterStyle(scatter);
         c->setData(x, y);
     }
     line->setName(legendName);
@@ -573,10 +581,55 @@ void PlotAdapter::setLine(const QString& id, const QString& legendName, const QV
         line->addToLegend();
 }
 
+void PlotAdapter::applyLineStyle(QCPAbstractPlottable* line, const LineStyle& style) {
+    const QColor color = style.color.isValid() ? style.color : textColor();
+    const double width = style.widthPx * m_lineScale;
+    line->setPen(style.widthPx > 0 ? QPen(color, width, style.pen) : QPen(Qt::NoPen));
+    line->setBrush(Qt::NoBrush);
+    QCPScatterStyle scatter(toScatter(style.marker), style.markerSizePx * m_lineScale);
+    scatter.setPen(QPen(color, 1.5 * m_lineScale));
+    scatter.setBrush(style.marker == MarkerShape::Disc ? QBrush(color) : QBrush(Qt::NoBrush));
+    if (auto* g = qobject_cast<QCPGraph*>(line)) {
+        g->setLineStyle(style.widthPx <= 0 ? QCPGraph::lsNone
+                        : style.steps      ? QCPGraph::lsStepLeft
+                                           : QCPGraph::lsLine);
+        g->setScatterStyle(scatter);
+    } else if (auto* c = qobject_cast<QCPCurve*>(line)) {
+        c->setLineStyle(style.widthPx <= 0 ? QCPCurve::lsNone : QCPCurve::lsLine);
+        c->setScatterStyle(scatter);
+    }
+}
+
+void PlotAdapter::applyFonts() {
+    // QCustomPlot copies fonts into its axes and legend when they are made; a font given to
+    // this widget later (presentation mode) reaches them here.
+    const QFont f = font();
+    m_plot->setFont(f);
+    for (QCPAxis* a : {m_plot->xAxis, m_plot->yAxis}) {
+        a->setLabelFont(f);
+        a->setTickLabelFont(f);
+    }
+    m_plot->legend->setFont(f);
+    const double base = QApplication::font().pointSizeF();
+    const double scale = base > 0 && f.pointSizeF() > 0 ? std::max(1.0, f.pointSizeF() / base)
+                                                        : 1.0;
+    if (scale != m_lineScale) {
+        m_lineScale = scale;
+        for (auto it = m_lines.cbegin(); it != m_lines.cend(); ++it)
+            if (m_lineStyles.contains(it.key())) applyLineStyle(it.value(), m_lineStyles[it.key()]);
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+double PlotAdapter::lineScale() const {
+    return m_lineScale;
+}
+
 void PlotAdapter::removeLine(const QString& id) {
     if (QCPAbstractPlottable* p = m_lines.value(id, nullptr)) m_plot->removePlottable(p);
     m_lines.remove(id);
     m_linePaletteColored.remove(id);
+    m_lineStyles.remove(id);
 }
 
 QImage PlotAdapter::legendIcon(const QString& id) const {
@@ -781,6 +834,7 @@ void PlotAdapter::addPointLabels(const QString& group, const std::vector<PointLa
         item.paletteColored = !l.color.isValid();
         item.text->setColor(item.paletteColored ? textColor() : l.color);
         item.emphasised = l.emphasised;
+        item.optional = l.optional;
         if (l.emphasised) {
             QFont f = item.text->font();
             f.setBold(true);
@@ -841,12 +895,13 @@ void PlotAdapter::placePointLabels() {
         if (c.align & Qt::AlignBottom) top -= s.height();
         return QRectF(left, top, s.width(), s.height());
     };
-    // Emphasised labels (the current plan) choose first.
+    // Emphasised labels (the current plan) choose first, optional ones last.
     std::vector<LabelItem*> order;
     for (auto it = m_pointLabels.begin(); it != m_pointLabels.end(); ++it)
         for (LabelItem& l : it.value()) order.push_back(&l);
-    std::stable_sort(order.begin(), order.end(), [](const LabelItem* a, const LabelItem* b) {
-        return a->emphasised && !b->emphasised;
+    auto priority = [](const LabelItem* l) { return l->emphasised ? 0 : l->optional ? 2 : 1; };
+    std::stable_sort(order.begin(), order.end(), [&](const LabelItem* a, const LabelItem* b) {
+        return priority(a) < priority(b);
     });
     for (LabelItem* l : order) {
         const QSizeF size = l->size;
@@ -870,11 +925,30 @@ void PlotAdapter::placePointLabels() {
             }
             if (cost == 0) break;
         }
+        // An optional label shows only close to its point and where it overlaps nothing.
+        const bool shown = !l->optional || (bestCost == 0 && best < kNearCandidates);
+        l->text->setVisible(shown);
         l->text->position->setCoords(kCandidates[best].dx, kCandidates[best].dy);
         l->text->setPositionAlignment(kCandidates[best].align);
-        l->leader->setVisible(best >= kNearCandidates);
-        taken.push_back(bestRect);
+        l->leader->setVisible(shown && best >= kNearCandidates);
+        l->placed = shown ? bestRect : QRectF();
+        if (shown) taken.push_back(bestRect);
     }
+}
+
+QStringList PlotAdapter::visiblePointLabels(const QString& group) const {
+    QStringList texts;
+    for (const LabelItem& l : m_pointLabels.value(group))
+        if (!l.placed.isEmpty()) texts << l.text->text();
+    return texts;
+}
+
+std::vector<QRectF> PlotAdapter::visiblePointLabelRects() const {
+    std::vector<QRectF> rects;
+    for (auto it = m_pointLabels.cbegin(); it != m_pointLabels.cend(); ++it)
+        for (const LabelItem& l : it.value())
+            if (!l.placed.isEmpty()) rects.push_back(l.placed);
+    return rects;
 }
 
 void PlotAdapter::clearGroup(const QString& group) {
@@ -983,25 +1057,15 @@ void PlotAdapter::applyPalette() {
         t->setColor(text);
         if (t->brush().style() != Qt::NoBrush) t->setBrush(back);
     }
-    for (auto it = m_lines.begin(); it != m_lines.end(); ++it) {
-        if (!m_linePaletteColored.value(it.key())) continue;
-        QCPAbstractPlottable* line = it.value();
-        QPen pen = line->pen();
-        pen.setColor(text);
-        line->setPen(pen);
-        auto restyle = [&](QCPScatterStyle s) {
-            s.setPen(QPen(text, 1.5));
-            if (s.brush().style() != Qt::NoBrush) s.setBrush(text);
-            return s;
-        };
-        if (auto* g = qobject_cast<QCPGraph*>(line)) g->setScatterStyle(restyle(g->scatterStyle()));
-        if (auto* c = qobject_cast<QCPCurve*>(line)) c->setScatterStyle(restyle(c->scatterStyle()));
-    }
+    for (auto it = m_lines.begin(); it != m_lines.end(); ++it)
+        if (m_linePaletteColored.value(it.key()) && m_lineStyles.contains(it.key()))
+            applyLineStyle(it.value(), m_lineStyles[it.key()]);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void PlotAdapter::changeEvent(QEvent* event) {
     if (event->type() == QEvent::PaletteChange) applyPalette();
+    if (event->type() == QEvent::FontChange) applyFonts();
     QWidget::changeEvent(event);
 }
 
@@ -1040,35 +1104,60 @@ void PlotAdapter::updateLegendColumns() {
 }
 
 bool PlotAdapter::exportTo(const QString& path, QSize size, QString* error) {
-    auto fail = [&](const QString& message) {
-        if (error) *error = message;
-        return false;
-    };
     if (size.isEmpty()) {
         size = m_plot->size();
         if (size.width() < 200 || size.height() < 150 || !m_plot->isVisible())
             size = QSize(1200, 700);
     }
+    SlideOptions options;
+    options.size = size;
+    options.pixelRatio = 1.0;
+    return exportSlide(path, options, error);
+}
+
+bool PlotAdapter::exportSlide(const QString& path, const SlideOptions& options, QString* error) {
+    auto fail = [&](const QString& message) {
+        if (error) *error = message;
+        return false;
+    };
+    if (!validSlideOptions(path, options, error)) return false;
+    const QSize size = options.size;
+    // The title is a row above the axis rect for the export only.
+    QCPTextElement* title = nullptr;
+    if (!options.title.isEmpty()) {
+        m_plot->plotLayout()->insertRow(0);
+        title = new QCPTextElement(m_plot, options.title);
+        QFont f = title->font();
+        f.setPointSizeF(f.pointSizeF() * 1.5);
+        f.setBold(true);
+        title->setFont(f);
+        title->setTextColor(textColor());
+        m_plot->plotLayout()->addElement(0, 0, title);
+        m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    }
     const QString ext = QFileInfo(path).suffix().toLower();
     bool ok = false;
     if (ext == QLatin1String("png")) {
-        ok = m_plot->savePng(path, size.width(), size.height(), 1.0);
+        ok = m_plot->savePng(path, size.width(), size.height(), options.pixelRatio);
     } else if (ext == QLatin1String("pdf")) {
-        ok = m_plot->savePdf(path, size.width(), size.height());
-    } else if (ext == QLatin1String("svg")) {
+        ok = m_plot->savePdf(path, size.width(), size.height(), QCP::epAllowCosmetic,
+                             QStringLiteral("Remat Studio"), options.title);
+    } else {
         QSvgGenerator generator;
         generator.setFileName(path);
         generator.setSize(size);
         generator.setViewBox(QRect(QPoint(0, 0), size));
-        generator.setTitle(tr("Remat Studio plot"));
+        generator.setTitle(options.title.isEmpty() ? tr("Remat Studio plot") : options.title);
         QCPPainter painter;
         if (painter.begin(&generator)) {
             m_plot->toPainter(&painter, size.width(), size.height());
             ok = painter.end();
         }
-    } else {
-        return fail(tr("Cannot export to \"%1\": choose a .png, .svg or .pdf file name.")
-                        .arg(QFileInfo(path).fileName()));
+    }
+    if (title) {
+        m_plot->plotLayout()->remove(title);
+        m_plot->plotLayout()->simplify();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
     }
     if (!ok || !QFileInfo(path).exists() || QFileInfo(path).size() == 0)
         return fail(

@@ -18,6 +18,8 @@
 #include <QWidget>
 #include <vector>
 
+#include "slide_export.h"
+
 class QCustomPlot;
 class QCPAbstractItem;
 class QCPAbstractPlottable;
@@ -62,6 +64,9 @@ struct PointLabel {
     QString text;
     QColor color;  // invalid: the palette's text colour
     bool emphasised = false;
+    // An optional label is placed after the others and only where it overlaps nothing and stays
+    // inside the plot; otherwise it is hidden (e.g. the K of every:K beside each curve point).
+    bool optional = false;
 };
 
 class PlotAdapter : public QWidget {
@@ -81,6 +86,9 @@ public:
     QPointF range(PlotAxis axis) const;  // (lower, upper)
     // Mouse dragging and wheel zooming along x only (the timeline); off by default.
     void setHorizontalZoom(bool enabled);
+    // Mouse dragging (pan) and wheel zooming along both axes (the trade-off plot); off by
+    // default. With either, a double-click returns to the ranges setRange gave.
+    void setZoomPan(bool enabled);
 
     // Stacked areas: `tops[k]` is the cumulative top of layer k (layer 0 at the bottom); each
     // layer is filled down to the one below it. Replaces any earlier stack.
@@ -122,6 +130,12 @@ public:
     void addPointLabels(const QString& group, const std::vector<PointLabel>& labels);
     // Schedules a replot, which places the labels again.
     void layoutPointLabels();
+    // The texts of a group's labels that are shown after the last placement, and the pixel
+    // rectangles they occupy (widget coordinates), for tests.
+    QStringList visiblePointLabels(const QString& group) const;
+    std::vector<QRectF> visiblePointLabelRects() const;
+    // Returns both axes to the ranges setRange gave (what a double-click does).
+    void resetZoom();
     void clearGroup(const QString& group);
     int groupSize(const QString& group) const;
 
@@ -135,6 +149,12 @@ public:
     // Export by extension: .png, .svg or .pdf. `size` empty: the widget's size (or 1200x700
     // when it has never been laid out).
     bool exportTo(const QString& path, QSize size = QSize(), QString* error = nullptr);
+    // Export for a slide: the title above the plot, at options.size, PNG at its pixel density
+    // (ui/slide_export.h). The plot on screen is unchanged afterwards.
+    bool exportSlide(const QString& path, const SlideOptions& options, QString* error = nullptr);
+    // How much thicker than their styles lines and markers are drawn: the widget's font size
+    // over the application's (1 normally; larger in presentation mode).
+    double lineScale() const;
     // Milliseconds the last replot() took to lay out and draw (for the timing report).
     double lastReplotMs() const;
 
@@ -152,6 +172,8 @@ protected:
 
 private:
     void applyPalette();
+    void applyFonts();
+    void applyLineStyle(QCPAbstractPlottable* line, const LineStyle& style);
     void onMouseMove(QMouseEvent* event);
     void onMousePress(QMouseEvent* event);
     void onMouseRelease(QMouseEvent* event);
@@ -168,7 +190,9 @@ private:
         QCPItemLine* leader = nullptr;
         QSizeF size;  // of the text with its padding
         bool emphasised = false;
+        bool optional = false;
         bool paletteColored = false;
+        QRectF placed;  // where the last placement put the text (widget pixels); empty: hidden
     };
 
     QCustomPlot* m_plot = nullptr;
@@ -178,6 +202,8 @@ private:
     QColor m_background;                  // the plot's, for spans drawn right over it
     QHash<QString, QCPAbstractPlottable*> m_lines;
     QHash<QString, bool> m_linePaletteColored;
+    QHash<QString, LineStyle> m_lineStyles;  // as given, before m_lineScale
+    double m_lineScale = 1.0;
     QHash<QString, std::vector<QCPAbstractItem*>> m_groups;
     std::vector<QCPItemText*> m_paletteTexts;  // texts that follow the palette
     QHash<QString, std::vector<LabelItem>> m_pointLabels;
@@ -189,6 +215,7 @@ private:
     };
     QHash<QString, std::vector<MarkerItem>> m_markers;
     QPointF m_homeX;  // the x range setRange gave; a double-click returns to it
+    QPointF m_homeY;  // likewise for y
     QPoint m_pressPixel;
     bool m_pressed = false;
     double m_lastReplotMs = 0.0;

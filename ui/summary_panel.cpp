@@ -46,10 +46,7 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
     auto* verdict = new WrapBox(this);
     m_verdict = verdict->label();
     m_verdict->setObjectName(QStringLiteral("summaryVerdict"));
-    QFont big = m_verdict->font();
-    big.setBold(true);
-    big.setPointSizeF(big.pointSizeF() * 1.25);
-    m_verdict->setFont(big);
+    applyVerdictFont();
     layout->addWidget(verdict);
 
     m_fields = new QGridLayout;
@@ -501,9 +498,19 @@ QStringList SummaryPanel::warningTexts() const {
     return m_warningTexts;
 }
 
+void SummaryPanel::applyVerdictFont() {
+    QFont big = font();
+    big.setBold(true);
+    big.setPointSizeF(big.pointSizeF() * 1.25);
+    m_verdict->setFont(big);
+}
+
 void SummaryPanel::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
-    if (event->type() == QEvent::FontChange) fixBreakdownCells();
+    if (event->type() == QEvent::FontChange) {
+        applyVerdictFont();  // follows the panel's font (presentation mode)
+        fixBreakdownCells();
+    }
     if (event->type() == QEvent::PaletteChange) {
         m_warningTexts.clear();  // their colour follows the palette: rebuild them
         clearLayout(m_warnings);

@@ -74,6 +74,7 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
+    void applyVerdictFont();
     // Titles beside their values, or above them when the panel is too narrow for both side
     // by side (a projector): a value column narrower than about 24 characters wraps every
     // figure onto several lines.

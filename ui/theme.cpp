@@ -1,8 +1,11 @@
 #include "theme.h"
 
 #include <QApplication>
+#include <QPainter>
 #include <QPalette>
+#include <QProxyStyle>
 #include <QStyleFactory>
+#include <QStyleOption>
 
 namespace remat::ui {
 
@@ -56,11 +59,34 @@ QPalette darkPalette() {
     return p;
 }
 
+// Fusion outlines a check box with a shade of the window colour; on the dark palette that outline
+// is as dark as the box's fill and the rows behind it, so an unticked box (the layer stack's
+// Checkpoint column) could not be seen. This style draws Fusion's box, then an outline in the
+// text colour at part strength, which shows on both palettes.
+class VisibleChecksStyle : public QProxyStyle {
+public:
+    using QProxyStyle::QProxyStyle;
+    void drawPrimitive(PrimitiveElement element, const QStyleOption* option, QPainter* painter,
+                       const QWidget* widget) const override {
+        QProxyStyle::drawPrimitive(element, option, painter, widget);
+        // Fusion draws an item view's check through this element too.
+        if (element != PE_IndicatorCheckBox) return;
+        QColor outline = option->palette.color(QPalette::Text);
+        outline.setAlphaF(option->state & State_Enabled ? 0.55 : 0.3);
+        painter->save();
+        painter->setRenderHint(QPainter::Antialiasing, false);
+        painter->setPen(QPen(outline, 1));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRect(option->rect.adjusted(0, 0, -1, -1));
+        painter->restore();
+    }
+};
+
 }  // namespace
 
 void applyTheme(Theme theme) {
     if (QStyle* fusion = QStyleFactory::create(QStringLiteral("Fusion")))
-        QApplication::setStyle(fusion);
+        QApplication::setStyle(new VisibleChecksStyle(fusion));
     QApplication::setPalette(theme == Theme::Dark ? darkPalette() : lightPalette());
 }
 

@@ -24,6 +24,8 @@ constexpr const char* kGroupHighlight = "highlight";
 constexpr const char* kGroupCursor = "cursor";
 constexpr const char* kGroupReference = "reference";
 constexpr const char* kLineMeasured = "measured";
+constexpr const char* kLineSnapshotAllocated = "snapshot-allocated";
+constexpr const char* kLineSnapshotReserved = "snapshot-reserved";
 constexpr const char* kLineCapacity = "capacity";
 // Headroom above the peak so its label has room.
 constexpr double kHeadroom = 1.15;
@@ -132,6 +134,8 @@ void TimelinePlot::clear() {
     m_series = std::make_shared<const TimelineSeriesInputs>();
     m_displayed.clear();
     m_measured.clear();
+    m_snapAllocated.clear();
+    m_snapReserved.clear();
     m_plot->clearAll();
     m_plot->setAxis(PlotAxis::X, tr("instruction"));
     m_plot->setAxis(PlotAxis::Y, tr("live memory"));
@@ -169,6 +173,8 @@ void TimelinePlot::setData(std::shared_ptr<const void> owner, const Graph& g, co
     m_peakBytes = t.peakBytes;
     m_usableBytes = device.usableBytes();
     m_measured.clear();
+    m_snapAllocated.clear();
+    m_snapReserved.clear();
     if (m_highlightLayer >= int(g.layerModules.size())) m_highlightLayer = -1;
     if (m_count == 0) {
         clear();
@@ -208,8 +214,8 @@ void TimelinePlot::resizeEvent(QResizeEvent* event) {
 
 void TimelinePlot::applyAxes() {
     double top = double(m_peakBytes);
-    if (!m_measured.empty())
-        top = std::max(top, double(*std::max_element(m_measured.begin(), m_measured.end())));
+    for (const auto* v : {&m_measured, &m_snapAllocated, &m_snapReserved})
+        if (!v->empty()) top = std::max(top, double(*std::max_element(v->begin(), v->end())));
     top *= kHeadroom;
     const bool capacityShown =
         m_usableBytes > 0 && double(m_usableBytes) <= kCapacityShownUpTo * double(m_peakBytes);
@@ -286,30 +292,43 @@ void TimelinePlot::redrawSeries() {
 }
 
 void TimelinePlot::drawMeasured() {
-    if (m_measured.empty()) {
-        m_plot->removeLine(kLineMeasured);
+    drawStepLine(kLineMeasured, m_measuredLabel, m_measured, QColor(), Qt::DashLine);
+    // The snapshot's two curves: allocated (what tensors hold, comparable with the stack) and
+    // reserved (what the caching allocator holds from the device).
+    drawStepLine(kLineSnapshotReserved, m_snapReservedLabel, m_snapReserved, QColor(148, 103, 189),
+                 Qt::DotLine);
+    drawStepLine(kLineSnapshotAllocated, m_snapAllocatedLabel, m_snapAllocated,
+                 QColor(214, 39, 40), Qt::SolidLine);
+}
+
+void TimelinePlot::drawStepLine(const char* id, const QString& label,
+                                const std::vector<std::int64_t>& values, const QColor& color,
+                                Qt::PenStyle pen) {
+    if (values.empty()) {
+        m_plot->removeLine(id);
         return;
     }
     const QPointF xr = m_plot->range(PlotAxis::X);
-    const auto peakIt = std::max_element(m_measured.begin(), m_measured.end());
-    const auto shown = decimate(m_extents, m_measured, xr.x(), xr.y(), bucketCount(),
-                                std::size_t(peakIt - m_measured.begin()));
+    const auto peakIt = std::max_element(values.begin(), values.end());
+    const auto shown = decimate(m_extents, values, xr.x(), xr.y(), bucketCount(),
+                                std::size_t(peakIt - values.begin()));
     QVector<double> x, y;
     x.reserve(int(shown.size()) + 1);
     y.reserve(int(shown.size()) + 1);
     for (std::size_t i : shown) {
         x.push_back(m_extents.start[i]);
-        y.push_back(double(m_measured[i]));
+        y.push_back(double(values[i]));
     }
     if (!shown.empty()) {
         x.push_back(m_extents.end[shown.back()]);
         y.push_back(y.back());
     }
     LineStyle style;
-    style.pen = Qt::DashLine;
+    style.color = color;
+    style.pen = pen;
     style.widthPx = 2.0;
     style.steps = true;
-    m_plot->setLine(kLineMeasured, m_measuredLabel, x, y, style);
+    m_plot->setLine(id, label, x, y, style);
 }
 
 void TimelinePlot::drawPhases() {
@@ -432,6 +451,25 @@ bool TimelinePlot::setMeasured(std::vector<std::int64_t> liveBytes, const QStrin
     return true;
 }
 
+bool TimelinePlot::setSnapshotOverlay(std::vector<std::int64_t> allocated,
+                                      std::vector<std::int64_t> reserved,
+                                      const QString& allocatedLabel, const QString& reservedLabel) {
+    if (allocated.size() != m_count || reserved.size() != m_count || allocated.empty()) return false;
+    m_snapAllocated = std::move(allocated);
+    m_snapReserved = std::move(reserved);
+    m_snapAllocatedLabel = allocatedLabel;
+    m_snapReservedLabel = reservedLabel;
+    rebuild();
+    return true;
+}
+
+void TimelinePlot::clearSnapshotOverlay() {
+    if (m_snapAllocated.empty()) return;
+    m_snapAllocated.clear();
+    m_snapReserved.clear();
+    if (hasData()) rebuild();
+}
+
 void TimelinePlot::clearMeasured() {
     if (m_measured.empty()) return;
     m_measured.clear();
@@ -510,6 +548,11 @@ QString TimelinePlot::tooltipFor(std::size_t i) const {
     if (!m_measured.empty())
         html += QStringLiteral("<tr><td>%1</td><td align=right>&nbsp;%2</td></tr>")
                     .arg(m_measuredLabel.toHtmlEscaped(), bytesText(m_measured[i], m_units));
+    if (!m_snapAllocated.empty())
+        html += QStringLiteral("<tr><td>%1</td><td align=right>&nbsp;%2</td></tr>"
+                               "<tr><td>%3</td><td align=right>&nbsp;%4</td></tr>")
+                    .arg(tr("PyTorch allocated"), bytesText(m_snapAllocated[i], m_units),
+                         tr("PyTorch reserved"), bytesText(m_snapReserved[i], m_units));
     html += QStringLiteral("</table>");
     if (i == m_peakInstruction)
         html += QStringLiteral("<b>") + tr("This is the peak.") + QStringLiteral("</b>");

@@ -2,7 +2,8 @@
 // forward / recompute / backward / optimizer phases of each micro-batch shaded, the device's
 // usable capacity as a line, the peak marked and labelled exactly, a hover tooltip saying which
 // instruction it is and what is live, and a click that selects the layer under the cursor.
-// A measured run can be laid over the prediction, and the step-through's current instruction
+// A measured run, or a PyTorch memory snapshot's allocated and reserved bytes, can be laid over
+// the prediction, and the step-through's current instruction
 // is marked by a cursor line. It draws through PlotAdapter only. Captions
 // are made when needed (hover, export) from the graph and program, so the plot holds them:
 // either an owner the caller passes keeps them alive (no copy: the interactive path), or the
@@ -71,6 +72,14 @@ public:
     void clearMeasured();
     bool hasMeasured() const { return !m_measured.empty(); }
 
+    // A PyTorch memory snapshot laid over the prediction (sim/memory_snapshot.h): its allocated
+    // and reserved bytes per instruction, drawn as two lines with the given legend labels. Kept
+    // until new data or clearSnapshotOverlay(); vectors of another length are refused (false).
+    bool setSnapshotOverlay(std::vector<std::int64_t> allocated, std::vector<std::int64_t> reserved,
+                            const QString& allocatedLabel, const QString& reservedLabel);
+    void clearSnapshotOverlay();
+    bool hasSnapshotOverlay() const { return !m_snapAllocated.empty(); }
+
     // Plot to .png, .svg or .pdf (by extension); the timeline's numbers to CSV: one row per
     // instruction with its phase, kind, caption, predicted times and bytes per category, and
     // how many times it runs (a repeat's body: once per micro-step it stands for).
@@ -103,6 +112,8 @@ private:
     void drawHighlight();
     void drawCursor();
     void drawMeasured();
+    void drawStepLine(const char* id, const QString& label, const std::vector<std::int64_t>& values,
+                      const QColor& color, Qt::PenStyle pen);
     void drawReferenceLines();
     void applyAxes();
     void onHover(QPointF data, QPoint globalPos);
@@ -135,6 +146,8 @@ private:
     QPointF m_cursorExtent;
     std::vector<std::int64_t> m_measured;
     QString m_measuredLabel;
+    std::vector<std::int64_t> m_snapAllocated, m_snapReserved;
+    QString m_snapAllocatedLabel, m_snapReservedLabel;
     double m_lastSetDataMs = 0.0;
     bool m_redrawing = false;
 };

@@ -21,11 +21,15 @@ constexpr const char* kLineCurrent = "current";
 constexpr const char* kLineCapacity = "capacity";
 constexpr const char* kLineUnsafe = "unsafe";
 constexpr const char* kGroupLabels = "labels";
+constexpr const char* kGroupCurveLabels = "curve-labels";
 constexpr const char* kGroupReference = "reference";
 constexpr double kReachPx = 12.0;
 constexpr double kClusterPx = 10.0;
 constexpr int kNamesPerLabel = 3;
 constexpr double kCapacityShownUpTo = 1.6;
+// The peak axis starts at zero unless the peaks would then share less than this fraction of
+// its height (differences flattened); it then starts just below the lowest peak and says so.
+constexpr double kZeroBasedShareAtLeast = 0.5;
 
 const QColor kCurveColor(0x3b, 0x82, 0xf6);
 const QColor kNamedColor(0xf5, 0x9e, 0x0b);
@@ -56,6 +60,9 @@ TradeoffPlot::TradeoffPlot(QWidget* parent) : QWidget(parent) {
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
     setMinimumSize(280, 220);
+    m_plot->setZoomPan(true);
+    m_plot->setToolTip(tr("Drag to pan, wheel to zoom, double-click to reset; click a point to "
+                          "apply its plan."));
     connect(m_plot, &PlotAdapter::clicked, this, [this](QPointF, QPoint pixel) {
         const QString s = strategyAt(pixel);
         if (!s.isEmpty()) emit strategyChosen(s);
@@ -145,11 +152,12 @@ void TradeoffPlot::rebuild() {
         return;
     }
     double tMin = m_points.front().stepTimeS, tMax = tMin;
-    double peakMax = 0;
+    double peakMax = 0, peakMin = double(m_points.front().peakBytes);
     for (const Point& p : m_points) {
         tMin = std::min(tMin, p.stepTimeS);
         tMax = std::max(tMax, p.stepTimeS);
         peakMax = std::max(peakMax, double(p.peakBytes));
+        peakMin = std::min(peakMin, double(p.peakBytes));
     }
     const double pad = std::max((tMax - tMin) * 0.08, tMax * 0.01);
     const AxisUnit time = timeAxisUnit(tMax);
@@ -159,10 +167,23 @@ void TradeoffPlot::rebuild() {
     if (capacityOnScale) top = std::max(top, double(m_usableBytes) * 1.08);
     if (top <= 0) top = 1.0;
     const AxisUnit bytes = byteAxisUnit(peakMax, m_units);
+    // Peaks that differ by a few percent would sit on one line over a zero-based axis.
+    double bottom = 0.0;
+    if (peakMax > 0 && (top - peakMin) / top < kZeroBasedShareAtLeast) {
+        const double spread = std::max(top - peakMin, 0.02 * top);
+        bottom = std::max(0.0, peakMin - 0.25 * spread);
+        // The capacity line stays in view when it is below every peak (nothing fits).
+        if (capacityOnScale) bottom = std::min(bottom, 0.9 * double(m_usableBytes));
+        if (bottom < 0.1 * top) bottom = 0.0;
+    }
+    m_yFromZero = bottom == 0.0;
     m_plot->setAxis(PlotAxis::X, tr("predicted step time (%1)").arg(time.name), time.scale);
-    m_plot->setAxis(PlotAxis::Y, tr("peak memory (%1)").arg(bytes.name), bytes.scale);
+    m_plot->setAxis(PlotAxis::Y,
+                    m_yFromZero ? tr("peak memory (%1)").arg(bytes.name)
+                                : tr("peak memory (%1, axis not from 0)").arg(bytes.name),
+                    bytes.scale);
     m_plot->setRange(PlotAxis::X, tMin - pad, tMax + pad);
-    m_plot->setRange(PlotAxis::Y, 0.0, top);
+    m_plot->setRange(PlotAxis::Y, bottom, top);
 
     QVector<double> cx, cy, nx, ny, ux, uy;
     std::vector<const Point*> frontier;
@@ -285,7 +306,24 @@ void TradeoffPlot::updateLabels() {
         labels.push_back(PointLabel{c.x, c.y, text, QColor(), c.current});
     }
     m_plot->addPointLabels(kGroupLabels, labels);
+
+    // K beside the curve's points, wherever there is room for it.
+    m_plot->clearGroup(kGroupCurveLabels);
+    std::vector<PointLabel> kLabels;
+    const QString prefix = QStringLiteral("every:");
+    for (const Point& p : m_points) {
+        if (p.series != Series::Curve || !p.spelling.startsWith(prefix)) continue;
+        const QString k = p.spelling.mid(prefix.size());
+        PointLabel label{p.stepTimeS, double(p.peakBytes), tr("K=%1").arg(k), kCurveColor, false};
+        label.optional = true;
+        kLabels.push_back(label);
+    }
+    m_plot->addPointLabels(kGroupCurveLabels, kLabels);
     m_plot->layoutPointLabels();
+}
+
+QStringList TradeoffPlot::curveLabels() const {
+    return m_plot->visiblePointLabels(QString::fromLatin1(kGroupCurveLabels));
 }
 
 void TradeoffPlot::resizeEvent(QResizeEvent* event) {

@@ -6,6 +6,8 @@
 // the compiler marks unsafe (their gradients differ from training without checkpointing) carry
 // a warning triangle and "unsafe" in their label.
 // Clicking a point (of the curve: every:K; of the frontier: optimal:PEAK) chooses that strategy.
+// The curve's points carry their K where a label fits; the plot pans and zooms on both axes
+// (double-click resets), and its peak axis leaves zero when peaks would otherwise look equal.
 // Draws through PlotAdapter only.
 #pragma once
 
@@ -48,6 +50,12 @@ public:
     QString strategyAt(const QPoint& pixel) const;
     QPointF pixelOf(const QString& spelling) const;
     PlotAdapter* plotAdapter() const { return m_plot; }
+    // The K labels of the every:K curve shown after the last layout ("K=3"); a label is left
+    // out where it would overlap another label or a labelled point.
+    QStringList curveLabels() const;
+    // Whether the peak axis starts at zero (it does not when the peaks differ by too little to
+    // be told apart on a zero-based axis; its title then says so).
+    bool peakAxisFromZero() const { return m_yFromZero; }
 
 signals:
     void strategyChosen(const QString& spelling);
@@ -68,6 +76,7 @@ private:
     QString m_deviceName;
     std::size_t m_chainLength = 0;
     bool m_curveDone = false;
+    bool m_yFromZero = true;
     QString m_current;
     ByteUnits m_units = ByteUnits::Binary;
 };

@@ -17,5 +17,6 @@ void addMaxBatch(CLI::App& app, int& exitCode);
 void addSweep(CLI::App& app, int& exitCode);
 void addImportHf(CLI::App& app, int& exitCode);
 void addFit(CLI::App& app, int& exitCode);
+void addExport(CLI::App& app, int& exitCode);
 
 }  // namespace remat::cli

@@ -18,8 +18,7 @@ std::string CpuBackend::deviceName() const {
 bool CpuBackend::supports(OpKind kind) const {
     switch (kind) {
         case OpKind::Cast:
-        case OpKind::LinearCrossEntropy:
-        case OpKind::FlashAttn: return false;
+        case OpKind::LinearCrossEntropy: return false;
         default: return true;
     }
 }
@@ -149,6 +148,8 @@ REMAT_CPU_ENTRY(maxPool2dForward, cpu::maxPool2dForward(m_scratch, c))
 REMAT_CPU_ENTRY(maxPool2dBackward, cpu::maxPool2dBackward(m_scratch, c))
 REMAT_CPU_ENTRY(globalAvgPoolForward, cpu::globalAvgPoolForward(m_scratch, c))
 REMAT_CPU_ENTRY(globalAvgPoolBackward, cpu::globalAvgPoolBackward(m_scratch, c))
+REMAT_CPU_ENTRY(flashAttnForward, cpu::flashAttnForward(m_scratch, c))
+REMAT_CPU_ENTRY(flashAttnBackward, cpu::flashAttnBackward(m_scratch, c))
 
 #undef REMAT_CPU_ENTRY
 

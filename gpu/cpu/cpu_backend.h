@@ -6,8 +6,7 @@
 // high-water mark of bytes obtained from the system is the device-level figure. It is the
 // reference the CUDA backend is checked against and the backend the driver's host logic is
 // tested through. Convolutions run as im2col and the same tiled GEMM; batch norm keeps its
-// running statistics on the host for the step (runningStatistics()). Flash attention, the
-// autocast cast and the fused linear cross-entropy are refused by name.
+// running statistics on the host for the step (runningStatistics()).
 #pragma once
 
 #include <chrono>
@@ -90,6 +89,8 @@ public:
     Status maxPool2dBackward(const OpCall& c) override;
     Status globalAvgPoolForward(const OpCall& c) override;
     Status globalAvgPoolBackward(const OpCall& c) override;
+    Status flashAttnForward(const OpCall& c) override;
+    Status flashAttnBackward(const OpCall& c) override;
     Status optimizerStep(const OptimizerCall& c) override;
 
     // Fresh blocks are filled with 0xFF bytes (NaN in every float dtype) so a kernel that

@@ -135,6 +135,9 @@ Status attnContextForward(Scratch& s, const OpCall& c);
 Status attnContextBackward(Scratch& s, const OpCall& c);
 Status expandKvForward(Scratch& s, const OpCall& c);
 Status expandKvBackward(Scratch& s, const OpCall& c);
+// kernels_flash.cpp
+Status flashAttnForward(Scratch& s, const OpCall& c);
+Status flashAttnBackward(Scratch& s, const OpCall& c);
 
 Status crossEntropyForward(Scratch& s, const OpCall& c);
 Status crossEntropyBackward(Scratch& s, const OpCall& c);

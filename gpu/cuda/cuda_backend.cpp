@@ -137,7 +137,6 @@ bool CudaBackend::supports(OpKind kind) const {
     switch (kind) {
         case OpKind::Cast:
         case OpKind::LinearCrossEntropy:
-        case OpKind::FlashAttn:
             return false;
         default:
             return true;

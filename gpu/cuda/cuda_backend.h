@@ -100,6 +100,8 @@ public:
     Status maxPool2dBackward(const OpCall& c) override;
     Status globalAvgPoolForward(const OpCall& c) override;
     Status globalAvgPoolBackward(const OpCall& c) override;
+    Status flashAttnForward(const OpCall& c) override;
+    Status flashAttnBackward(const OpCall& c) override;
     Status optimizerStep(const OptimizerCall& c) override;
 
     struct State;  // CUDA handles; defined in cuda_state.h

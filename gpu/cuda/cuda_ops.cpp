@@ -904,4 +904,68 @@ Status CudaBackend::optimizerStep(const OptimizerCall& c) {
     });
 }
 
+// ---- flash attention
+// ------------------------------------------------------------------------------
+
+namespace {
+
+// The checks both directions share: attributes the kernels run, qkv, context and log-sum-exp.
+Status checkFlash(const OpCall& c, const TensorRef& qkv, const TensorRef& out,
+                  const TensorRef& lse, const cu::AttnShape& a) {
+    const OpAttrs& at = c.op->attrs;
+    if (auto st = checkAttn(c, qkv, a); !st) return st;
+    return Check(c)
+        .that(at.p <= 0.0, "dropout on the probabilities of flash attention is not modelled")
+        .that(at.keyTokens == 0 || at.keyTokens == at.tokens,
+              "flash attention over another rank's keys (context parallelism) is simulated only")
+        .that(a.headDim <= cu::kMaxHeadDim,
+              "head size " + std::to_string(a.headDim) + " is above the flash kernel's " +
+                  std::to_string(cu::kMaxHeadDim))
+        .bound("output", out)
+        .bound("log-sum-exp", lse)
+        .dtype("output", out, qkv.dtype)
+        .dtype("log-sum-exp", lse, DType::F32)
+        .elements("output", out, a.batch * a.tokens * a.heads * a.headDim)
+        .elements("log-sum-exp", lse, a.batch * a.heads * a.tokens)
+        .status();
+}
+
+}  // namespace
+
+Status CudaBackend::flashAttnForward(const OpCall& c) {
+    return m_state->guard(c.op->name, [&]() -> Status {
+        Check k(c);
+        k.count("inputs", c.inputs, 1).count("outputs", c.outputs, 2);
+        if (!k.ok()) return k.status();
+        const TensorRef &qkv = c.inputs[0], &out = c.outputs[0], &lse = c.outputs[1];
+        const cu::AttnShape a = attnShape(c, qkv);
+        if (auto st = checkFlash(c, qkv, out, lse, a); !st) return st;
+        cu::flashAttnForward(qkv.dtype, qkv.data, out.data, static_cast<float*>(lse.data), a,
+                             m_state->stream);
+        return Ok{};
+    });
+}
+
+Status CudaBackend::flashAttnBackward(const OpCall& c) {
+    return m_state->guard(c.op->name, [&]() -> Status {
+        Check k(c);
+        k.count("saved", c.saved, 3).count("gradOutputs", c.gradOutputs, 1).count(
+            "gradInputs", c.gradInputs, 1);
+        if (!k.ok()) return k.status();
+        const TensorRef &qkv = c.saved[0], &out = c.saved[1], &lse = c.saved[2];
+        const TensorRef &dOut = c.gradOutputs[0], &dQkv = c.gradInputs[0];
+        if (!dOut.bound() || !dQkv.bound()) return Ok{};
+        const cu::AttnShape a = attnShape(c, qkv);
+        if (auto st = checkFlash(c, qkv, out, lse, a); !st) return st;
+        k.dtype("output gradient", dOut, qkv.dtype)
+            .elements("output gradient", dOut, out.elements())
+            .dtype("qkv gradient", dQkv, qkv.dtype)
+            .elements("qkv gradient", dQkv, qkv.elements());
+        if (!k.ok()) return k.status();
+        cu::flashAttnBackward(qkv.dtype, qkv.data, out.data, static_cast<const float*>(lse.data),
+                              dOut.data, dQkv.data, a, m_state->stream);
+        return Ok{};
+    });
+}
+
 }  // namespace remat

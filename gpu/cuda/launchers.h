@@ -136,6 +136,16 @@ void expandKvForward(DType t, const void* qkv, void* kExp, void* vExp, const Att
 void expandKvBackward(DType t, const void* dKExp, const void* dVExp, void* dQkv, const AttnShape& a,
                       cudaStream_t s);
 
+// ---- flash_attention.cu ---------------------------------------------------------------------
+// Fused attention (FlashAttn): qkv [B, T, (H + 2 KV) D] -> out [B, T, H D] and the fp32
+// log-sum-exp [B, H, T]; backward accumulates into dQkv from qkv, out, lse and dOut, recomputing
+// the scores. Head dimensions up to kMaxHeadDim.
+inline constexpr std::int64_t kMaxHeadDim = 256;
+void flashAttnForward(DType t, const void* qkv, void* out, float* lse, const AttnShape& a,
+                      cudaStream_t s);
+void flashAttnBackward(DType t, const void* qkv, const void* out, const float* lse,
+                       const void* dOut, void* dQkv, const AttnShape& a, cudaStream_t s);
+
 // ---- loss.cu -------------------------------------------------------------------------------
 // Cross-entropy on an fp32 log-softmax of the logits, mean over rows; loss is one fp32 value.
 // `seed` is the loss gradient (1 / accumulation steps).

@@ -15,6 +15,9 @@ Status attentionBackward(Call& c);
 // Convolution, batch norm and pooling live in reference_conv.cpp.
 Status convForward(Call& c);
 Status convBackward(Call& c);
+// Flash attention, in reference_flash.cpp.
+Status flashForward(Call& c);
+Status flashBackward(Call& c);
 
 namespace {
 
@@ -361,6 +364,7 @@ Status forward(Call& c) {
         case OpKind::AttnScores:
         case OpKind::AttnContext:
         case OpKind::ExpandKv: return attentionForward(c);
+        case OpKind::FlashAttn: return flashForward(c);
         case OpKind::CrossEntropy: return crossEntropyForward(c);
         case OpKind::Mse: return mseForward(c);
         case OpKind::Conv2d:
@@ -408,6 +412,7 @@ Status backward(Call& c) {
         case OpKind::AttnScores:
         case OpKind::AttnContext:
         case OpKind::ExpandKv: return attentionBackward(c);
+        case OpKind::FlashAttn: return flashBackward(c);
         case OpKind::CrossEntropy: return crossEntropyBackward(c);
         case OpKind::Mse: return mseBackward(c);
         case OpKind::Conv2d:

@@ -18,8 +18,10 @@
 #include "device.h"
 #include "hf_import.h"
 #include "lower.h"
+#include "memory_snapshot.h"
 #include "model_file.h"
 #include "network.h"
+#include "pickle_reader.h"
 #include "report.h"
 #include "strategy.h"
 #include "text.h"
@@ -445,12 +447,55 @@ Outcome fuzzCliArguments(std::string_view input) {
 
 const std::string& lastMessage() { return g_lastMessage; }
 
+Outcome fuzzSnapshot(std::string_view input) {
+    g_lastMessage.clear();
+    auto root = parsePickle(input, std::string(kOrigin));
+    if (!root) {
+        checkMessage("parsePickle", root.error().message, true);
+        return Outcome::Rejected;
+    }
+    auto s = memorySnapshotFromPickle(**root, std::string(kOrigin));
+    if (!s) {
+        checkMessage("memorySnapshotFromPickle", s.error().message, true);
+        return Outcome::Rejected;
+    }
+    const std::size_t n = s->events.size();
+    if (s->allocated.size() != n || s->reserved.size() != n) broken("snapshot curves", "lengths");
+    if (s->startAllocated < 0 || s->startReserved < 0) broken("snapshot start", "negative bytes");
+    for (std::size_t k = 0; k < n; ++k)
+        if (s->allocated[k] < 0 || s->reserved[k] < 0 || s->allocated[k] > s->peakAllocated ||
+            s->reserved[k] > s->peakReserved)
+            broken("snapshot curves", "negative or above the peak at event " + std::to_string(k));
+    // Laid over a small predicted step (mlp-3x1024, as in the tests).
+    static const auto predicted = [] {
+        auto m = loadModel("mlp-3x1024");
+        auto g = lower(m->network, m->training);
+        auto d = findDevice("a100-80gb");
+        return evaluate(*g, *parseStrategy("none"), {}, m->training, *d);
+    }();
+    if (!predicted) broken("mlp-3x1024", predicted.error().message);
+    auto ov = alignSnapshot(*s, predicted->program, predicted->timeline);
+    if (!ov) {
+        checkMessage("alignSnapshot", ov.error().message, false);
+        return Outcome::Rejected;
+    }
+    const std::size_t count = predicted->program.instructions.size();
+    if (ov->allocated.size() != count || ov->reserved.size() != count)
+        broken("snapshot overlay", "not one value per instruction");
+    if (*std::max_element(ov->allocated.begin(), ov->allocated.end()) != ov->measuredPeakAllocated)
+        broken("snapshot overlay", "the drawn allocated curve misses the measured peak");
+    if (ov->stepFirstEvent > ov->stepEndEvent || ov->stepEndEvent > n)
+        broken("snapshot overlay", "step outside the trace");
+    return Outcome::Accepted;
+}
+
 const std::vector<Target>& targets() {
     static const std::vector<Target> all = {
         {"model", &fuzzModelFile},
         {"device", &fuzzDeviceProfile},
         {"cli", &fuzzCliArguments},
         {"hf", &fuzzHfConfig},
+        {"snapshot", &fuzzSnapshot},
     };
     return all;
 }

@@ -1,7 +1,8 @@
 // The entry functions of the fuzz targets: one per input path a user or an attacker controls —
 // a model file (parsed, lowered, planned with several strategies, compiled and simulated), a
 // device or calibrated profile (parsed, written back, and used to simulate a small model), a
-// Hugging Face config.json (imported, then like a model file), and the `remat` command line
+// Hugging Face config.json (imported, then like a model file), a PyTorch memory snapshot
+// (the pickle reader, the curves and their alignment), and the `remat` command line
 // (the read-only commands on preset models). Each takes the raw input
 // bytes and checks the contracts of docs/reliability.md beyond "no sanitizer report": a
 // rejection is one printable line of bounded length naming its origin, an accepted input
@@ -29,6 +30,8 @@ inline constexpr std::string_view kOrigin = "fuzz";
 Outcome fuzzModelFile(std::string_view input);
 Outcome fuzzDeviceProfile(std::string_view input);
 Outcome fuzzHfConfig(std::string_view input);
+// A PyTorch memory snapshot (pickle): read, turned into curves, aligned with mlp-3x1024.
+Outcome fuzzSnapshot(std::string_view input);
 // Arguments are the input's lines ('\n'-separated), after the program name.
 Outcome fuzzCliArguments(std::string_view input);
 
@@ -36,7 +39,7 @@ Outcome fuzzCliArguments(std::string_view input);
 const std::string& lastMessage();
 
 struct Target {
-    std::string name;  // "model", "device", "cli", "hf": the fuzz_<name> executable, corpus/<name>/
+    std::string name;  // "model", "device", "cli", "hf", "snapshot": fuzz_<name>, corpus/<name>/
     Outcome (*run)(std::string_view);
 };
 const std::vector<Target>& targets();
