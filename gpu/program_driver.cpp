@@ -238,6 +238,7 @@ private:
         }
         c.inputs = refs(ins.inputs);
         c.outputs = refs(ins.outputs);
+        c.recompute = ins.kind == InstrKind::Recompute;
         if (auto st = runOp(m_backend, c, false); !st) return st;
         if (ins.kind == InstrKind::Forward && isLossOp(op.kind)) {
             float loss = 0.0f;

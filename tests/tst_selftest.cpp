@@ -64,8 +64,12 @@ QByteArray describe(const QStringList& args, const RunResult& r) {
         .toUtf8();
 }
 
-// Op kinds the CUDA backend implements (everything in scope but flatten, which runs nothing).
-const std::set<std::string> kOpKinds = {"linear",
+// Op kinds every backend implements (everything in scope but flatten, which runs nothing).
+const std::set<std::string> kOpKinds = {"conv2d",
+                                        "batchnorm2d",
+                                        "maxpool2d",
+                                        "global_avg_pool",
+                                        "linear",
                                         "relu",
                                         "gelu",
                                         "silu",

@@ -133,10 +133,6 @@ std::string CudaBackend::deviceName() const {
 
 bool CudaBackend::supports(OpKind kind) const {
     switch (kind) {
-        case OpKind::Conv2d:
-        case OpKind::BatchNorm2d:
-        case OpKind::MaxPool2d:
-        case OpKind::GlobalAvgPool:
         case OpKind::Cast:
         case OpKind::LinearCrossEntropy:
             return false;
