@@ -317,7 +317,14 @@ Status checkRunnable(const Backend& backend, const Graph& graph, const Program& 
         if (op.kind == OpKind::LinearCrossEntropy)
             return makeError(who + " runs the standard cross-entropy; the chunked one "
                              "(loss_impl chunked, '" + op.name + "') is simulated only");
-    for (const Instruction& ins : program.instructions) {
+    // Every instruction's op is one of the graph's: when the backend runs all of them, no
+    // instruction needs a look (a program near the size limit has millions). Otherwise the
+    // first instruction that it cannot run is named.
+    const bool allSupported = std::all_of(graph.ops.begin(), graph.ops.end(), [&](const Op& op) {
+        return op.kind == OpKind::Flatten || backend.supports(op.kind);
+    });
+    for (std::size_t i = 0; !allSupported && i < program.instructions.size(); ++i) {
+        const Instruction& ins = program.instructions[i];
         if (!ins.op.valid() || ins.op.index() >= graph.ops.size()) continue;
         const Op& op = graph.op(ins.op);
         if (op.kind == OpKind::Flatten || backend.supports(op.kind)) continue;

@@ -103,7 +103,9 @@ private:
 
     // Refuses, before any work, a program too large to build: every op runs forward and
     // backward once per written micro-step and is recomputed at most once per region around
-    // it, and allocs and frees come to about twice the compute instructions. Also refuses RNG
+    // it, and allocs and frees come to about three times the compute instructions (2.9 to 3.1
+    // on deep transformer programs under revolve, the largest there are; docs/reliability.md
+    // gives the cost at the limit). Also refuses RNG
     // draws that would not fit their 32 bits: each micro-step draws once for itself and once
     // per region recomputed without preserving the RNG state.
     Status checkProgramSize(const Plan& plan) const {
@@ -121,7 +123,7 @@ private:
             recomputes += depth;
         }
         const std::int64_t written = writtenMicroSteps();
-        const std::int64_t perStep = 3 * (2 * std::int64_t(n) + recomputes);
+        const std::int64_t perStep = 4 * (2 * std::int64_t(n) + recomputes);
         const std::int64_t total = satMul(perStep, written);
         auto count = [](std::int64_t v) {
             return v >= kSaturated ? std::string("more than 2^63") : std::to_string(v);
@@ -170,6 +172,7 @@ private:
         Node root;
         root.region = Region{0, std::uint32_t(m_g.ops.size() - 1), "network", true};
         m_nodes.push_back(root);
+        m_children.assign(1, {});
         m_innermost.assign(m_g.ops.size(), 0);
         // Last op reading each tensor: a region's outputs are what is read after its last op.
         std::vector<std::int64_t> lastReader(m_g.tensors.size(), -1);
@@ -183,6 +186,8 @@ private:
             n.depth = m_nodes[std::size_t(n.parent)].depth + 1;
             int id = int(m_nodes.size());
             for (std::uint32_t o = r.firstOp; o <= r.lastOp; ++o) m_innermost[o] = id;
+            m_children[std::size_t(n.parent)].push_back(id);
+            m_children.emplace_back();
             // Inputs: tensors read inside, produced outside (parameters are resident).
             std::vector<TensorId> seen;
             for (std::uint32_t o = r.firstOp; o <= r.lastOp; ++o)
@@ -206,12 +211,28 @@ private:
                 }
             m_nodes.push_back(std::move(n));
         }
+        // Children in op order, for childOf's search (regions come outer-first, by first op).
+        m_childrenByFirst = m_children;
+        for (auto& kids : m_childrenByFirst)
+            std::stable_sort(kids.begin(), kids.end(), [&](int a, int b) {
+                return m_nodes[std::size_t(a)].region.firstOp <
+                       m_nodes[std::size_t(b)].region.firstOp;
+            });
     }
 
-    // The child of `node` containing `op`, or -1 when `op` is a direct op of `node`.
+    // The child of `node` containing `op`, or -1 when `op` is a direct op of `node`. Children
+    // are disjoint: the last one starting at or before `op` is the one, found by bisection
+    // (walking up from the innermost region would cost the nesting depth per op, as deep as
+    // the chain under revolve:1).
     int childOf(int node, std::uint32_t op) const {
         int n = m_innermost[op];
         if (n == node) return -1;
+        const auto& kids = m_childrenByFirst[std::size_t(node)];
+        auto it = std::upper_bound(kids.begin(), kids.end(), op, [&](std::uint32_t o, int c) {
+            return o < m_nodes[std::size_t(c)].region.firstOp;
+        });
+        if (it != kids.begin() && m_nodes[std::size_t(*(it - 1))].region.lastOp >= op)
+            return *(it - 1);
         while (m_nodes[std::size_t(n)].parent != node) n = m_nodes[std::size_t(n)].parent;
         return n;
     }
@@ -551,9 +572,10 @@ private:
     // parent, or the parent recomputes nothing) still holds its inputs: they exist at the stop
     // (produced before it, or the parent's own held inputs), and its backward reads them.
     void holdSkippedChildren(int node, std::int64_t stop, const StorageMap& cur) {
-        for (std::size_t k = 0; k < m_nodes.size(); ++k) {
+        for (const int child : m_children[std::size_t(node)]) {
+            const auto k = std::size_t(child);
             const Node& n = m_nodes[k];
-            if (n.parent != node || std::int64_t(n.region.firstOp) <= stop) continue;
+            if (std::int64_t(n.region.firstOp) <= stop) continue;
             auto& held = m_heldInputs[k];
             held.clear();
             for (TensorId t : n.inputs) {
@@ -761,6 +783,8 @@ private:
     Program m_p;
 
     std::vector<Node> m_nodes;
+    // Each node's children, in the order they were placed and in op order.
+    std::vector<std::vector<int>> m_children, m_childrenByFirst;
     std::vector<int> m_innermost;
     std::vector<bool> m_flows, m_needsBackward;
 

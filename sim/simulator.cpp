@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "calibration.h"
 #include "gemm_model.h"
@@ -96,6 +97,20 @@ Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
         }
     }
 
+    // A compute instruction's time depends only on its op and direction (the program's
+    // micro-batch, precision and TF32 settings and the device are fixed): each is worked out
+    // once, however often recomputes run the op again.
+    std::vector<double> opSeconds[2];  // [forward and recompute, backward], NaN: not yet
+    for (auto& v : opSeconds) v.assign(g.ops.size(), std::numeric_limits<double>::quiet_NaN());
+    auto computeTime = [&](const Instruction& ins) {
+        if (ins.kind == InstrKind::OptimizerStep || !ins.op.valid() ||
+            ins.op.index() >= g.ops.size())
+            return instructionTime(g, p, ins, d);
+        double& memo = opSeconds[ins.kind == InstrKind::Backward ? 1 : 0][ins.op.index()];
+        if (std::isnan(memo)) memo = instructionTime(g, p, ins, d);
+        return memo;
+    };
+
     CategoryBytes live{};
     std::int64_t liveActivationBytes = 0;
     Affine liveActivationAffine;
@@ -137,7 +152,7 @@ Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
             // A repeated instruction stands for all its iterations: its time and FLOPs count
             // that many times, its memory once (every iteration has the same live bytes).
             const double times = double(p.timesRun(i));
-            dt = instructionTime(g, p, ins, d) * times;
+            dt = computeTime(ins) * times;
             if (ins.kind != InstrKind::OptimizerStep) {
                 const Op& op = g.op(ins.op);
                 const OpCost& c = ins.kind == InstrKind::Backward ? op.backward : op.forward;
