@@ -4,11 +4,13 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
+
 #include "analysis.h"
 #include "commands.h"
 #include "common.h"
 #include "parallel_eval.h"
 #include "parallel_report.h"
+#include "region_savings.h"
 #include "report.h"
 
 namespace remat::cli {
@@ -97,6 +99,12 @@ int runSimulate(const CommonOptions& o) {
     if (pe) std::cout << "\n" << parallelSummaryText(*pe);
     for (const auto& r : e->program.unsafeReasons)
         std::cout << "UNSAFE: " << shown(r, kSentenceLimit) << "\n";
+    for (const auto& r : e->program.mayDifferReasons)
+        std::cout << "UNSAFE (may differ): " << shown(r, kSentenceLimit) << "\n";
+    for (const auto& r : e->program.safeNotes) std::cout << "safe: " << shown(r, kSentenceLimit) << "\n";
+    for (const auto& n : littleSavingNotes(c->graph, e->program.plan, c->training.microBatch,
+                                                e->baselineSavedActivationBytes))
+        std::cout << "note: " << shown(n, kSentenceLimit) << "\n";
     return 0;
 }
 
