@@ -335,7 +335,7 @@ Status checkRunnable(const Backend& backend, const Graph& graph, const Program& 
     }
     if (program.unsafe() && !allowUnsafe) {
         std::string reasons;
-        for (const auto& r : program.unsafeReasons) reasons += (reasons.empty() ? "" : "; ") + r;
+        for (const auto& r : program.allUnsafeReasons()) reasons += (reasons.empty() ? "" : "; ") + r;
         return makeError("the program is unsafe (" + reasons +
                          "); its gradients would be wrong. Run it anyway only to show the "
                          "damage (--allow-unsafe)");

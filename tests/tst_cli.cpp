@@ -829,9 +829,10 @@ void TstCli::escapedArgumentsInErrors() {
     }
 }
 
-// tests/data/cli/inplace_unsafe.json: an in-place ReLU right after a linear; checkpointing the
-// ReLU on its own (its manual plan, full, ...) holds the linear's output, which the ReLU then
-// overwrites. Every listing marks exactly the plans the compiler calls unsafe.
+// tests/data/cli/inplace_unsafe.json: an in-place tanh right after a linear; checkpointing the
+// tanh on its own (its manual plan, full, ...) holds the linear's output, which the tanh then
+// overwrites, and the recompute keeps tanh(tanh(x)). Every listing marks exactly the plans the
+// compiler calls unsafe.
 void TstCli::unsafePlansAreMarked() {
     const QString file = kDataDir + "/cli/inplace_unsafe.json";
     bool ok = false;
@@ -850,7 +851,7 @@ void TstCli::unsafePlansAreMarked() {
     QCOMPARE(t.rows.size(), all.size());
     for (const QStringList& row : t.rows)
         QCOMPARE(row.last(), QString(unsafe.count(row.first().toStdString()) ? "UNSAFE" : "yes"));
-    QVERIFY(text.out.contains("manual: in-place '1/relu' overwrites '0/linear'"));
+    QVERIFY(text.out.contains("manual: in-place '1/tanh' overwrites '0/linear'"));
 
     const json fits = runJson({"max-batch", file, "--json"}, &ok);
     QVERIFY(ok);

@@ -246,7 +246,7 @@ void TestCliRun::allowUnsafeExitsNonZeroWhenGradientsDiffer() {
         "training": {"micro_batch": 4}})");
     const Output refused = run({"run", path, "--backend", "cpu"});
     QCOMPARE(refused.exitCode, 2);
-    QVERIFY2(refused.err.contains("held as a checkpointed region's input"),
+    QVERIFY2(refused.err.contains("keeps as its input for the recompute"),
              refused.err.constData());
     const Output json = run({"run", path, "--backend", "cpu", "--allow-unsafe", "--json"});
     QCOMPARE(json.exitCode, 1);

@@ -50,7 +50,7 @@ ComparisonRow summarise(const Graph& g, const Evaluation& e) {
     r.memorySavedFraction = e.memorySavedFraction();
     r.activationsSavedFraction = e.activationsSavedFraction();
     r.unsafe = e.program.unsafe();
-    if (r.unsafe) r.unsafeReason = e.program.unsafeReasons.front();
+    if (r.unsafe) r.unsafeReason = e.program.allUnsafeReasons().front();
     r.recomputeOverhead = e.recomputeOverhead();
     r.stepTimeS = t.timeS.total();
     r.samplesPerS = t.samplesPerS();

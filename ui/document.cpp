@@ -485,6 +485,13 @@ Status Document::setOptimizer(Optimizer o) {
     return pushEdit(tr("Optimizer %1").arg(toQString(optimizerName(o))), std::move(after));
 }
 
+Status Document::setPreserveRngState(bool preserve) {
+    ModelFile after = m_state->model;
+    after.training.preserveRngState = preserve;
+    return pushEdit(preserve ? tr("Preserve the RNG state") : tr("Do not preserve the RNG state"),
+                    std::move(after));
+}
+
 Status Document::setDeviceId(const QString& id) {
     ModelFile after = m_state->model;
     after.device = toStdString(id);

@@ -121,6 +121,8 @@ public:
     Status setAccumulationSteps(std::int64_t n);
     Status setPrecision(Precision p);
     Status setOptimizer(Optimizer o);
+    // PyTorch's preserve_rng_state for every region: off, recomputed dropout draws new masks.
+    Status setPreserveRngState(bool preserve);
     Status setDeviceId(const QString& id);
     // The GPUs / layout: the parallel layout of the training settings. An invalid one is refused
     // with validateLayout's message naming the field ("parallel.tp: 12 heads are not divisible

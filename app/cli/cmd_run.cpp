@@ -320,6 +320,9 @@ int runRun(const RunOptions& o) {
     std::cout << "\n";
     for (const auto& r : e->program.unsafeReasons)
         std::cout << "UNSAFE: " << printable(r, kMessageChars) << "\n";
+    for (const auto& r : e->program.mayDifferReasons)
+        std::cout << "UNSAFE (may differ): " << printable(r, kMessageChars) << "\n";
+    for (const auto& r : e->program.safeNotes) std::cout << "safe: " << printable(r, kMessageChars) << "\n";
     return exitCode;
 }
 

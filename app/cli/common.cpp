@@ -270,7 +270,7 @@ std::vector<Strategy> listedStrategies(const Context& c) {
 Result<std::vector<std::string>> unsafeReasons(const Context& c, const Plan& plan) {
     auto program = compile(c.graph, plan, c.training, compileOptionsFor(c.device));
     if (!program) return program.error();
-    return std::move(program->unsafeReasons);
+    return program->allUnsafeReasons();
 }
 
 std::string recomputeImplNote(const TrainingConfig& training) {
