@@ -76,9 +76,27 @@ double instructionTime(const Graph& g, const Program& p, const Instruction& ins,
 }
 
 Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
-                  const CancelFlag* cancel) {
+                  const CancelFlag* cancel, OpTimeMemo* memo) {
     Timeline t;
     const std::size_t n = p.instructions.size();
+    if (memo && (memo->graph != &g || memo->device != &d || memo->microBatch != p.microBatch ||
+                 memo->precision != p.precision || memo->tf32 != p.tf32 ||
+                 memo->forward.size() != g.ops.size())) {
+        memo->graph = &g;
+        memo->device = &d;
+        memo->microBatch = p.microBatch;
+        memo->precision = p.precision;
+        memo->tf32 = p.tf32;
+        memo->forward.assign(g.ops.size(), -1.0);
+        memo->backward.assign(g.ops.size(), -1.0);
+    }
+    auto timeOf = [&](const Instruction& ins) {
+        if (!memo || ins.kind == InstrKind::OptimizerStep) return instructionTime(g, p, ins, d);
+        double& slot = (ins.kind == InstrKind::Backward ? memo->backward
+                                                        : memo->forward)[ins.op.index()];
+        if (slot < 0) slot = instructionTime(g, p, ins, d);
+        return slot;
+    };
     t.live.resize(n);
     t.durationS.resize(n);
     t.endS.resize(n);
@@ -137,7 +155,7 @@ Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
             // A repeated instruction stands for all its iterations: its time and FLOPs count
             // that many times, its memory once (every iteration has the same live bytes).
             const double times = double(p.timesRun(i));
-            dt = instructionTime(g, p, ins, d) * times;
+            dt = timeOf(ins) * times;
             if (ins.kind != InstrKind::OptimizerStep) {
                 const Op& op = g.op(ins.op);
                 const OpCost& c = ins.kind == InstrKind::Backward ? op.backward : op.forward;
