@@ -6,6 +6,7 @@
 
 #include "lower.h"
 #include "sharding.h"
+#include "simulator_lean.h"
 #include "training_rules.h"
 
 namespace remat {
@@ -242,6 +243,7 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
         std::int64_t offloadedBytes = 0;  // activations sent to the host per micro-batch
         double collectiveS = 0;
         std::size_t first = SIZE_MAX, last = 0;  // the first forward, the last backward
+        bool lean = false;  // `timeline` without its per-instruction arrays (simulateLean)
     };
     std::vector<Shared> shared(runs.size());
     for (std::size_t k = 0; k < runs.size(); ++k) {
@@ -254,9 +256,6 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
             if (!sp) return sp.error();
             rewritten = std::move(*sp);
             prog = &rewritten;
-            shared[k].timeline = simulate(*r.graph, rewritten, device, cancel, r.opTimes.get());
-        } else {
-            shared[k].timeline = r.eval.timeline;
         }
         // The span the band covers: the first forward to the last backward.
         std::size_t& first = shared[k].first;
@@ -266,11 +265,26 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
             if (kd == InstrKind::Forward && first == SIZE_MAX) first = i;
             if (kd == InstrKind::Backward) last = i;
         }
-        const Timeline& t = shared[k].timeline;
-        for (std::size_t i = 0; i < t.live.size(); ++i) {
-            const std::int64_t live = totalBytes(t.live[i]);
-            std::int64_t& into = i >= first && i <= last ? shared[k].inside : shared[k].outside;
-            into = std::max(into, live);
+        if (rewrite && !keepRank) {
+            // A search: the live bytes inside and outside the span, no per-instruction arrays.
+            LiveSpan span;
+            span.first = first;
+            span.last = last;
+            shared[k].timeline =
+                simulateLean(*r.graph, rewritten, device, span, cancel, r.opTimes.get());
+            shared[k].lean = true;
+            shared[k].inside = span.inside;
+            shared[k].outside = span.outside;
+        } else {
+            shared[k].timeline = rewrite ? simulate(*r.graph, rewritten, device, cancel,
+                                                    r.opTimes.get())
+                                         : r.eval.timeline;
+            const Timeline& t = shared[k].timeline;
+            for (std::size_t i = 0; i < t.live.size(); ++i) {
+                const std::int64_t live = totalBytes(t.live[i]);
+                std::int64_t& into = i >= first && i <= last ? shared[k].inside : shared[k].outside;
+                into = std::max(into, live);
+            }
         }
         shared[k].keptBytes = r.eval.timeline.savedActivationAffine.at(cfg.microBatch);
         if (sharding.offloadActivations) {
@@ -467,7 +481,12 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
     } else if (out.stages[ps].inFlight <= 1.0) {
         // No band: the shared rewrite is the rank's program.
         if (keepRank) peakProgram = rewrite ? std::move(peakShared.program) : peakRun.eval.program;
-        peakTimeline = std::move(peakShared.timeline);
+        if (peakShared.lean && !peakShared.timeline.fits)
+            // Why it does not fit is read from the whole timeline (explainNoFit).
+            peakTimeline = simulate(*peakRun.graph, peakShared.program, device, cancel,
+                                    peakRun.opTimes.get());
+        else
+            peakTimeline = std::move(peakShared.timeline);
     } else {
         auto banded = shardedProgram(*peakRun.graph, peakRun.eval.program, bandPlan, keepRank);
         if (!banded) return banded.error();

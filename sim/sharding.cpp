@@ -31,16 +31,17 @@ void forEachOperand(Instruction& ins, F f) {
 
 // Allocs and frees to insert around a program's instructions, spliced in by apply(): an alloc
 // goes just before instruction i, a free just after it, so each stays in i's micro-step and a
-// repeat's bounds follow the instructions they held.
+// repeat's bounds follow the instructions they held. Insertions at one instruction keep the
+// order they were made in.
 class Insertions {
 public:
-    explicit Insertions(const std::vector<Instruction>& in) : m_pre(in.size()), m_post(in.size()) {}
-    explicit Insertions(const Program& p) : Insertions(p.instructions) {}
-    void allocBefore(const std::vector<Instruction>& in, BufferId b, std::size_t i) {
-        m_pre[i].push_back(at(in, InstrKind::Alloc, b, i));
+    explicit Insertions(const std::vector<Instruction>&) {}
+    explicit Insertions(const Program&) {}
+    void allocBefore(const std::vector<Instruction>&, BufferId b, std::size_t i) {
+        m_pre.push_back({i, b});
     }
-    void freeAfter(const std::vector<Instruction>& in, BufferId b, std::size_t i) {
-        m_post[i].push_back(at(in, InstrKind::Free, b, i));
+    void freeAfter(const std::vector<Instruction>&, BufferId b, std::size_t i) {
+        m_post.push_back({i, b});
     }
     void allocBefore(const Program& p, BufferId b, std::size_t i) { allocBefore(p.instructions, b, i); }
     void freeAfter(const Program& p, BufferId b, std::size_t i) { freeAfter(p.instructions, b, i); }
@@ -48,19 +49,28 @@ public:
     // p.instructions; `in` may be p.instructions itself.
     void apply(const std::vector<Instruction>& in, Program& p) {
         const std::size_t n = in.size();
+        auto byIndex = [](const Item& a, const Item& b) { return a.at < b.at; };
+        std::stable_sort(m_pre.begin(), m_pre.end(), byIndex);
+        std::stable_sort(m_post.begin(), m_post.end(), byIndex);
         std::vector<Instruction> out;
-        out.reserve(n + 2 * n / 8);
-        std::vector<std::size_t> groupStart(n + 1, 0);
+        out.reserve(n + m_pre.size() + m_post.size());
+        std::size_t pre = 0, post = 0;
+        std::size_t begin = 0, end = 0;
+        const std::size_t repeatBegin = p.repeat ? p.repeat->begin : SIZE_MAX;
+        const std::size_t repeatEnd = p.repeat ? std::min(p.repeat->end, n) : SIZE_MAX;
         for (std::size_t i = 0; i < n; ++i) {
-            groupStart[i] = out.size();
-            for (Instruction& x : m_pre[i]) out.push_back(std::move(x));
+            if (i == repeatBegin) begin = out.size();
+            if (i == repeatEnd) end = out.size();
+            for (; pre < m_pre.size() && m_pre[pre].at == i; ++pre)
+                out.push_back(at(in, InstrKind::Alloc, m_pre[pre].buffer, i));
             out.push_back(in[i]);
-            for (Instruction& x : m_post[i]) out.push_back(std::move(x));
+            for (; post < m_post.size() && m_post[post].at == i; ++post)
+                out.push_back(at(in, InstrKind::Free, m_post[post].buffer, i));
         }
-        groupStart[n] = out.size();
+        if (repeatEnd == n) end = out.size();
         if (p.repeat) {
-            p.repeat->begin = groupStart[p.repeat->begin];
-            p.repeat->end = groupStart[std::min(p.repeat->end, n)];
+            p.repeat->begin = begin;
+            p.repeat->end = end;
         }
         p.instructions = std::move(out);
     }
@@ -70,6 +80,10 @@ public:
     }
 
 private:
+    struct Item {
+        std::size_t at;
+        BufferId buffer;
+    };
     static Instruction at(const std::vector<Instruction>& in, InstrKind kind, BufferId b,
                           std::size_t i) {
         Instruction x;
@@ -79,7 +93,7 @@ private:
         x.buffer = b;
         return x;
     }
-    std::vector<std::vector<Instruction>> m_pre, m_post;
+    std::vector<Item> m_pre, m_post;
 };
 
 // The activation-offload rewrite (ShardingPlan::offloadActivations), in place. Brought-back
@@ -152,14 +166,14 @@ std::int64_t offloadedActivationBytes(const Program& p, std::int64_t microBatch)
 
 std::vector<std::int64_t> layerParameterBytes(const Graph& g) {
     std::vector<std::int64_t> out(g.layerModules.size(), 0);
-    std::vector<char> seen(g.tensors.size(), 0);
+    // seen[t] == l + 1: tensor t already counted for layer l.
+    std::vector<std::size_t> seen(g.tensors.size(), 0);
     for (std::size_t l = 0; l < g.layerModules.size(); ++l) {
-        std::fill(seen.begin(), seen.end(), 0);
         const Module& m = g.module(g.layerModules[l]);
         for (std::uint32_t o = m.firstOp; o < m.firstOp + m.opCount; ++o)
             for (TensorId t : g.ops[o].params)
-                if (!seen[t.index()]) {
-                    seen[t.index()] = 1;
+                if (seen[t.index()] != l + 1) {
+                    seen[t.index()] = l + 1;
                     out[l] = satAdd(out[l], g.tensor(t).bytes().fixed);
                 }
     }

@@ -1,4 +1,5 @@
 #include "simulator.h"
+#include "simulator_lean.h"
 
 #include <algorithm>
 #include <cmath>
@@ -75,8 +76,13 @@ double instructionTime(const Graph& g, const Program& p, const Instruction& ins,
                   b, act, tf32, d);
 }
 
-Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
-                  const CancelFlag* cancel, OpTimeMemo* memo) {
+namespace {
+
+// simulate() and simulateLean(): `Keep` keeps the per-instruction arrays; without it `span`
+// receives the highest live bytes inside [span->first, span->last] and outside it.
+template <bool Keep>
+Timeline simulateCore(const Graph& g, const Program& p, const DeviceSpec& d,
+                      const CancelFlag* cancel, OpTimeMemo* memo, LiveSpan* span) {
     Timeline t;
     const std::size_t n = p.instructions.size();
     if (memo && (memo->graph != &g || memo->device != &d || memo->microBatch != p.microBatch ||
@@ -97,9 +103,11 @@ Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
         if (slot < 0) slot = instructionTime(g, p, ins, d);
         return slot;
     };
-    t.live.resize(n);
-    t.durationS.resize(n);
-    t.endS.resize(n);
+    if constexpr (Keep) {
+        t.live.resize(n);
+        t.durationS.resize(n);
+        t.endS.resize(n);
+    }
     const std::int64_t b = p.microBatch;
     t.samplesPerStep = p.microBatch * p.accumulationSteps;
 
@@ -179,10 +187,19 @@ Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
             }
         }
         clock += dt;
-        t.live[i] = live;
-        t.durationS[i] = dt;
-        t.endS[i] = clock;
         const std::int64_t total = totalBytes(live);
+        if constexpr (Keep) {
+            t.live[i] = live;
+            t.durationS[i] = dt;
+            t.endS[i] = clock;
+        } else {
+            std::int64_t& into = i >= span->first && i <= span->last ? span->inside : span->outside;
+            into = std::max(into, total);
+            span->modelStates = std::max(
+                span->modelStates, live[std::size_t(Category::Parameters)] +
+                                       live[std::size_t(Category::Gradients)] +
+                                       live[std::size_t(Category::OptimizerState)]);
+        }
         if (total > t.peakBytes) {
             t.peakBytes = total;
             t.peakInstruction = i;
@@ -192,6 +209,19 @@ Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
     t.maxMicroBatch = maxB;
     t.fits = t.peakBytes <= usable;
     return t;
+}
+
+}  // namespace
+
+Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
+                  const CancelFlag* cancel, OpTimeMemo* memo) {
+    return simulateCore<true>(g, p, d, cancel, memo, nullptr);
+}
+
+Timeline simulateLean(const Graph& g, const Program& p, const DeviceSpec& d, LiveSpan& span,
+                      const CancelFlag* cancel, OpTimeMemo* memo) {
+    span.inside = span.outside = span.modelStates = 0;
+    return simulateCore<false>(g, p, d, cancel, memo, &span);
 }
 
 }  // namespace remat
