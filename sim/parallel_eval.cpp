@@ -244,6 +244,9 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
         double collectiveS = 0;
         std::size_t first = SIZE_MAX, last = 0;  // the first forward, the last backward
         bool lean = false;  // `timeline` without its per-instruction arrays (simulateLean)
+        // `program` not built: the compiled one over `buffers` (a rewrite that only resizes).
+        bool resizeOnly = false;
+        std::vector<Buffer> buffers;
     };
     std::vector<Shared> shared(runs.size());
     for (std::size_t k = 0; k < runs.size(); ++k) {
@@ -251,7 +254,13 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
         const PreparedLayout::Run& r = runs[k];
         Program& rewritten = shared[k].program;
         const Program* prog = &r.eval.program;
-        if (rewrite) {
+        // A search's rewrite that only resizes buffers: the compiled instructions over the
+        // resized buffers, simulated without a copy (the program is built only if needed).
+        const bool resizeOnly = rewrite && !keepRank && !shardingInserts(sharding);
+        if (resizeOnly) {
+            shared[k].buffers = r.eval.program.buffers;
+            resizeForSharding(shared[k].buffers, sharding);
+        } else if (rewrite) {
             auto sp = shardedProgram(*r.graph, r.eval.program, sharding, keepRank);
             if (!sp) return sp.error();
             rewritten = std::move(*sp);
@@ -271,7 +280,11 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
             span.first = first;
             span.last = last;
             shared[k].timeline =
-                simulateLean(*r.graph, rewritten, device, span, cancel, r.opTimes.get());
+                resizeOnly ? simulateLean(*r.graph, r.eval.program, device, span, cancel,
+                                          r.opTimes.get(), &shared[k].buffers)
+                           : simulateLean(*r.graph, rewritten, device, span, cancel,
+                                          r.opTimes.get());
+            shared[k].resizeOnly = resizeOnly;
             shared[k].lean = true;
             shared[k].inside = span.inside;
             shared[k].outside = span.outside;
@@ -481,10 +494,16 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
     } else if (out.stages[ps].inFlight <= 1.0) {
         // No band: the shared rewrite is the rank's program.
         if (keepRank) peakProgram = rewrite ? std::move(peakShared.program) : peakRun.eval.program;
-        if (peakShared.lean && !peakShared.timeline.fits)
+        if (peakShared.lean && !peakShared.timeline.fits) {
             // Why it does not fit is read from the whole timeline (explainNoFit).
+            if (peakShared.resizeOnly) {
+                auto sp = shardedProgram(*peakRun.graph, peakRun.eval.program, sharding, false);
+                if (!sp) return sp.error();
+                peakShared.program = std::move(*sp);
+            }
             peakTimeline = simulate(*peakRun.graph, peakShared.program, device, cancel,
                                     peakRun.opTimes.get());
+        }
         else
             peakTimeline = std::move(peakShared.timeline);
     } else {

@@ -180,14 +180,9 @@ std::vector<std::int64_t> layerParameterBytes(const Graph& g) {
     return out;
 }
 
-namespace {
-
-// The rewrite of applySharding: `p` holds everything of the program but its instructions,
-// which are `in`; the rewritten instructions go to p.instructions (`in` may be p.instructions).
-Status rewrite(const Graph& g, const std::vector<Instruction>& in, Program& p,
-               const ShardingPlan& plan, bool validate = true) {
+void resizeForSharding(std::vector<Buffer>& buffers, const ShardingPlan& plan) {
     const std::int64_t d = std::max<std::int64_t>(plan.shardDegree, 1);
-    for (Buffer& b : p.buffers) {
+    for (Buffer& b : buffers) {
         switch (b.role) {
             case BufferRole::Parameter:
                 if (plan.offloadParameters) b.bytes = {};
@@ -205,6 +200,22 @@ Status rewrite(const Graph& g, const std::vector<Instruction>& in, Program& p,
             default: break;
         }
     }
+}
+
+bool shardingInserts(const ShardingPlan& plan) {
+    const std::int64_t d = std::max<std::int64_t>(plan.shardDegree, 1);
+    return plan.offloadActivations || plan.inFlight > 1.0 ||
+           (plan.zeroStage >= 2 && (d > 1 || plan.offloadParameters));
+}
+
+namespace {
+
+// The rewrite of applySharding: `p` holds everything of the program but its instructions,
+// which are `in`; the rewritten instructions go to p.instructions (`in` may be p.instructions).
+Status rewrite(const Graph& g, const std::vector<Instruction>& in, Program& p,
+               const ShardingPlan& plan, bool validate = true) {
+    const std::int64_t d = std::max<std::int64_t>(plan.shardDegree, 1);
+    resizeForSharding(p.buffers, plan);
     const bool gather = plan.zeroStage >= 3 && (d > 1 || plan.offloadParameters);
     const bool wholeGrads = plan.zeroStage >= 2 && (d > 1 || plan.offloadParameters);
     const bool band = plan.inFlight > 1.0;

@@ -34,6 +34,13 @@ struct ShardingPlan {
     Affine keptPerMicroBatch;
 };
 
+// The buffers' sizes under the plan's sharding and offload (the first part of the rewrite).
+void resizeForSharding(std::vector<Buffer>& buffers, const ShardingPlan& plan);
+// Whether the rewrite inserts buffers (gathered parameters, whole gradients, the in-flight band,
+// activation offload) rather than only resizing: without, the rewritten program is the same
+// instructions over the resized buffers.
+bool shardingInserts(const ShardingPlan& plan);
+
 // Rewrites `p` (compiled for one rank's graph `g`) in place. A repeat's bounds follow the
 // instructions they held.
 Status applySharding(const Graph& g, Program& p, const ShardingPlan& plan);

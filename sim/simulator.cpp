@@ -39,8 +39,11 @@ double opTime(const Graph& g, const Op& op, Direction dir, std::int64_t b, DType
 
 }  // namespace
 
-double instructionTime(const Graph& g, const Program& p, const Instruction& ins,
-                       const DeviceSpec& d) {
+namespace {
+
+// instructionTime with the program's buffers given apart (simulateLean's resized ones).
+double instructionTimeWith(const Graph& g, const Program& p, const std::vector<Buffer>& bufs,
+                           const Instruction& ins, const DeviceSpec& d) {
     const std::int64_t b = p.microBatch;
     const DType act = computeDType(p.precision);
     switch (ins.kind) {
@@ -50,9 +53,9 @@ double instructionTime(const Graph& g, const Program& p, const Instruction& ins,
             // Elementwise over the parameter: read parameter, gradient and state, write
             // parameter and state (fp32 master weights included in `state`).
             double bytes = 0;
-            for (BufferId s : ins.params) bytes += 2.0 * double(p.buffer(s).bytes.at(b));
-            for (BufferId s : ins.paramGrads) bytes += double(p.buffer(s).bytes.at(b));
-            for (BufferId s : ins.state) bytes += 2.0 * double(p.buffer(s).bytes.at(b));
+            for (BufferId s : ins.params) bytes += 2.0 * double(bufs[s.index()].bytes.at(b));
+            for (BufferId s : ins.paramGrads) bytes += double(bufs[s.index()].bytes.at(b));
+            for (BufferId s : ins.state) bytes += 2.0 * double(bufs[s.index()].bytes.at(b));
             // foreach and for-loop temporaries: written once and read once.
             if (ins.parameter.valid())
                 bytes += 2.0 * double(optimizerTemporaryBytes(g.tensor(ins.parameter).elements(),
@@ -76,13 +79,22 @@ double instructionTime(const Graph& g, const Program& p, const Instruction& ins,
                   b, act, tf32, d);
 }
 
+}  // namespace
+
+double instructionTime(const Graph& g, const Program& p, const Instruction& ins,
+                       const DeviceSpec& d) {
+    return instructionTimeWith(g, p, p.buffers, ins, d);
+}
+
 namespace {
 
 // simulate() and simulateLean(): `Keep` keeps the per-instruction arrays; without it `span`
 // receives the highest live bytes inside [span->first, span->last] and outside it.
 template <bool Keep>
 Timeline simulateCore(const Graph& g, const Program& p, const DeviceSpec& d,
-                      const CancelFlag* cancel, OpTimeMemo* memo, LiveSpan* span) {
+                      const CancelFlag* cancel, OpTimeMemo* memo, LiveSpan* span,
+                      const std::vector<Buffer>* buffers) {
+    const std::vector<Buffer>& bufs = buffers ? *buffers : p.buffers;
     Timeline t;
     const std::size_t n = p.instructions.size();
     if (memo && (memo->graph != &g || memo->device != &d || memo->microBatch != p.microBatch ||
@@ -97,7 +109,8 @@ Timeline simulateCore(const Graph& g, const Program& p, const DeviceSpec& d,
         memo->backward.assign(g.ops.size(), -1.0);
     }
     auto timeOf = [&](const Instruction& ins) {
-        if (!memo || ins.kind == InstrKind::OptimizerStep) return instructionTime(g, p, ins, d);
+        if (!memo || ins.kind == InstrKind::OptimizerStep)
+            return instructionTimeWith(g, p, bufs, ins, d);
         double& slot = (ins.kind == InstrKind::Backward ? memo->backward
                                                         : memo->forward)[ins.op.index()];
         if (slot < 0) slot = instructionTime(g, p, ins, d);
@@ -138,7 +151,7 @@ Timeline simulateCore(const Graph& g, const Program& p, const DeviceSpec& d,
         }
         double dt = 0.0;
         if (ins.kind == InstrKind::Alloc || ins.kind == InstrKind::Free) {
-            const Buffer& buf = p.buffer(ins.buffer);
+            const Buffer& buf = bufs[ins.buffer.index()];
             const std::int64_t sign = ins.kind == InstrKind::Alloc ? 1 : -1;
             const std::int64_t bytes = buf.bytes.at(b);
             live[std::size_t(buf.category)] += sign * bytes;
@@ -215,13 +228,14 @@ Timeline simulateCore(const Graph& g, const Program& p, const DeviceSpec& d,
 
 Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
                   const CancelFlag* cancel, OpTimeMemo* memo) {
-    return simulateCore<true>(g, p, d, cancel, memo, nullptr);
+    return simulateCore<true>(g, p, d, cancel, memo, nullptr, nullptr);
 }
 
 Timeline simulateLean(const Graph& g, const Program& p, const DeviceSpec& d, LiveSpan& span,
-                      const CancelFlag* cancel, OpTimeMemo* memo) {
+                      const CancelFlag* cancel, OpTimeMemo* memo,
+                      const std::vector<Buffer>* buffers) {
     span.inside = span.outside = span.modelStates = 0;
-    return simulateCore<false>(g, p, d, cancel, memo, &span);
+    return simulateCore<false>(g, p, d, cancel, memo, &span, buffers);
 }
 
 }  // namespace remat

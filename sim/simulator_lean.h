@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "simulator.h"
 
@@ -21,8 +22,11 @@ struct LiveSpan {
     std::int64_t modelStates = 0;
 };
 
-// The Timeline's arrays are left empty.
+// The Timeline's arrays are left empty. `buffers`, when given, stand for p.buffers (the same
+// buffers with other sizes: a rewrite that only resizes, simulated without copying the
+// instructions).
 Timeline simulateLean(const Graph& g, const Program& p, const DeviceSpec& device, LiveSpan& span,
-                      const CancelFlag* cancel = nullptr, OpTimeMemo* memo = nullptr);
+                      const CancelFlag* cancel = nullptr, OpTimeMemo* memo = nullptr,
+                      const std::vector<Buffer>* buffers = nullptr);
 
 }  // namespace remat

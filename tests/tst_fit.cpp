@@ -44,15 +44,21 @@ private slots:
         QTest::addColumn<qint64>("globalBatch");
         QTest::addColumn<QString>("cluster");
         QTest::addColumn<bool>("fits");
+        QTest::addColumn<qint64>("gpuBytes");  // 0: the cluster's GPU as it is
         QTest::newRow("gpt2-small x 16")
-            << "gpt2-small" << qint64(16) << qint64(64) << "dgx-a100-80gb" << true;
+            << "gpt2-small" << qint64(16) << qint64(64) << "dgx-a100-80gb" << true << qint64(0);
+        // A 512 MiB GPU: ZeRO-1 does not fit where ZeRO-3 does, and whole layout families are
+        // rejected with their reasons.
+        QTest::newRow("gpt2-small x 16, small GPUs")
+            << "gpt2-small" << qint64(16) << qint64(64) << "dgx-a100-80gb" << true
+            << (qint64(1) << 29);
         QTest::newRow("gpt2-tiny x 8") << "gpt2-tiny" << qint64(8) << qint64(0) << "dgx-a100-40gb"
-                                       << true;
+                                       << true << qint64(0);
         QTest::newRow("mlp x 4") << "mlp-3x1024" << qint64(4) << qint64(0) << "dgx-a100-80gb"
-                                 << true;
+                                 << true << qint64(0);
         // Does not fit on one 40 GB GPU: the smallest count and the offload plan are searched too.
         QTest::newRow("llama-7b x 1") << "llama-7b" << qint64(1) << qint64(0) << "dgx-a100-40gb"
-                                      << false;
+                                      << false << qint64(0);
     }
     void sharedSearchEqualsReference() {
         QFETCH(QString, model);
@@ -60,10 +66,12 @@ private slots:
         QFETCH(qint64, globalBatch);
         QFETCH(QString, cluster);
         QFETCH(bool, fits);
+        QFETCH(qint64, gpuBytes);
         auto m = loadModel(model.toStdString());
         QVERIFY(m.ok());
         auto c = findCluster(cluster.toStdString());
         QVERIFY(c.ok());
+        if (gpuBytes > 0) c->device.memoryBytes = c->device.reserveBytes + gpuBytes;
         FitOptions o;
         o.gpus = gpus;
         o.globalBatch = globalBatch;
@@ -76,6 +84,7 @@ private slots:
         QVERIFY(full->evaluated > 0);
         QCOMPARE(full->fits, fits);
         if (!fits) QVERIFY(full->minGpus > 0);
+        if (gpuBytes > 0) QVERIFY(!full->rejected.empty());
         QCOMPARE(fast->evaluated, full->evaluated);
         QCOMPARE(fast->fits, full->fits);
         QCOMPARE(fast->rejected, full->rejected);
