@@ -90,6 +90,7 @@ void TradeoffPlot::clear() {
 
 void TradeoffPlot::setData(const ComparisonResult& result) {
     m_points.clear();
+    m_perGpu = result.perGpu;
     for (const ComparisonRow& r : result.named)
         if (r.ok)
             m_points.push_back(
@@ -160,7 +161,10 @@ void TradeoffPlot::rebuild() {
     if (top <= 0) top = 1.0;
     const AxisUnit bytes = byteAxisUnit(peakMax, m_units);
     m_plot->setAxis(PlotAxis::X, tr("predicted step time (%1)").arg(time.name), time.scale);
-    m_plot->setAxis(PlotAxis::Y, tr("peak memory (%1)").arg(bytes.name), bytes.scale);
+    m_plot->setAxis(PlotAxis::Y,
+                    (m_perGpu ? tr("peak per GPU, rank that peaks (%1)") : tr("peak memory (%1)"))
+                        .arg(bytes.name),
+                    bytes.scale);
     m_plot->setRange(PlotAxis::X, tMin - pad, tMax + pad);
     m_plot->setRange(PlotAxis::Y, 0.0, top);
 

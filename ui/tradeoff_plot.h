@@ -70,6 +70,7 @@ private:
     bool m_curveDone = false;
     QString m_current;
     ByteUnits m_units = ByteUnits::Binary;
+    bool m_perGpu = false;  // a layout's result: the peak is per GPU, of the rank that peaks
 };
 
 }  // namespace remat::ui
