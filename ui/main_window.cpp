@@ -323,7 +323,7 @@ void MainWindow::onDocumentChanged() {
     // The comparison, the trade-off curve and the run panel's predictions follow in the
     // background; a newer request cancels the one in flight.
     m_comparison->request(state->model, state->model.training, state->device,
-                          m_document->strategySpelling());
+                          m_document->strategySpelling(), &state->cluster);
     if (state->parallel)
         // A rank's program (sharded states, gathered parameters) is a prediction only: the
         // executors run whole single-GPU steps.
@@ -332,7 +332,7 @@ void MainWindow::onDocumentChanged() {
     else
         m_runPanel->setProgram(state, *state->graph, state->evaluation.program,
                                state->evaluation.timeline, state->device);
-    m_sweep->setModel(state->model, state->model.training, state->device);  // when it is shown
+    m_sweep->setModel(state->model, state->model.training, state->device, &state->cluster);  // when it is shown
     m_stepThrough->setProgram(state, *state->graph, state->evaluation.program,
                               state->evaluation.timeline, state->series);  // indexed when shown
     m_planDiff->setState(state, m_document->strategySpelling());  // evaluated when shown
