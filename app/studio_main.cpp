@@ -1,6 +1,7 @@
 // remat-studio: the desktop app. `remat-studio [MODEL] [--strategy S] [--screenshot FILE.png]
 // [--dark] [--expand-all] [--language CODE] [--size WxH] [--output DIR] [--autosave-dir DIR]
-// [--recover] [--step-through STEP] [--compare-with S] [--presentation]`.
+// [--recover] [--step-through STEP] [--compare-with S] [--presentation]
+// [--lesson N[:S[:reveal]]]`.
 // With a display it opens the main window on MODEL (default: the gpt2-small preset), then
 // offers to recover work a crashed or killed session left in the autosave folder (`--recover`
 // recovers the newest without asking); `--screenshot` renders the window offscreen to FILE and
@@ -26,6 +27,7 @@
 #include "headless_job.h"
 #include "language.h"
 #include "layer_stack_view.h"
+#include "lesson_panel.h"
 #include "main_window.h"
 #include "plan_diff_panel.h"
 #include "qt_convert.h"
@@ -155,8 +157,15 @@ int main(int argc, char** argv) {
                                 "Start in presentation mode: larger fonts and lines, the palette, "
                                 "inspector and status bar hidden."));
     parser.addOption(presentationOption);
+    QCommandLineOption lessonOption(
+        QStringLiteral("lesson"),
+        QApplication::translate("main",
+                                "Open the Lessons tab at lesson N (counted from 1), step S, "
+                                "revealed with ':reveal' (N, N:S or N:S:reveal)."),
+        QStringLiteral("N[:S[:reveal]]"));
     parser.addOption(stepOption);
     parser.addOption(compareOption);
+    parser.addOption(lessonOption);
     parser.addOption(sizeOption);
     parser.addOption(autosaveDirOption);
     parser.addOption(recoverOption);
@@ -227,6 +236,29 @@ int main(int argc, char** argv) {
         window.planDiff()->setOtherStrategy(parser.value(compareOption));
         window.planDiffDock()->show();
         window.planDiffDock()->raise();
+    }
+    if (parser.isSet(lessonOption)) {
+        const QStringList parts = parser.value(lessonOption).split(QLatin1Char(':'));
+        bool okLesson = false, okStep = true;
+        const int lesson = parts.value(0).toInt(&okLesson);
+        const int step = parts.size() > 1 ? parts[1].toInt(&okStep) : 1;
+        const bool reveal = parts.size() > 2 && parts[2] == QLatin1String("reveal");
+        remat::ui::LessonPanel* panel = window.lessons();
+        if (!okLesson || !okStep || parts.size() > 3 || (parts.size() > 2 && !reveal) ||
+            lesson < 1 || lesson > panel->lessons().size() || step < 1 ||
+            step > panel->lessons()[lesson - 1].steps.size()) {
+            std::cerr << "remat-studio: --lesson: expected N, N:S or N:S:reveal with N from 1 to "
+                      << panel->lessons().size() << " and S a step of that lesson, got '"
+                      << remat::ui::printableText(parser.value(lessonOption), 64).toStdString()
+                      << "'\n";
+            return 2;
+        }
+        window.lessonDock()->show();
+        window.lessonDock()->raise();
+        if (!panel->showStep(lesson - 1, step - 1) || (reveal && !panel->reveal())) {
+            std::cerr << "remat-studio: --lesson: " << panel->lastError().toStdString() << "\n";
+            return 2;
+        }
     }
     if (parser.isSet(stepOption)) {
         const QString step = parser.value(stepOption);

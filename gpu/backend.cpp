@@ -24,11 +24,23 @@ Status runOp(Backend& b, const OpCall& c, bool backward) {
         case OpKind::CrossEntropy:
             return backward ? b.crossEntropyBackward(c) : b.crossEntropyForward(c);
         case OpKind::Mse: return backward ? b.mseBackward(c) : b.mseForward(c);
+        case OpKind::Conv2d: return backward ? b.conv2dBackward(c) : b.conv2dForward(c);
+        case OpKind::BatchNorm2d:
+            return backward ? b.batchNorm2dBackward(c) : b.batchNorm2dForward(c);
+        case OpKind::MaxPool2d: return backward ? b.maxPool2dBackward(c) : b.maxPool2dForward(c);
+        case OpKind::GlobalAvgPool:
+            return backward ? b.globalAvgPoolBackward(c) : b.globalAvgPoolForward(c);
         case OpKind::FlashAttn: return backward ? b.flashAttnBackward(c) : b.flashAttnForward(c);
         default: break;
     }
     return makeError(std::string("no ") + (backward ? "backward" : "forward") + " entry for " +
                      std::string(opKindName(c.op->kind)));
+}
+
+Status Backend::missingEntry(const OpCall& c, bool backward) const {
+    return makeError("the " + displayName() + " executor has no " +
+                     std::string(opKindName(c.op->kind)) + (backward ? " backward" : " forward") +
+                     " entry");
 }
 
 }  // namespace remat

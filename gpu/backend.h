@@ -66,6 +66,10 @@ struct OpCall {
     // counter_rng.h for the exact formula every backend must reproduce.
     std::uint64_t seed = 0;
     std::uint32_t rngDraw = 0;
+    // A forward entry run as a recompute (InstrKind::Recompute) rather than the step's first
+    // forward: batch norm then leaves its running statistics alone, as PyTorch's checkpoint
+    // does not count a recomputed forward as another batch.
+    bool recompute = false;
     // Loss backward: the gradient of the step's objective with respect to this micro-step's
     // loss (1 / accumulationSteps: the step minimises the mean over micro-steps).
     float lossGradScale = 1.0f;
@@ -180,11 +184,36 @@ public:
     // {qkv, context, log-sum-exp}; backward recomputes the scores from them (no T x T tensor).
     virtual Status flashAttnForward(const OpCall& c) = 0;
     virtual Status flashAttnBackward(const OpCall& c) = 0;
-    // Flatten is a view: the driver runs nothing for it. Conv2d, BatchNorm2d, MaxPool2d and
-    // GlobalAvgPool are refused through supports() until later work adds them.
+    // Flatten is a view: the driver runs nothing for it.
+
+    // ---- convolutional ops (NCHW) ----------------------------------------------------------
+    // Conv2d: x[N,C,H,W] * w[O,C,k,k] (+ b[O]) -> y[N,O,Ho,Wo], square kernel, stride and zero
+    // padding from OpAttrs; saves x. BatchNorm2d (training mode): per channel over N,H,W,
+    // outputs {y, mean f32 [C], invstd f32 [C]} with the biased variance and eps 1e-5, saves
+    // {x, mean, invstd}; a forward that is not a recompute updates the backend's running
+    // statistics (momentum 0.1, unbiased variance). MaxPool2d: -inf padding, outputs {y,
+    // indices int64} (the flat index h * W + w of the first maximum of each window in its
+    // input plane), saves {x, indices}. GlobalAvgPool: y[N,C,1,1] = mean over H,W, saves x.
+    // A backend that does not run them says so through supports(); these defaults are never
+    // reached then.
+    virtual Status conv2dForward(const OpCall& c) { return missingEntry(c, false); }
+    virtual Status conv2dBackward(const OpCall& c) { return missingEntry(c, true); }
+    virtual Status batchNorm2dForward(const OpCall& c) { return missingEntry(c, false); }
+    virtual Status batchNorm2dBackward(const OpCall& c) { return missingEntry(c, true); }
+    virtual Status maxPool2dForward(const OpCall& c) { return missingEntry(c, false); }
+    virtual Status maxPool2dBackward(const OpCall& c) { return missingEntry(c, true); }
+    virtual Status globalAvgPoolForward(const OpCall& c) { return missingEntry(c, false); }
+    virtual Status globalAvgPoolBackward(const OpCall& c) { return missingEntry(c, true); }
 
     virtual Status optimizerStep(const OptimizerCall& c) = 0;
+
+protected:
+    // "the CPU executor has no conv2d forward entry": for kinds a backend does not implement.
+    Status missingEntry(const OpCall& c, bool backward) const;
 };
+
+// Batch norm momentum for the running statistics: running = (1 - m) running + m batch.
+inline constexpr double kBatchNormMomentum = 0.1;
 
 // The backend's forward or backward entry for the op's kind (c.op->kind); an error naming the
 // kind for one no backend implements. The driver, the selftest and the op tests all call this.

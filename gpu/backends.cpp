@@ -1,6 +1,7 @@
 #include "backends.h"
 
 #include "cpu/cpu_backend.h"
+#include "cuda_plugin.h"
 #include "program_driver.h"
 
 namespace remat {
@@ -15,14 +16,7 @@ std::vector<std::string> availableBackends() {
 
 Result<std::unique_ptr<Backend>> makeBackend(const std::string& name, int cpuThreads) {
     if (name == "cpu") return std::unique_ptr<Backend>(std::make_unique<CpuBackend>(cpuThreads));
-    if (name == "cuda") {
-#ifdef REMAT_HAVE_CUDA
-        return makeCudaBackend();
-#else
-        return makeError("no GPU: this build has no CUDA executor (nvcc was not found or "
-                         "REMAT_WITH_CUDA was off when it was configured)");
-#endif
-    }
+    if (name == "cuda") return loadCudaBackend();
     return makeError("unknown backend '" + name + "' (expected cpu or cuda)");
 }
 

@@ -85,6 +85,14 @@ public:
     Status crossEntropyBackward(const OpCall& c) override;
     Status mseForward(const OpCall& c) override;
     Status mseBackward(const OpCall& c) override;
+    Status conv2dForward(const OpCall& c) override;
+    Status conv2dBackward(const OpCall& c) override;
+    Status batchNorm2dForward(const OpCall& c) override;
+    Status batchNorm2dBackward(const OpCall& c) override;
+    Status maxPool2dForward(const OpCall& c) override;
+    Status maxPool2dBackward(const OpCall& c) override;
+    Status globalAvgPoolForward(const OpCall& c) override;
+    Status globalAvgPoolBackward(const OpCall& c) override;
     Status flashAttnForward(const OpCall& c) override;
     Status flashAttnBackward(const OpCall& c) override;
     Status optimizerStep(const OptimizerCall& c) override;

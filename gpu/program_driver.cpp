@@ -238,6 +238,7 @@ private:
         }
         c.inputs = refs(ins.inputs);
         c.outputs = refs(ins.outputs);
+        c.recompute = ins.kind == InstrKind::Recompute;
         if (auto st = runOp(m_backend, c, false); !st) return st;
         if (ins.kind == InstrKind::Forward && isLossOp(op.kind)) {
             float loss = 0.0f;
@@ -316,7 +317,14 @@ Status checkRunnable(const Backend& backend, const Graph& graph, const Program& 
         if (op.kind == OpKind::LinearCrossEntropy)
             return makeError(who + " runs the standard cross-entropy; the chunked one "
                              "(loss_impl chunked, '" + op.name + "') is simulated only");
-    for (const Instruction& ins : program.instructions) {
+    // Every instruction's op is one of the graph's: when the backend runs all of them, no
+    // instruction needs a look (a program near the size limit has millions). Otherwise the
+    // first instruction that it cannot run is named.
+    const bool allSupported = std::all_of(graph.ops.begin(), graph.ops.end(), [&](const Op& op) {
+        return op.kind == OpKind::Flatten || backend.supports(op.kind);
+    });
+    for (std::size_t i = 0; !allSupported && i < program.instructions.size(); ++i) {
+        const Instruction& ins = program.instructions[i];
         if (!ins.op.valid() || ins.op.index() >= graph.ops.size()) continue;
         const Op& op = graph.op(ins.op);
         if (op.kind == OpKind::Flatten || backend.supports(op.kind)) continue;
@@ -327,7 +335,7 @@ Status checkRunnable(const Backend& backend, const Graph& graph, const Program& 
     }
     if (program.unsafe() && !allowUnsafe) {
         std::string reasons;
-        for (const auto& r : program.unsafeReasons) reasons += (reasons.empty() ? "" : "; ") + r;
+        for (const auto& r : program.allUnsafeReasons()) reasons += (reasons.empty() ? "" : "; ") + r;
         return makeError("the program is unsafe (" + reasons +
                          "); its gradients would be wrong. Run it anyway only to show the "
                          "damage (--allow-unsafe)");

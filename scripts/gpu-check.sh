@@ -14,7 +14,8 @@
 #
 # Usage: scripts/gpu-check.sh [OUT]      (OUT defaults to $OUT, else ./gpu-check-out)
 # Environment: REMAT (the binary; default the first of build/cli-only/app/remat,
-# build-cuda/app/remat, build/default/app/remat under the repository), REMAT_DEVICE (profile
+# build-cuda/app/remat, build/default/app/remat under the repository; its CUDA plugin must sit
+# at ../lib/remat/libremat_cuda.so beside it, or be named by REMAT_CUDA_PLUGIN), REMAT_DEVICE (profile
 # id, default h200-141gb), GPU_CHECK_BUDGET_S, PYTHON (default python3).
 set -uo pipefail
 
@@ -38,6 +39,13 @@ RAW=$OUT/raw
 : > "$RAW/steps.tsv"
 if [[ -z "${REMAT:-}" || ! -x "$REMAT" ]]; then
     echo "gpu-check: no remat binary (set REMAT=path/to/remat)" | tee "$RAW/fatal.txt" >&2
+fi
+# The CUDA backend is a plugin beside the build: <build>/lib/remat/libremat_cuda.so, found from
+# the binary's folder (app/../lib/remat) unless REMAT_CUDA_PLUGIN names it. Carry both.
+if [[ -n "${REMAT:-}" && -z "${REMAT_CUDA_PLUGIN:-}" && \
+      ! -f "$(dirname "$REMAT")/../lib/remat/libremat_cuda.so" ]]; then
+    echo "gpu-check: no CUDA plugin at $(dirname "$REMAT")/../lib/remat/libremat_cuda.so" \
+         "(carry the build's lib/remat folder or set REMAT_CUDA_PLUGIN)" | tee -a "$RAW/fatal.txt" >&2
 fi
 
 elapsed() { echo $(( $(date +%s) - START )); }

@@ -26,6 +26,8 @@ shot schedule-grid-gpt2-small-revolve.png gpt2-small --strategy revolve:2 --step
 shot presentation-gpt2-small-1920x1080.png gpt2-small --strategy every:3 --size 1920x1080 --presentation
 # Two plans side by side: every:3 against none.
 shot two-plans-gpt2-small-1280x720.png gpt2-small --strategy every:3 --size 1280x720 --compare-with none
+# Lesson 3 (none, selective and full), step 2, revealed, on a projector.
+shot lesson-1280x720.png --lesson 3:2:reveal --size 1280x720
 # The parallel-layout window, GPT-2 small at dp 8 with ZeRO-3, and Make it fit (GPT-2 tiny
 # fitting on 8 GPUs, GPT-3 175B not): taken by their GUI test, built beside the app.
 layout_test="$(dirname "$app")/../tests/tst_parallel_layout_gui"

@@ -47,7 +47,7 @@ Result<Baseline> evaluateBaseline(const Graph& g, const TrainingConfig& cfg, con
 Result<Evaluation> evaluate(const Graph& g, const Strategy& s,
                             const std::vector<RegionSpec>& manual, const TrainingConfig& cfg,
                             const DeviceSpec& d, const Baseline* baseline,
-                            const CancelFlag* cancel) {
+                            const CancelFlag* cancel, OpTimeMemo* opTimes) {
     PlanContext context{manual, &cfg, &d};
     context.cancel = cancel;
     auto plan = makePlan(g, s, context);
@@ -65,7 +65,7 @@ Result<Evaluation> evaluate(const Graph& g, const Strategy& s,
     if (!program) return program.error();
     Evaluation e;
     e.strategy = s;
-    e.timeline = simulate(g, *program, d, cancel);
+    e.timeline = simulate(g, *program, d, cancel, opTimes);
     if (cancelRequested(cancel)) return makeError(kCancelledMessage);
     e.program = std::move(*program);
     if (baseline) {

@@ -47,11 +47,12 @@ Result<Baseline> evaluateBaseline(const Graph& g, const TrainingConfig& cfg, con
                                   const CancelFlag* cancel = nullptr);
 
 // `baseline` may be given to skip re-simulating plan `none`. `cancel` stops planning,
-// compiling and simulating early (the result is then the error kCancelledMessage).
+// compiling and simulating early (the result is then the error kCancelledMessage). `opTimes`
+// is passed to the simulation of the plan's program (simulator.h OpTimeMemo).
 Result<Evaluation> evaluate(const Graph& g, const Strategy& s,
                             const std::vector<RegionSpec>& manual, const TrainingConfig& cfg,
                             const DeviceSpec& d, const Baseline* baseline = nullptr,
-                            const CancelFlag* cancel = nullptr);
+                            const CancelFlag* cancel = nullptr, OpTimeMemo* opTimes = nullptr);
 
 // The most bytes parameters, gradients and optimizer state hold together at any instruction:
 // what no checkpointing plan can remove.

@@ -35,6 +35,11 @@ public:
         for (BufferId b : ids) push_back(b);
     }
     BufferList(const BufferList& o) {
+        if (!o.onHeap()) {
+            // The common case: the ids inline, copied as bytes.
+            std::memcpy(static_cast<void*>(this), static_cast<const void*>(&o), sizeof(BufferList));
+            return;
+        }
         reserve(o.m_size);
         std::copy(o.begin(), o.end(), data());
         m_size = o.m_size;

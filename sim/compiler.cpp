@@ -41,6 +41,9 @@ public:
             return makeError("accumulation steps must be between 1 and 1000000");
         if (m_g.ops.empty()) return makeError("the network has no ops");
         Plan plan = m_plan;
+        // The model file's `preserve_rng_state: false` applies to every region of the plan.
+        if (!m_cfg.preserveRngState)
+            for (Region& r : plan.regions) r.preserveRng = false;
         if (auto st = normalizePlan(m_g, plan); !st) return st.error();
         if (auto st = checkPlanForImpl(m_g, plan, m_cfg.recomputeImpl); !st) return st.error();
         if (auto st = checkProgramSize(plan); !st) return st.error();
@@ -103,7 +106,9 @@ private:
 
     // Refuses, before any work, a program too large to build: every op runs forward and
     // backward once per written micro-step and is recomputed at most once per region around
-    // it, and allocs and frees come to about twice the compute instructions. Also refuses RNG
+    // it, and allocs and frees come to about three times the compute instructions (2.9 to 3.1
+    // on deep transformer programs under revolve, the largest there are; docs/reliability.md
+    // gives the cost at the limit). Also refuses RNG
     // draws that would not fit their 32 bits: each micro-step draws once for itself and once
     // per region recomputed without preserving the RNG state.
     Status checkProgramSize(const Plan& plan) const {
@@ -121,7 +126,7 @@ private:
             recomputes += depth;
         }
         const std::int64_t written = writtenMicroSteps();
-        const std::int64_t perStep = 3 * (2 * std::int64_t(n) + recomputes);
+        const std::int64_t perStep = 4 * (2 * std::int64_t(n) + recomputes);
         const std::int64_t total = satMul(perStep, written);
         auto count = [](std::int64_t v) {
             return v >= kSaturated ? std::string("more than 2^63") : std::to_string(v);
@@ -170,6 +175,7 @@ private:
         Node root;
         root.region = Region{0, std::uint32_t(m_g.ops.size() - 1), "network", true};
         m_nodes.push_back(root);
+        m_children.assign(1, {});
         m_innermost.assign(m_g.ops.size(), 0);
         // Last op reading each tensor: a region's outputs are what is read after its last op.
         std::vector<std::int64_t> lastReader(m_g.tensors.size(), -1);
@@ -183,6 +189,8 @@ private:
             n.depth = m_nodes[std::size_t(n.parent)].depth + 1;
             int id = int(m_nodes.size());
             for (std::uint32_t o = r.firstOp; o <= r.lastOp; ++o) m_innermost[o] = id;
+            m_children[std::size_t(n.parent)].push_back(id);
+            m_children.emplace_back();
             // Inputs: tensors read inside, produced outside (parameters are resident).
             std::vector<TensorId> seen;
             for (std::uint32_t o = r.firstOp; o <= r.lastOp; ++o)
@@ -206,12 +214,28 @@ private:
                 }
             m_nodes.push_back(std::move(n));
         }
+        // Children in op order, for childOf's search (regions come outer-first, by first op).
+        m_childrenByFirst = m_children;
+        for (auto& kids : m_childrenByFirst)
+            std::stable_sort(kids.begin(), kids.end(), [&](int a, int b) {
+                return m_nodes[std::size_t(a)].region.firstOp <
+                       m_nodes[std::size_t(b)].region.firstOp;
+            });
     }
 
-    // The child of `node` containing `op`, or -1 when `op` is a direct op of `node`.
+    // The child of `node` containing `op`, or -1 when `op` is a direct op of `node`. Children
+    // are disjoint: the last one starting at or before `op` is the one, found by bisection
+    // (walking up from the innermost region would cost the nesting depth per op, as deep as
+    // the chain under revolve:1).
     int childOf(int node, std::uint32_t op) const {
         int n = m_innermost[op];
         if (n == node) return -1;
+        const auto& kids = m_childrenByFirst[std::size_t(node)];
+        auto it = std::upper_bound(kids.begin(), kids.end(), op, [&](std::uint32_t o, int c) {
+            return o < m_nodes[std::size_t(c)].region.firstOp;
+        });
+        if (it != kids.begin() && m_nodes[std::size_t(*(it - 1))].region.lastOp >= op)
+            return *(it - 1);
         while (m_nodes[std::size_t(n)].parent != node) n = m_nodes[std::size_t(n)].parent;
         return n;
     }
@@ -400,6 +424,7 @@ private:
         }
         m_saved.assign(m_g.ops.size(), {});
         m_heldInputs.assign(m_nodes.size(), {});
+        m_holding.assign(m_nodes.size(), 0);
         forwardPass(0, 0, std::uint32_t(m_g.ops.size() - 1), cur, m);
         if (m_g.stageOutput.valid() && m_flows[m_g.stageOutput.index()]) {
             // A pipeline stage without the loss: backward starts from the gradient of its
@@ -414,11 +439,13 @@ private:
     void hold(BufferId b) { ++m_holds[b.index()]; }
     void release(BufferId b) { --m_holds[b.index()]; }
 
-    void unsafe(std::string reason) {
-        if (std::find(m_p.unsafeReasons.begin(), m_p.unsafeReasons.end(), reason) ==
-            m_p.unsafeReasons.end())
-            m_p.unsafeReasons.push_back(std::move(reason));
+    static void note(std::vector<std::string>& list, std::string reason) {
+        if (std::find(list.begin(), list.end(), reason) == list.end())
+            list.push_back(std::move(reason));
     }
+    void unsafe(std::string reason) { note(m_p.unsafeReasons, std::move(reason)); }
+    void mayDiffer(std::string reason) { note(m_p.mayDifferReasons, std::move(reason)); }
+    void safeNote(std::string reason) { note(m_p.safeNotes, std::move(reason)); }
 
     void forwardPass(int node, std::uint32_t first, std::uint32_t last, StorageMap& cur,
                      std::uint32_t draw) {
@@ -434,6 +461,7 @@ private:
                     held.push_back(b);
                     hold(b);
                 }
+                m_holding[std::size_t(child)] = 1;
             }
             Instruction ins;
             ins.kind = recompute ? InstrKind::Recompute : InstrKind::Forward;
@@ -451,7 +479,7 @@ private:
                 TensorId s = m_g.storageOf(t);
                 if (s != t) {
                     BufferId b = cur[s.index()];
-                    if (k == 0 && op.inPlaceInput >= 0) checkInPlace(o, b);
+                    if (k == 0 && op.inPlaceInput >= 0) checkInPlace(node, o, b);
                     ins.outputs.push_back(b);
                 } else {
                     BufferId b =
@@ -478,17 +506,177 @@ private:
         }
     }
 
-    void checkInPlace(std::uint32_t o, BufferId target) {
+    // An in-place op `o` (run by `node`: 0 in forward, else that region's recompute) writes
+    // f(x) over buffer `target`. What it harms is decided by who still needs the old values:
+    // - the op itself, when its backward reads its input (GELU, SiLU): always wrong;
+    // - another op that saved the tensor: wrong unless f leaves those values as they are
+    //   (ReLU over a tensor that is never negative);
+    // - a checkpointed region that keeps it as an input for its recompute: the recompute reads
+    //   f(x) instead of x. That is harmless when the op is that read and f is idempotent (ReLU
+    //   again gives the same values), or when nothing the recompute keeps for backward depends
+    //   on the values (a region holding only a dropout keeps only its mask).
+    // Each finding goes to unsafeReasons ("will differ"), mayDifferReasons, or safeNotes (why a
+    // write that looks unsafe is not).
+    void checkInPlace(int node, std::uint32_t o, BufferId target) {
         const Op& op = m_g.ops[o];
-        TensorId in = op.inputs[std::size_t(op.inPlaceInput)];
-        if (m_holds[target.index()] > 0)
-            unsafe("in-place '" + op.name + "' overwrites '" + m_g.tensor(in).name +
-                   "', which is kept for backward (saved by an op or held as a checkpointed "
-                   "region's input)");
-        for (TensorId s : op.saved)
-            if (s == in)
-                unsafe("in-place '" + op.name + "' overwrites its own input, which its backward "
-                       "needs");
+        const TensorId in = op.inputs[std::size_t(op.inPlaceInput)];
+        const std::string& inName = m_g.tensor(in).name;
+        const std::string head = "in-place '" + op.name + "' overwrites '" + inName + "'";
+        // Saved here (not inside a nested region, which keeps nothing until its recompute).
+        if (childOf(node, o) < 0 && m_needsBackward[o] &&
+            std::find(op.saved.begin(), op.saved.end(), in) != op.saved.end())
+            unsafe(head + ", its own input, which its backward reads: the gradients will "
+                          "differ");
+        if (m_holds[target.index()] <= 0) return;
+        const bool idempotent = op.kind == OpKind::Relu;
+        const bool keepsValues = op.kind == OpKind::Relu && neverNegative(in);
+        for (std::size_t p = 0; p < m_saved.size(); ++p) {
+            if (std::find(m_saved[p].begin(), m_saved[p].end(), target) == m_saved[p].end())
+                continue;
+            const Op& saver = m_g.ops[p];
+            // The tensor's own elementwise producer keeps it: where ReLU changes a value, it
+            // sends back a zero gradient, which the producer's backward multiplies by whatever
+            // it reads there.
+            const bool zeroedOnly = op.kind == OpKind::Relu && m_g.tensor(in).producer.valid() &&
+                                    m_g.tensor(in).producer.index() == p &&
+                                    elementwiseUnary(saver.kind);
+            if (keepsValues) {
+                safeNote(head + ", which '" + saver.name + "' keeps for backward, but its "
+                         "values are never negative and ReLU leaves them as they are: the "
+                         "gradients do not change");
+            } else if (zeroedOnly) {
+                safeNote(head + ", which '" + saver.name + "' keeps for backward, but ReLU "
+                         "changes only the entries whose gradient it sets to zero, and '" +
+                         saver.name + "' multiplies that zero by what it reads: the gradients "
+                         "do not change");
+            } else {
+                unsafe(head + ", which '" + saver.name + "' keeps for backward: its backward "
+                       "reads the overwritten values and the gradients will differ");
+            }
+        }
+        for (std::size_t k = 1; k < m_nodes.size(); ++k) {
+            if (!m_holding[k] || isSelfOrAncestor(int(k), node)) continue;
+            const auto& held = m_heldInputs[k];
+            if (std::find(held.begin(), held.end(), target) == held.end()) continue;
+            const std::string& label = m_nodes[k].region.label;
+            const std::string what = head + ", which checkpointed region '" + label +
+                                     "' keeps as its input for the recompute";
+            if (keepsValues) {
+                safeNote(what + ", but its values are never negative and ReLU leaves them as "
+                                "they are: the gradients do not change");
+                continue;
+            }
+            const RecomputeEffect e = recomputeEffect(int(k), o, m_g.storageOf(in), idempotent);
+            switch (e.kind) {
+                case RecomputeEffect::Harmless:
+                    safeNote(what + ": " + e.why + "; the gradients do not change");
+                    break;
+                case RecomputeEffect::MayDiffer:
+                    mayDiffer(what + ": " + e.why + "; the gradients may differ");
+                    break;
+                case RecomputeEffect::WillDiffer:
+                    unsafe(what + ": " + e.why + "; the gradients will differ");
+                    break;
+            }
+        }
+    }
+
+    static bool elementwiseUnary(OpKind k) {
+        return k == OpKind::Relu || k == OpKind::Gelu || k == OpKind::Silu || k == OpKind::Tanh ||
+               k == OpKind::Sigmoid;
+    }
+
+    bool isSelfOrAncestor(int candidate, int node) const {
+        for (int n = node; n >= 0; n = m_nodes[std::size_t(n)].parent)
+            if (n == candidate) return true;
+        return false;
+    }
+
+    // Values of `t` that cannot be negative, as its producer guarantees (ReLU, sigmoid,
+    // softmax, or a dropout of such values).
+    bool neverNegative(TensorId t) const {
+        for (int guard = 0; guard < 64; ++guard) {
+            const Tensor& tt = m_g.tensor(t);
+            if (!tt.producer.valid()) return false;
+            const Op& p = m_g.ops[tt.producer.index()];
+            if (p.kind == OpKind::Relu || p.kind == OpKind::Sigmoid || p.kind == OpKind::Softmax)
+                return true;
+            if (p.kind != OpKind::Dropout || p.inputs.empty()) return false;
+            t = p.inputs[0];
+        }
+        return false;
+    }
+
+    struct RecomputeEffect {
+        enum Kind { Harmless, MayDiffer, WillDiffer } kind = Harmless;
+        std::string why;
+    };
+
+    // What region `node`'s recompute makes of an input storage whose values were overwritten
+    // by in-place op `writer`: the overwritten values flow through the recomputed ops (ops
+    // reading a tainted tensor produce tainted outputs, but for a dropout's mask, drawn from the
+    // RNG), and the gradients differ as soon as a tensor kept for backward is tainted.
+    RecomputeEffect recomputeEffect(int node, std::uint32_t writer, TensorId storage,
+                                    bool idempotent) const {
+        const Region& r = m_nodes[std::size_t(node)].region;
+        const RecomputeStop stop = recomputeStop(node);
+        std::vector<char> tainted(m_g.tensors.size(), 0);
+        tainted[storage.index()] = 1;
+        auto isTainted = [&](TensorId t) { return tainted[m_g.storageOf(t).index()] != 0; };
+        bool read = false;
+        for (std::int64_t o = r.firstOp; o <= stop.run; ++o) {
+            const Op& op = m_g.ops[std::size_t(o)];
+            const int child = childOf(node, std::uint32_t(o));
+            if (child >= 0 && std::uint32_t(o) == m_nodes[std::size_t(child)].region.firstOp)
+                for (TensorId t : m_nodes[std::size_t(child)].inputs)
+                    if (isTainted(t))
+                        return {RecomputeEffect::MayDiffer,
+                                "the recompute passes the overwritten values on to nested "
+                                "region '" + m_nodes[std::size_t(child)].region.label + "'"};
+            bool readsTainted = false;
+            for (TensorId t : op.inputs) readsTainted = readsTainted || isTainted(t);
+            if (!readsTainted) continue;
+            read = true;
+            if (std::uint32_t(o) == writer && idempotent) {
+                // f(f(x)) = f(x): the values written equal the forward's.
+                tainted[m_g.storageOf(op.outputs[0]).index()] = 0;
+                continue;
+            }
+            for (std::size_t k = 0; k < op.outputs.size(); ++k)
+                if (!(op.kind == OpKind::Dropout && k > 0))
+                    tainted[m_g.storageOf(op.outputs[k]).index()] = 1;
+            if (child < 0 && m_needsBackward[std::size_t(o)])
+                for (TensorId t : op.saved)
+                    if (isTainted(t))
+                        return {RecomputeEffect::WillDiffer,
+                                "its recompute reads the overwritten values, and '" + op.name +
+                                    "' keeps what it computes from them for backward"};
+        }
+        // Nested regions the early stop never reached keep their inputs from the stop on.
+        for (std::size_t k = 0; k < m_nodes.size(); ++k) {
+            const Node& n = m_nodes[k];
+            if (n.parent != node || std::int64_t(n.region.firstOp) <= stop.run) continue;
+            for (TensorId t : n.inputs)
+                if (isTainted(t))
+                    return {RecomputeEffect::MayDiffer,
+                            "the recompute passes the overwritten values on to nested region '" +
+                                n.region.label + "'"};
+        }
+        if (stop.savedOnly >= 0)
+            for (TensorId t : m_g.ops[std::size_t(stop.savedOnly)].saved)
+                if (isTainted(t))
+                    return {RecomputeEffect::WillDiffer,
+                            "its recompute reads the overwritten values, and '" +
+                                m_g.ops[std::size_t(stop.savedOnly)].name +
+                                "' keeps them for backward"};
+        if (!read) return {RecomputeEffect::Harmless, "its recompute never reads them"};
+        if (idempotent && writer >= r.firstOp && std::int64_t(writer) <= stop.run)
+            return {RecomputeEffect::Harmless,
+                    "its recompute applies ReLU to ReLU's output, and ReLU applied twice is "
+                    "ReLU"};
+        return {RecomputeEffect::Harmless,
+                "its recompute reads the overwritten values, but nothing it keeps for backward "
+                "depends on them"};
     }
 
     void backwardPass(int node) {
@@ -527,6 +715,7 @@ private:
                 touch(b, end);
                 release(b);
             }
+            m_holding[std::size_t(child)] = 0;
             // A reentrant checkpoint back-propagates from the outputs its recompute returned,
             // which it holds until that backward returns.
             if (recomputesWholeRegion(m_cfg.recomputeImpl))
@@ -551,9 +740,10 @@ private:
     // parent, or the parent recomputes nothing) still holds its inputs: they exist at the stop
     // (produced before it, or the parent's own held inputs), and its backward reads them.
     void holdSkippedChildren(int node, std::int64_t stop, const StorageMap& cur) {
-        for (std::size_t k = 0; k < m_nodes.size(); ++k) {
+        for (const int child : m_children[std::size_t(node)]) {
+            const auto k = std::size_t(child);
             const Node& n = m_nodes[k];
-            if (n.parent != node || std::int64_t(n.region.firstOp) <= stop) continue;
+            if (std::int64_t(n.region.firstOp) <= stop) continue;
             auto& held = m_heldInputs[k];
             held.clear();
             for (TensorId t : n.inputs) {
@@ -561,6 +751,7 @@ private:
                 held.push_back(b);
                 hold(b);
             }
+            m_holding[k] = 1;
         }
     }
 
@@ -605,6 +796,7 @@ private:
         }
         ins.workspace = workspace(opWorkspace(op, true, m_cfg.microBatch), ins.op, true, m_micro);
         for (BufferId b : ins.saved) release(b);
+        m_saved[o].clear();  // no longer kept: an in-place write into them harms nothing
         emit(std::move(ins));
     }
 
@@ -761,6 +953,8 @@ private:
     Program m_p;
 
     std::vector<Node> m_nodes;
+    // Each node's children, in the order they were placed and in op order.
+    std::vector<std::vector<int>> m_children, m_childrenByFirst;
     std::vector<int> m_innermost;
     std::vector<bool> m_flows, m_needsBackward;
 
@@ -773,6 +967,7 @@ private:
     std::vector<BufferList> m_stateBufs;
     std::vector<BufferList> m_saved;
     std::vector<std::vector<BufferId>> m_heldInputs;
+    std::vector<char> m_holding;  // per node: its held inputs are kept (until its backward ends)
     std::uint32_t m_micro = 0;
     std::uint32_t m_freshDraws = 0;
     std::uint32_t m_fresh = 0;  // fresh draws per micro-step, when compact

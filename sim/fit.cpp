@@ -95,6 +95,7 @@ struct Search {
     const TrainingConfig& base;
     const ClusterSpec& cluster;
     const CancelFlag* cancel;
+    bool reference = false;
     ModelFacts facts;
     std::vector<Strategy> strategies;
     ModelFlops flops;
@@ -137,6 +138,8 @@ struct Search {
         // never better, so the search starts at 1.
         if (f.dp > 1) zeros = {1, 2, 3};
         if (offload) zeros = {3};
+        // Every strategy and micro-batch of this layout lowers the same stages.
+        LoweredStages lowered;
         for (const Strategy& s : strategies) {
             // One preparation per micro-batch serves every ZeRO stage; a stage that fails at
             // a micro-batch is not tried larger.
@@ -158,7 +161,8 @@ struct Search {
                 p.offloadOptimizer = offload;
                 p.offloadParameters = offload;
                 if (!validateLayout(net, p)) break;
-                auto prep = prepareParallel(net, s, {}, cfg, cluster, cancel, &flops);
+                auto prep = prepareParallel(net, s, {}, cfg, cluster, cancel, &flops,
+                                            reference ? nullptr : &lowered);
                 if (!prep) {
                     if (why.empty()) why = prep.error().message;
                     break;
@@ -167,7 +171,9 @@ struct Search {
                     if (stopped[zi]) continue;
                     p.zeroStage = zeros[zi];
                     ++evaluated;
-                    auto e = finishParallel(*prep, p, cluster, false, cancel, false);
+                    // The reference search evaluates each candidate whole, from the network up.
+                    auto e = reference ? evaluateParallel(net, s, {}, cfg, cluster, false, cancel)
+                                       : finishParallel(*prep, p, cluster, false, cancel, false);
                     if (!e) {
                         if (why.empty()) why = e.error().message;
                         stopped[zi] = true;
@@ -240,7 +246,7 @@ Result<FitResult> fitSearch(const Network& net, const TrainingConfig& base,
                         : satMul(satMul(base.microBatch, base.accumulationSteps), options.gpus);
     if (r.globalBatch < 1 || r.globalBatch > (std::int64_t{1} << 30))
         return makeError("--global-batch must be between 1 and 1073741824");
-    Search search{net, base, cluster, cancel, factsOf(net), {}};
+    Search search{net, base, cluster, cancel, options.reference, factsOf(net), {}, {}};
     search.strategies = fitStrategies(search.facts);
     search.flops = modelFlopsOf(net, base);
 

@@ -23,6 +23,11 @@ struct FitOptions {
     std::int64_t globalBatch = 0;  // samples per step; 0: micro-batch x accumulation of the model
     std::size_t top = 5;           // candidates reported
     bool searchMinGpus = true;     // when N does not fit, find the smallest count that does
+    // Evaluate every candidate on its own with evaluateParallel (the network lowered, planned,
+    // compiled, sharded and simulated whole each time) instead of sharing the lowered stages,
+    // the compiled programs across ZeRO stages and the ops' times. Same answer, many times
+    // slower: what the tests compare the search with.
+    bool reference = false;
 };
 
 struct FitCandidate {

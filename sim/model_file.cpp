@@ -558,7 +558,8 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrig
             return r.error();
         }
         r.onlyKeys(t, {"micro_batch", "accumulation_steps", "precision", "optimizer",
-                       "main_grads", "optimizer_impl", "loss_impl", "tf32", "recompute_impl"},
+                       "main_grads", "optimizer_impl", "loss_impl", "tf32", "recompute_impl",
+                       "preserve_rng_state"},
                    "$.training");
         m.training.microBatch = r.size(t, "micro_batch", "$.training", 1);
         if (m.training.microBatch > (std::int64_t{1} << 24))
@@ -588,6 +589,7 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrig
         m.training.recomputeImpl =
             r.choice(t, "recompute_impl", "$.training", RecomputeImpl::Pytorch,
                      parseRecomputeImpl, kRecomputeImplSpellings);
+        m.training.preserveRngState = r.boolean(t, "preserve_rng_state", "$.training", true);
     }
     if (j.contains("parallel")) {
         if (version < 2)
@@ -682,6 +684,8 @@ std::string modelToJson(const ModelFile& m) {
     if (m.training.lossImpl != defaults.lossImpl)
         j["training"]["loss_impl"] = lossImplName(m.training.lossImpl);
     if (m.training.tf32 != defaults.tf32) j["training"]["tf32"] = tf32ModeName(m.training.tf32);
+    if (m.training.preserveRngState != defaults.preserveRngState)
+        j["training"]["preserve_rng_state"] = m.training.preserveRngState;
     if (!m.training.parallel.single()) j["parallel"] = parallelToJson(m.training.parallel);
     if (!m.device.empty()) j["device"] = m.device;
     return j.dump(2) + "\n";

@@ -128,6 +128,9 @@ struct TrainingConfig {
     Tf32Mode tf32 = Tf32Mode::Conv;
     // Which checkpoint implementation recomputes the plan's regions (sim/recompute_impl.h).
     RecomputeImpl recomputeImpl = RecomputeImpl::Pytorch;
+    // PyTorch's checkpoint(preserve_rng_state=...) for every region of the plan: off, a
+    // region's recompute draws fresh dropout masks (the program is then unsafe).
+    bool preserveRngState = true;
     bool operator==(const TrainingConfig&) const = default;
 };
 

@@ -461,7 +461,7 @@ Result<VerifiedPlan> verifyPlan(const Graph& g, const Plan& plan, const Training
         auto base = compile(g, none, cfg, compileOptionsFor(device));
         if (base && !base->unsafe())
             return makeError(planner + ": internal error: the plan is unsafe: " +
-                             program->unsafeReasons.front());
+                             program->allUnsafeReasons().front());
     }
     v.plan = plan;
     v.program = std::move(*program);

@@ -6,6 +6,7 @@
 
 #include "lower.h"
 #include "sharding.h"
+#include "simulator_lean.h"
 #include "training_rules.h"
 
 namespace remat {
@@ -125,7 +126,8 @@ ModelFlops modelFlopsOf(const Network& net, const TrainingConfig& training) {
 Result<PreparedLayout> prepareParallel(const Network& net, const Strategy& s,
                                        const std::vector<RegionSpec>& manual,
                                        const TrainingConfig& cfg, const ClusterSpec& cluster,
-                                       const CancelFlag* cancel, const ModelFlops* flops) {
+                                       const CancelFlag* cancel, const ModelFlops* flops,
+                                       LoweredStages* lowered) {
     const ParallelConfig& lay = cfg.parallel;
     if (auto st = validateLayout(net, lay); !st) return st.error();
     if (lay.pp > 1 && s.kind == StrategyKind::Manual && !manual.empty())
@@ -143,6 +145,7 @@ Result<PreparedLayout> prepareParallel(const Network& net, const Strategy& s,
     if (lay.pp > 1) stageCfg.accumulationSteps = 1;  // one micro-batch; the pipeline does the rest
     // Stages with the same layers and ends lower and compile alike: run each kind once.
     std::map<std::tuple<std::int64_t, bool, bool>, std::size_t> cache;
+    const LayoutPlacement placement = placeLayout(lay, cluster);
     out.runOf.resize(std::size_t(lay.pp));
     for (std::int64_t st = 0; st < lay.pp; ++st) {
         if (cancelRequested(cancel)) return makeError(kCancelledMessage);
@@ -160,15 +163,35 @@ Result<PreparedLayout> prepareParallel(const Network& net, const Strategy& s,
             out.runOf[std::size_t(st)] = it->second;
             continue;
         }
-        auto g = lower(sn->network, stageCfg, sn->shard);
-        if (!g) return makeError("stage " + std::to_string(st) + ": " + g.error().message);
+        std::shared_ptr<const Graph> graph;
+        if (lowered)
+            if (auto it = lowered->graphs.find(key); it != lowered->graphs.end()) graph = it->second;
+        if (!graph) {
+            auto g = lower(sn->network, stageCfg, sn->shard);
+            if (!g) return makeError("stage " + std::to_string(st) + ": " + g.error().message);
+            graph = std::make_shared<const Graph>(std::move(*g));
+            if (lowered) lowered->graphs.emplace(key, graph);
+        }
+        std::shared_ptr<OpTimeMemo> memo;
+        if (lowered) {
+            auto& slot = lowered->opTimes[{key, stageCfg.microBatch}];
+            if (!slot) slot = std::make_shared<OpTimeMemo>();
+            memo = slot;
+        } else {
+            memo = std::make_shared<OpTimeMemo>();
+        }
         Baseline dummy;
-        auto e = evaluate(*g, s, lay.pp > 1 ? std::vector<RegionSpec>{} : manual, stageCfg,
-                          cluster.device, &dummy, cancel);
+        auto e = evaluate(*graph, s, lay.pp > 1 ? std::vector<RegionSpec>{} : manual, stageCfg,
+                          cluster.device, &dummy, cancel, memo.get());
         if (!e) return e.error();
         cache.emplace(key, out.runs.size());
         out.runOf[std::size_t(st)] = out.runs.size();
-        out.runs.push_back(PreparedLayout::Run{std::move(*g), std::move(*e)});
+        PreparedLayout::Run run;
+        run.collectiveS = collectiveSeconds(*graph, e->program, placement, cluster);
+        run.graph = std::move(graph);
+        run.opTimes = std::move(memo);
+        run.eval = std::move(*e);
+        out.runs.push_back(std::move(run));
     }
     return out;
 }
@@ -219,6 +242,11 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
         std::int64_t keptBytes = 0;
         std::int64_t offloadedBytes = 0;  // activations sent to the host per micro-batch
         double collectiveS = 0;
+        std::size_t first = SIZE_MAX, last = 0;  // the first forward, the last backward
+        bool lean = false;  // `timeline` without its per-instruction arrays (simulateLean)
+        // `program` not built: the compiled one over `buffers` (a rewrite that only resizes).
+        bool resizeOnly = false;
+        std::vector<Buffer> buffers;
     };
     std::vector<Shared> shared(runs.size());
     for (std::size_t k = 0; k < runs.size(); ++k) {
@@ -226,26 +254,50 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
         const PreparedLayout::Run& r = runs[k];
         Program& rewritten = shared[k].program;
         const Program* prog = &r.eval.program;
-        if (rewrite) {
-            rewritten = r.eval.program;
-            if (auto ok = applySharding(r.graph, rewritten, sharding); !ok) return ok.error();
+        // A search's rewrite that only resizes buffers: the compiled instructions over the
+        // resized buffers, simulated without a copy (the program is built only if needed).
+        const bool resizeOnly = rewrite && !keepRank && !shardingInserts(sharding);
+        if (resizeOnly) {
+            shared[k].buffers = r.eval.program.buffers;
+            resizeForSharding(shared[k].buffers, sharding);
+        } else if (rewrite) {
+            auto sp = shardedProgram(*r.graph, r.eval.program, sharding, keepRank);
+            if (!sp) return sp.error();
+            rewritten = std::move(*sp);
             prog = &rewritten;
-            shared[k].timeline = simulate(r.graph, rewritten, device, cancel);
-        } else {
-            shared[k].timeline = r.eval.timeline;
         }
         // The span the band covers: the first forward to the last backward.
-        std::size_t first = SIZE_MAX, last = 0;
+        std::size_t& first = shared[k].first;
+        std::size_t& last = shared[k].last;
         for (std::size_t i = 0; i < prog->instructions.size(); ++i) {
             const InstrKind kd = prog->instructions[i].kind;
             if (kd == InstrKind::Forward && first == SIZE_MAX) first = i;
             if (kd == InstrKind::Backward) last = i;
         }
-        const Timeline& t = shared[k].timeline;
-        for (std::size_t i = 0; i < t.live.size(); ++i) {
-            const std::int64_t live = totalBytes(t.live[i]);
-            std::int64_t& into = i >= first && i <= last ? shared[k].inside : shared[k].outside;
-            into = std::max(into, live);
+        if (rewrite && !keepRank) {
+            // A search: the live bytes inside and outside the span, no per-instruction arrays.
+            LiveSpan span;
+            span.first = first;
+            span.last = last;
+            shared[k].timeline =
+                resizeOnly ? simulateLean(*r.graph, r.eval.program, device, span, cancel,
+                                          r.opTimes.get(), &shared[k].buffers)
+                           : simulateLean(*r.graph, rewritten, device, span, cancel,
+                                          r.opTimes.get());
+            shared[k].resizeOnly = resizeOnly;
+            shared[k].lean = true;
+            shared[k].inside = span.inside;
+            shared[k].outside = span.outside;
+        } else {
+            shared[k].timeline = rewrite ? simulate(*r.graph, rewritten, device, cancel,
+                                                    r.opTimes.get())
+                                         : r.eval.timeline;
+            const Timeline& t = shared[k].timeline;
+            for (std::size_t i = 0; i < t.live.size(); ++i) {
+                const std::int64_t live = totalBytes(t.live[i]);
+                std::int64_t& into = i >= first && i <= last ? shared[k].inside : shared[k].outside;
+                into = std::max(into, live);
+            }
         }
         shared[k].keptBytes = r.eval.timeline.savedActivationAffine.at(cfg.microBatch);
         if (sharding.offloadActivations) {
@@ -253,7 +305,7 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
             shared[k].offloadedBytes = offloadedActivationBytes(*prog, cfg.microBatch);
             shared[k].keptBytes = std::max<std::int64_t>(0, shared[k].keptBytes - shared[k].offloadedBytes);
         }
-        shared[k].collectiveS = collectiveSeconds(r.graph, r.eval.program, out.placement, cluster);
+        shared[k].collectiveS = r.collectiveS;
     }
     std::vector<const Timeline*> timelines(out.stages.size());
     for (std::size_t st = 0; st < out.stages.size(); ++st) {
@@ -284,8 +336,8 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
         // and model chunk.
         double sent = 0;
         for (const PreparedLayout::Run& r : runs)
-            if (r.graph.stageOutput.valid())
-                sent = r.graph.tensor(r.graph.stageOutput).bytes().atReal(cfg.microBatch);
+            if (r.graph->stageOutput.valid())
+                sent = r.graph->tensor(r.graph->stageOutput).bytes().atReal(cfg.microBatch);
         time.pipelineTransferS =
             2.0 * double(m) * v * transferTime(sent, linkFor(out.placement.pp, cluster));
     } else {
@@ -297,7 +349,7 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
     // Data parallelism: the rank's gradients (and, sharded, its parameters).
     double gradBytes = 0;
     for (std::size_t st = 0; st < out.stages.size(); ++st)
-        gradBytes = std::max(gradBytes, parameterBytes(runs[runOf[st]].graph));
+        gradBytes = std::max(gradBytes, parameterBytes(*runs[runOf[st]].graph));
     const GroupPlacement& dpGroup = out.placement.dp;
     const GroupPlacement& shardGroup = out.placement.shard;
     if (lay.dp > 1) {
@@ -405,27 +457,64 @@ Result<ParallelEvaluation> finishParallel(const PreparedLayout& prep, const Para
     Shared& peakShared = shared[runOf[ps]];
     Program peakProgram;
     Timeline peakTimeline;
-    if (out.stages[ps].inFlight <= 1.0) {
+    ShardingPlan bandPlan = sharding;
+    if (out.stages[ps].inFlight > 1.0) {
+        bandPlan.inFlight = out.stages[ps].inFlight;
+        bandPlan.keptPerMicroBatch = peakRun.eval.timeline.savedActivationAffine;
+        if (sharding.offloadActivations) {
+            const std::int64_t all = bandPlan.keptPerMicroBatch.at(cfg.microBatch);
+            const double stays = all > 0 ? double(peakShared.keptBytes) / double(all) : 0.0;
+            bandPlan.keptPerMicroBatch = {
+                std::llround(double(bandPlan.keptPerMicroBatch.perSample) * stays),
+                std::llround(double(bandPlan.keptPerMicroBatch.fixed) * stays)};
+        }
+    }
+    // A search needs only the peak and whether it fits. The band (applySharding's in-flight
+    // buffer) is allocated just before the first forward and freed after the last backward's
+    // frees, and only allocs and frees change the live bytes, so the banded program's peak is
+    // the larger of the shared rewrite's peak inside that span plus the band and its peak
+    // outside it: no second rewrite and simulation, unless the rank does not fit and its
+    // timeline must say why.
+    bool bandDone = false;
+    if (!keepRank && out.stages[ps].inFlight > 1.0 && peakShared.first != SIZE_MAX &&
+        peakShared.last >= peakShared.first) {
+        const double extra = bandPlan.inFlight - 1.0;
+        const Affine band{std::llround(double(bandPlan.keptPerMicroBatch.perSample) * extra),
+                          std::llround(double(bandPlan.keptPerMicroBatch.fixed) * extra)};
+        const std::int64_t peak = std::max<std::int64_t>(
+            {0, satAdd(peakShared.inside, band.at(cfg.microBatch)), peakShared.outside});
+        if (peak <= device.usableBytes()) {
+            peakTimeline = std::move(peakShared.timeline);
+            peakTimeline.peakBytes = peak;
+            peakTimeline.fits = true;
+            bandDone = true;
+        }
+    }
+    if (bandDone) {
+    } else if (out.stages[ps].inFlight <= 1.0) {
         // No band: the shared rewrite is the rank's program.
         if (keepRank) peakProgram = rewrite ? std::move(peakShared.program) : peakRun.eval.program;
-        peakTimeline = std::move(peakShared.timeline);
-    } else {
-        peakProgram = peakRun.eval.program;
-        ShardingPlan plan = sharding;
-        plan.inFlight = out.stages[ps].inFlight;
-        plan.keptPerMicroBatch = peakRun.eval.timeline.savedActivationAffine;
-        if (sharding.offloadActivations) {
-            const std::int64_t all = plan.keptPerMicroBatch.at(cfg.microBatch);
-            const double stays = all > 0 ? double(peakShared.keptBytes) / double(all) : 0.0;
-            plan.keptPerMicroBatch = {std::llround(double(plan.keptPerMicroBatch.perSample) * stays),
-                                      std::llround(double(plan.keptPerMicroBatch.fixed) * stays)};
+        if (peakShared.lean && !peakShared.timeline.fits) {
+            // Why it does not fit is read from the whole timeline (explainNoFit).
+            if (peakShared.resizeOnly) {
+                auto sp = shardedProgram(*peakRun.graph, peakRun.eval.program, sharding, false);
+                if (!sp) return sp.error();
+                peakShared.program = std::move(*sp);
+            }
+            peakTimeline = simulate(*peakRun.graph, peakShared.program, device, cancel,
+                                    peakRun.opTimes.get());
         }
-        if (auto ok = applySharding(peakRun.graph, peakProgram, plan); !ok) return ok.error();
-        peakTimeline = simulate(peakRun.graph, peakProgram, device, cancel);
+        else
+            peakTimeline = std::move(peakShared.timeline);
+    } else {
+        auto banded = shardedProgram(*peakRun.graph, peakRun.eval.program, bandPlan, keepRank);
+        if (!banded) return banded.error();
+        peakProgram = std::move(*banded);
+        peakTimeline = simulate(*peakRun.graph, peakProgram, device, cancel, peakRun.opTimes.get());
     }
     out.stages[ps].peakBytes = peakTimeline.peakBytes;
     if (keepRank) {
-        out.graph = peakRun.graph;
+        out.graph = *peakRun.graph;
         out.evaluation = peakRun.eval;
         out.evaluation.program = std::move(peakProgram);
     } else {

@@ -14,7 +14,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "analysis.h"
@@ -24,6 +27,7 @@
 #include "lower.h"
 #include "network.h"
 #include "parallel.h"
+#include "simulator.h"
 
 namespace remat {
 
@@ -77,13 +81,32 @@ struct ModelFlops {
 };
 ModelFlops modelFlopsOf(const Network& net, const TrainingConfig& training);
 
+// The lowered stages of one layout, shared by every preparation of it: a stage's graph does
+// not depend on the strategy, the micro-batch or the accumulation steps, so a search over those
+// (fit.h) lowers each distinct stage once. Valid for one network, layout (but for its ZeRO
+// stage, hybrid sharding and offloads) and training settings (but for the micro-batch and the
+// accumulation steps); the caller keeps it to that.
+// The ops' predicted times are kept with them, per micro-batch, for every program of the stage
+// at that micro-batch (simulator.h OpTimeMemo).
+struct LoweredStages {
+    using Key = std::tuple<std::int64_t, bool, bool>;  // first, middle (-1) or last stage; ends
+    std::map<Key, std::shared_ptr<const Graph>> graphs;
+    std::map<std::pair<Key, std::int64_t>, std::shared_ptr<OpTimeMemo>> opTimes;
+};
+
 // The expensive half of an evaluation: each distinct stage lowered, planned, compiled and
 // simulated once. The layout's ZeRO stage, hybrid sharding and offload are applied only by
 // finishParallel, so one preparation serves them all (the search in fit.h).
 struct PreparedLayout {
     struct Run {
-        Graph graph;
+        std::shared_ptr<const Graph> graph;
         Evaluation eval;
+        // Its tensor- and context-parallel collectives' seconds per micro-batch (they do not
+        // depend on the ZeRO stage).
+        double collectiveS = 0;
+        // The ops' predicted times, kept across the simulations of this run's program and its
+        // rewrites (not thread-safe: one PreparedLayout serves one thread).
+        std::shared_ptr<OpTimeMemo> opTimes;
     };
     TrainingConfig cfg;
     std::vector<Run> runs;           // distinct stages
@@ -91,14 +114,18 @@ struct PreparedLayout {
     std::vector<StageSummary> stages;
     ModelFlops flops;
 };
+// `lowered`, when given, supplies and keeps the stages' graphs (LoweredStages).
 Result<PreparedLayout> prepareParallel(const Network& net, const Strategy& s,
                                        const std::vector<RegionSpec>& manual,
                                        const TrainingConfig& cfg, const ClusterSpec& cluster,
                                        const CancelFlag* cancel = nullptr,
-                                       const ModelFlops* flops = nullptr);
+                                       const ModelFlops* flops = nullptr,
+                                       LoweredStages* lowered = nullptr);
 // `layout` must equal the prepared one but for zeroStage, hybridShard and the offloads.
-// `keepRank` false leaves out the peaking rank's graph and program (only its timeline): what a
-// search needs.
+// `keepRank` false leaves out the peaking rank's graph and program, and is what a search needs:
+// of the peaking rank's timeline only the peak, `fits` and the phase times are then sure to be
+// those of the whole evaluation, save when the rank does not fit (its timeline is then whole,
+// for explainNoFit).
 Result<ParallelEvaluation> finishParallel(const PreparedLayout& prepared,
                                           const ParallelConfig& layout, const ClusterSpec& cluster,
                                           bool withBaseline = true,

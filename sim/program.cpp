@@ -214,6 +214,8 @@ Result<Program> expandProgram(const Program& p) {
     out.optimizer = p.optimizer;
     out.plan = p.plan;
     out.unsafeReasons = p.unsafeReasons;
+    out.mayDifferReasons = p.mayDifferReasons;
+    out.safeNotes = p.safeNotes;
     out.buffers.reserve(p.buffers.size() + extra);
     out.buffers.insert(out.buffers.end(), p.buffers.begin(),
                        p.buffers.begin() + (body.empty() ? 0 : std::ptrdiff_t(last) + 1));

@@ -140,9 +140,25 @@ struct Program {
     Plan plan;
     BufferId gemmWorkspace;  // resident GEMM library workspace, if the target declares one
     // Valid programs whose gradients are known to be wrong (RNG state not preserved, an in-place
-    // op overwriting a saved tensor). Executors run them only when asked.
+    // op whose overwrite a backward or a recompute reads): "the gradients will differ". Each
+    // reason says why.
     std::vector<std::string> unsafeReasons;
-    bool unsafe() const { return !unsafeReasons.empty(); }
+    // Findings the compiler cannot settle either way (overwritten values passed on into a nested
+    // region's recompute): "the gradients may differ". The program counts as unsafe too.
+    std::vector<std::string> mayDifferReasons;
+    // Writes that look unsafe but change no gradient, with the reason (ReLU applied twice in
+    // place is ReLU; a recompute that keeps nothing computed from the overwritten values).
+    std::vector<std::string> safeNotes;
+    // Executors run unsafe programs only when asked.
+    bool unsafe() const { return !unsafeReasons.empty() || !mayDifferReasons.empty(); }
+    // The gradients are known to differ from a run without checkpointing.
+    bool gradientsWillDiffer() const { return !unsafeReasons.empty(); }
+    // Every reason the program is unsafe: the certain ones first.
+    std::vector<std::string> allUnsafeReasons() const {
+        std::vector<std::string> out = unsafeReasons;
+        out.insert(out.end(), mayDifferReasons.begin(), mayDifferReasons.end());
+        return out;
+    }
     // The rest of the training settings the program was compiled under (TrainingConfig).
     MainGrads mainGrads = MainGrads::Param;
     OptimizerImpl optimizerImpl = OptimizerImpl::Fused;

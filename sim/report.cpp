@@ -64,7 +64,9 @@ nlohmann::json evaluationToJson(const Graph& g, const Evaluation& e, const Devic
                                   {"first_micro_step", p.instructions[p.repeat->begin].microStep},
                                   {"caption", repeatCaption(p)}}
                            : json(nullptr);
-    j["unsafe"] = e.program.unsafeReasons;
+    j["unsafe"] = e.program.allUnsafeReasons();
+    j["gradients_will_differ"] = e.program.gradientsWillDiffer();
+    j["safe_notes"] = e.program.safeNotes;
     j["no_fit_reason"] = t.fits ? json(nullptr) : json(explainNoFit(t, d));
     return j;
 }

@@ -31,45 +31,69 @@ void forEachOperand(Instruction& ins, F f) {
 
 // Allocs and frees to insert around a program's instructions, spliced in by apply(): an alloc
 // goes just before instruction i, a free just after it, so each stays in i's micro-step and a
-// repeat's bounds follow the instructions they held.
+// repeat's bounds follow the instructions they held. Insertions at one instruction keep the
+// order they were made in.
 class Insertions {
 public:
-    explicit Insertions(const Program& p) : m_pre(p.instructions.size()), m_post(p.instructions.size()) {}
-    void allocBefore(const Program& p, BufferId b, std::size_t i) {
-        m_pre[i].push_back(at(p, InstrKind::Alloc, b, i));
+    explicit Insertions(const std::vector<Instruction>&) {}
+    explicit Insertions(const Program&) {}
+    void allocBefore(const std::vector<Instruction>&, BufferId b, std::size_t i) {
+        m_pre.push_back({i, b});
     }
-    void freeAfter(const Program& p, BufferId b, std::size_t i) {
-        m_post[i].push_back(at(p, InstrKind::Free, b, i));
+    void freeAfter(const std::vector<Instruction>&, BufferId b, std::size_t i) {
+        m_post.push_back({i, b});
     }
-    void apply(Program& p) {
-        const std::size_t n = p.instructions.size();
+    void allocBefore(const Program& p, BufferId b, std::size_t i) { allocBefore(p.instructions, b, i); }
+    void freeAfter(const Program& p, BufferId b, std::size_t i) { freeAfter(p.instructions, b, i); }
+    // Splices the insertions into `in` (the instructions the insertions were made for), into
+    // p.instructions; `in` may be p.instructions itself.
+    void apply(const std::vector<Instruction>& in, Program& p) {
+        const std::size_t n = in.size();
+        auto byIndex = [](const Item& a, const Item& b) { return a.at < b.at; };
+        std::stable_sort(m_pre.begin(), m_pre.end(), byIndex);
+        std::stable_sort(m_post.begin(), m_post.end(), byIndex);
         std::vector<Instruction> out;
-        out.reserve(n + 2 * n / 8);
-        std::vector<std::size_t> groupStart(n + 1, 0);
+        out.reserve(n + m_pre.size() + m_post.size());
+        std::size_t pre = 0, post = 0;
+        std::size_t begin = 0, end = 0;
+        const std::size_t repeatBegin = p.repeat ? p.repeat->begin : SIZE_MAX;
+        const std::size_t repeatEnd = p.repeat ? std::min(p.repeat->end, n) : SIZE_MAX;
         for (std::size_t i = 0; i < n; ++i) {
-            groupStart[i] = out.size();
-            for (Instruction& x : m_pre[i]) out.push_back(std::move(x));
-            out.push_back(std::move(p.instructions[i]));
-            for (Instruction& x : m_post[i]) out.push_back(std::move(x));
+            if (i == repeatBegin) begin = out.size();
+            if (i == repeatEnd) end = out.size();
+            for (; pre < m_pre.size() && m_pre[pre].at == i; ++pre)
+                out.push_back(at(in, InstrKind::Alloc, m_pre[pre].buffer, i));
+            out.push_back(in[i]);
+            for (; post < m_post.size() && m_post[post].at == i; ++post)
+                out.push_back(at(in, InstrKind::Free, m_post[post].buffer, i));
         }
-        groupStart[n] = out.size();
+        if (repeatEnd == n) end = out.size();
         if (p.repeat) {
-            p.repeat->begin = groupStart[p.repeat->begin];
-            p.repeat->end = groupStart[std::min(p.repeat->end, n)];
+            p.repeat->begin = begin;
+            p.repeat->end = end;
         }
         p.instructions = std::move(out);
     }
+    void apply(Program& p) {
+        const std::vector<Instruction> in = std::move(p.instructions);
+        apply(in, p);
+    }
 
 private:
-    static Instruction at(const Program& p, InstrKind kind, BufferId b, std::size_t i) {
+    struct Item {
+        std::size_t at;
+        BufferId buffer;
+    };
+    static Instruction at(const std::vector<Instruction>& in, InstrKind kind, BufferId b,
+                          std::size_t i) {
         Instruction x;
         x.kind = kind;
-        x.phase = p.instructions[i].phase;
-        x.microStep = p.instructions[i].microStep;
+        x.phase = in[i].phase;
+        x.microStep = in[i].microStep;
         x.buffer = b;
         return x;
     }
-    std::vector<std::vector<Instruction>> m_pre, m_post;
+    std::vector<Item> m_pre, m_post;
 };
 
 // The activation-offload rewrite (ShardingPlan::offloadActivations), in place. Brought-back
@@ -142,23 +166,23 @@ std::int64_t offloadedActivationBytes(const Program& p, std::int64_t microBatch)
 
 std::vector<std::int64_t> layerParameterBytes(const Graph& g) {
     std::vector<std::int64_t> out(g.layerModules.size(), 0);
-    std::vector<char> seen(g.tensors.size(), 0);
+    // seen[t] == l + 1: tensor t already counted for layer l.
+    std::vector<std::size_t> seen(g.tensors.size(), 0);
     for (std::size_t l = 0; l < g.layerModules.size(); ++l) {
-        std::fill(seen.begin(), seen.end(), 0);
         const Module& m = g.module(g.layerModules[l]);
         for (std::uint32_t o = m.firstOp; o < m.firstOp + m.opCount; ++o)
             for (TensorId t : g.ops[o].params)
-                if (!seen[t.index()]) {
-                    seen[t.index()] = 1;
+                if (seen[t.index()] != l + 1) {
+                    seen[t.index()] = l + 1;
                     out[l] = satAdd(out[l], g.tensor(t).bytes().fixed);
                 }
     }
     return out;
 }
 
-Status applySharding(const Graph& g, Program& p, const ShardingPlan& plan) {
+void resizeForSharding(std::vector<Buffer>& buffers, const ShardingPlan& plan) {
     const std::int64_t d = std::max<std::int64_t>(plan.shardDegree, 1);
-    for (Buffer& b : p.buffers) {
+    for (Buffer& b : buffers) {
         switch (b.role) {
             case BufferRole::Parameter:
                 if (plan.offloadParameters) b.bytes = {};
@@ -176,19 +200,37 @@ Status applySharding(const Graph& g, Program& p, const ShardingPlan& plan) {
             default: break;
         }
     }
-    if (plan.offloadActivations) offloadKeptActivations(p);
+}
+
+bool shardingInserts(const ShardingPlan& plan) {
+    const std::int64_t d = std::max<std::int64_t>(plan.shardDegree, 1);
+    return plan.offloadActivations || plan.inFlight > 1.0 ||
+           (plan.zeroStage >= 2 && (d > 1 || plan.offloadParameters));
+}
+
+namespace {
+
+// The rewrite of applySharding: `p` holds everything of the program but its instructions,
+// which are `in`; the rewritten instructions go to p.instructions (`in` may be p.instructions).
+Status rewrite(const Graph& g, const std::vector<Instruction>& in, Program& p,
+               const ShardingPlan& plan, bool validate = true) {
+    const std::int64_t d = std::max<std::int64_t>(plan.shardDegree, 1);
+    resizeForSharding(p.buffers, plan);
     const bool gather = plan.zeroStage >= 3 && (d > 1 || plan.offloadParameters);
     const bool wholeGrads = plan.zeroStage >= 2 && (d > 1 || plan.offloadParameters);
     const bool band = plan.inFlight > 1.0;
-    if (!gather && !wholeGrads && !band) return validateProgram(g, p);
+    if (!gather && !wholeGrads && !band) {
+        if (&in != &p.instructions) p.instructions = in;
+        return validate ? validateProgram(g, p) : Status(Ok{});
+    }
 
-    const std::size_t n = p.instructions.size();
+    const std::size_t n = in.size();
     const std::vector<std::int64_t> unitBytes = layerParameterBytes(g);
     // Runs of compute instructions on one layer, one direction, one micro-step.
     std::vector<Visit> visits;
     std::size_t firstForward = SIZE_MAX, lastBackward = SIZE_MAX;
     for (std::size_t i = 0; i < n; ++i) {
-        const Instruction& ins = p.instructions[i];
+        const Instruction& ins = in[i];
         if (ins.kind != InstrKind::Forward && ins.kind != InstrKind::Recompute &&
             ins.kind != InstrKind::Backward)
             continue;
@@ -210,7 +252,7 @@ Status applySharding(const Graph& g, Program& p, const ShardingPlan& plan) {
         if (ins.kind == InstrKind::Backward && v.firstBackward == SIZE_MAX) v.firstBackward = i;
     }
 
-    Insertions inserted(p);
+    Insertions inserted(in);
     auto addBuffer = [&](BufferRole role, Category cat, Affine bytes, const Instruction& at,
                          OpId op, bool backward) {
         Buffer b;
@@ -225,14 +267,14 @@ Status applySharding(const Graph& g, Program& p, const ShardingPlan& plan) {
         return BufferId(std::uint32_t(p.buffers.size() - 1));
     };
     auto allocFree = [&](BufferId b, std::size_t allocBefore, std::size_t freeAfter) {
-        inserted.allocBefore(p, b, allocBefore);
-        inserted.freeAfter(p, b, freeAfter);
+        inserted.allocBefore(in, b, allocBefore);
+        inserted.freeAfter(in, b, freeAfter);
     };
     for (std::size_t k = 0; k < visits.size(); ++k) {
         const Visit& v = visits[k];
         if (v.layer < 0 || std::size_t(v.layer) >= unitBytes.size() || unitBytes[v.layer] == 0)
             continue;
-        const OpId op = p.instructions[v.first].op;
+        const OpId op = in[v.first].op;
         const Affine whole{0, unitBytes[std::size_t(v.layer)]};
         if (gather) {
             // Prefetched while the previous layer of the same pass runs.
@@ -241,12 +283,12 @@ Status applySharding(const Graph& g, Program& p, const ShardingPlan& plan) {
                 visits[k - 1].microStep == v.microStep)
                 from = visits[k - 1].first;
             allocFree(addBuffer(BufferRole::Gathered, Category::GatheredParameters, whole,
-                                p.instructions[from], op, false),
+                                in[from], op, false),
                       from, v.last);
         }
         if (wholeGrads && v.firstBackward != SIZE_MAX)
             allocFree(addBuffer(BufferRole::Gathered, Category::Gradients, whole,
-                                p.instructions[v.firstBackward], op, true),
+                                in[v.firstBackward], op, true),
                       v.firstBackward, v.last);
     }
     if (band && firstForward != SIZE_MAX && lastBackward != SIZE_MAX) {
@@ -261,8 +303,41 @@ Status applySharding(const Graph& g, Program& p, const ShardingPlan& plan) {
         allocFree(BufferId(std::uint32_t(p.buffers.size() - 1)), firstForward, lastBackward);
     }
 
-    inserted.apply(p);
-    return validateProgram(g, p);
+    inserted.apply(in, p);
+    return validate ? validateProgram(g, p) : Status(Ok{});
+}
+
+}  // namespace
+
+Status applySharding(const Graph& g, Program& p, const ShardingPlan& plan) {
+    if (plan.offloadActivations) offloadKeptActivations(p);
+    return rewrite(g, p.instructions, p, plan);
+}
+
+Result<Program> shardedProgram(const Graph& g, const Program& src, const ShardingPlan& plan,
+                               bool validate) {
+    if (plan.offloadActivations) {
+        Program p = src;
+        if (auto ok = applySharding(g, p, plan); !ok) return ok.error();
+        return p;
+    }
+    // Everything but the instructions, which the rewrite copies once, with its insertions.
+    Program p;
+    p.buffers = src.buffers;
+    p.repeat = src.repeat;
+    p.microBatch = src.microBatch;
+    p.accumulationSteps = src.accumulationSteps;
+    p.precision = src.precision;
+    p.optimizer = src.optimizer;
+    p.recomputeImpl = src.recomputeImpl;
+    p.plan = src.plan;
+    p.gemmWorkspace = src.gemmWorkspace;
+    p.unsafeReasons = src.unsafeReasons;
+    p.mainGrads = src.mainGrads;
+    p.optimizerImpl = src.optimizerImpl;
+    p.tf32 = src.tf32;
+    if (auto ok = rewrite(g, src.instructions, p, plan, validate); !ok) return ok.error();
+    return p;
 }
 
 ModelStateBytes zeroModelStates(std::int64_t parameterCount, Precision precision,

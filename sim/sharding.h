@@ -34,9 +34,21 @@ struct ShardingPlan {
     Affine keptPerMicroBatch;
 };
 
+// The buffers' sizes under the plan's sharding and offload (the first part of the rewrite).
+void resizeForSharding(std::vector<Buffer>& buffers, const ShardingPlan& plan);
+// Whether the rewrite inserts buffers (gathered parameters, whole gradients, the in-flight band,
+// activation offload) rather than only resizing: without, the rewritten program is the same
+// instructions over the resized buffers.
+bool shardingInserts(const ShardingPlan& plan);
+
 // Rewrites `p` (compiled for one rank's graph `g`) in place. A repeat's bounds follow the
 // instructions they held.
 Status applySharding(const Graph& g, Program& p, const ShardingPlan& plan);
+// The same rewrite into a new program, `src` unchanged: what applySharding on a copy gives, with
+// each instruction copied once. `validate` false skips the final validateProgram (a search that
+// keeps no program; the rewrite of a valid program is valid, which the tests check with it on).
+Result<Program> shardedProgram(const Graph& g, const Program& src, const ShardingPlan& plan,
+                               bool validate = true);
 
 // The model states one GPU holds under a ZeRO stage, by category, for a rank whose graph has
 // `parameterCount` parameters (after tensor and pipeline parallelism): parameters and their

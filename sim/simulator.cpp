@@ -1,7 +1,9 @@
 #include "simulator.h"
+#include "simulator_lean.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "calibration.h"
 #include "gemm_model.h"
@@ -38,8 +40,11 @@ double opTime(const Graph& g, const Op& op, Direction dir, std::int64_t b, DType
 
 }  // namespace
 
-double instructionTime(const Graph& g, const Program& p, const Instruction& ins,
-                       const DeviceSpec& d) {
+namespace {
+
+// instructionTime with the program's buffers given apart (simulateLean's resized ones).
+double instructionTimeWith(const Graph& g, const Program& p, const std::vector<Buffer>& bufs,
+                           const Instruction& ins, const DeviceSpec& d) {
     const std::int64_t b = p.microBatch;
     const DType act = computeDType(p.precision);
     switch (ins.kind) {
@@ -49,9 +54,9 @@ double instructionTime(const Graph& g, const Program& p, const Instruction& ins,
             // Elementwise over the parameter: read parameter, gradient and state, write
             // parameter and state (fp32 master weights included in `state`).
             double bytes = 0;
-            for (BufferId s : ins.params) bytes += 2.0 * double(p.buffer(s).bytes.at(b));
-            for (BufferId s : ins.paramGrads) bytes += double(p.buffer(s).bytes.at(b));
-            for (BufferId s : ins.state) bytes += 2.0 * double(p.buffer(s).bytes.at(b));
+            for (BufferId s : ins.params) bytes += 2.0 * double(bufs[s.index()].bytes.at(b));
+            for (BufferId s : ins.paramGrads) bytes += double(bufs[s.index()].bytes.at(b));
+            for (BufferId s : ins.state) bytes += 2.0 * double(bufs[s.index()].bytes.at(b));
             // foreach and for-loop temporaries: written once and read once.
             if (ins.parameter.valid())
                 bytes += 2.0 * double(optimizerTemporaryBytes(g.tensor(ins.parameter).elements(),
@@ -75,13 +80,40 @@ double instructionTime(const Graph& g, const Program& p, const Instruction& ins,
                   b, act, tf32, d);
 }
 
-Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
-                  const CancelFlag* cancel) {
+}  // namespace
+
+double instructionTime(const Graph& g, const Program& p, const Instruction& ins,
+                       const DeviceSpec& d) {
+    return instructionTimeWith(g, p, p.buffers, ins, d);
+}
+
+namespace {
+
+// simulate() and simulateLean(): `Keep` keeps the per-instruction arrays; without it `span`
+// receives the highest live bytes inside [span->first, span->last] and outside it.
+template <bool Keep>
+Timeline simulateCore(const Graph& g, const Program& p, const DeviceSpec& d,
+                      const CancelFlag* cancel, OpTimeMemo* memo, LiveSpan* span,
+                      const std::vector<Buffer>* buffers) {
+    const std::vector<Buffer>& bufs = buffers ? *buffers : p.buffers;
     Timeline t;
     const std::size_t n = p.instructions.size();
-    t.live.resize(n);
-    t.durationS.resize(n);
-    t.endS.resize(n);
+    if (memo && (memo->graph != &g || memo->device != &d || memo->microBatch != p.microBatch ||
+                 memo->precision != p.precision || memo->tf32 != p.tf32 ||
+                 memo->forward.size() != g.ops.size())) {
+        memo->graph = &g;
+        memo->device = &d;
+        memo->microBatch = p.microBatch;
+        memo->precision = p.precision;
+        memo->tf32 = p.tf32;
+        memo->forward.assign(g.ops.size(), -1.0);
+        memo->backward.assign(g.ops.size(), -1.0);
+    }
+    if constexpr (Keep) {
+        t.live.resize(n);
+        t.durationS.resize(n);
+        t.endS.resize(n);
+    }
     const std::int64_t b = p.microBatch;
     t.samplesPerStep = p.microBatch * p.accumulationSteps;
 
@@ -95,6 +127,28 @@ Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
             break;
         }
     }
+
+    // A compute instruction's time depends only on its op and direction (the program's
+    // micro-batch, precision and TF32 settings and the device are fixed): each is worked out
+    // once, however often recomputes run the op again.
+    std::vector<double> opSeconds[2];  // [forward and recompute, backward], NaN: not yet
+    for (auto& v : opSeconds) v.assign(g.ops.size(), std::numeric_limits<double>::quiet_NaN());
+    // With a memo from the caller (fit's search), the times carry over between programs of the
+    // same graph, device and settings.
+    auto computeTime = [&](const Instruction& ins) {
+        if (ins.kind == InstrKind::OptimizerStep || !ins.op.valid() ||
+            ins.op.index() >= g.ops.size())
+            return instructionTimeWith(g, p, bufs, ins, d);
+        const bool backward = ins.kind == InstrKind::Backward;
+        if (memo) {
+            double& slot = (backward ? memo->backward : memo->forward)[ins.op.index()];
+            if (slot < 0) slot = instructionTime(g, p, ins, d);
+            return slot;
+        }
+        double& seconds = opSeconds[backward ? 1 : 0][ins.op.index()];
+        if (std::isnan(seconds)) seconds = instructionTime(g, p, ins, d);
+        return seconds;
+    };
 
     CategoryBytes live{};
     std::int64_t liveActivationBytes = 0;
@@ -112,7 +166,7 @@ Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
         }
         double dt = 0.0;
         if (ins.kind == InstrKind::Alloc || ins.kind == InstrKind::Free) {
-            const Buffer& buf = p.buffer(ins.buffer);
+            const Buffer& buf = bufs[ins.buffer.index()];
             const std::int64_t sign = ins.kind == InstrKind::Alloc ? 1 : -1;
             const std::int64_t bytes = buf.bytes.at(b);
             live[std::size_t(buf.category)] += sign * bytes;
@@ -137,7 +191,7 @@ Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
             // A repeated instruction stands for all its iterations: its time and FLOPs count
             // that many times, its memory once (every iteration has the same live bytes).
             const double times = double(p.timesRun(i));
-            dt = instructionTime(g, p, ins, d) * times;
+            dt = computeTime(ins) * times;
             if (ins.kind != InstrKind::OptimizerStep) {
                 const Op& op = g.op(ins.op);
                 const OpCost& c = ins.kind == InstrKind::Backward ? op.backward : op.forward;
@@ -161,10 +215,19 @@ Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
             }
         }
         clock += dt;
-        t.live[i] = live;
-        t.durationS[i] = dt;
-        t.endS[i] = clock;
         const std::int64_t total = totalBytes(live);
+        if constexpr (Keep) {
+            t.live[i] = live;
+            t.durationS[i] = dt;
+            t.endS[i] = clock;
+        } else {
+            std::int64_t& into = i >= span->first && i <= span->last ? span->inside : span->outside;
+            into = std::max(into, total);
+            span->modelStates = std::max(
+                span->modelStates, live[std::size_t(Category::Parameters)] +
+                                       live[std::size_t(Category::Gradients)] +
+                                       live[std::size_t(Category::OptimizerState)]);
+        }
         if (total > t.peakBytes) {
             t.peakBytes = total;
             t.peakInstruction = i;
@@ -174,6 +237,20 @@ Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
     t.maxMicroBatch = maxB;
     t.fits = t.peakBytes <= usable;
     return t;
+}
+
+}  // namespace
+
+Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& d,
+                  const CancelFlag* cancel, OpTimeMemo* memo) {
+    return simulateCore<true>(g, p, d, cancel, memo, nullptr, nullptr);
+}
+
+Timeline simulateLean(const Graph& g, const Program& p, const DeviceSpec& d, LiveSpan& span,
+                      const CancelFlag* cancel, OpTimeMemo* memo,
+                      const std::vector<Buffer>* buffers) {
+    span.inside = span.outside = span.modelStates = 0;
+    return simulateCore<false>(g, p, d, cancel, memo, &span, buffers);
 }
 
 }  // namespace remat

@@ -48,10 +48,27 @@ struct Timeline {
 
 inline constexpr std::int64_t kMaxMicroBatch = std::int64_t{1} << 24;
 
+// The predicted seconds of each op's forward and backward, kept as simulations meet them, so
+// that several programs of one graph (the rewrites of one rank's program for each ZeRO stage, a
+// recompute of a forward) predict each op once. An op's time depends only on the op, the
+// direction, the micro-batch, the precision, the TF32 setting and the device: a memo filled
+// under other values of these is cleared before use, so the times are those simulate() would
+// compute without it, bit for bit. The graph and the device must not change while the memo
+// serves them.
+struct OpTimeMemo {
+    const Graph* graph = nullptr;
+    const DeviceSpec* device = nullptr;
+    std::int64_t microBatch = 0;
+    Precision precision = Precision::Fp32;
+    Tf32Mode tf32 = Tf32Mode::Conv;
+    std::vector<double> forward, backward;  // by op index; negative: not yet predicted
+};
+
 // `cancel`, when set from another thread, stops the simulation within a few thousand
-// instructions: the timeline returned is then incomplete and must be discarded.
+// instructions: the timeline returned is then incomplete and must be discarded. `memo`, when
+// given, supplies and keeps the ops' predicted times (OpTimeMemo).
 Timeline simulate(const Graph& g, const Program& p, const DeviceSpec& device,
-                  const CancelFlag* cancel = nullptr);
+                  const CancelFlag* cancel = nullptr, OpTimeMemo* memo = nullptr);
 
 // Predicted seconds of one compute instruction (0 for alloc/free).
 double instructionTime(const Graph& g, const Program& p, const Instruction& ins,

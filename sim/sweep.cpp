@@ -8,6 +8,7 @@
 #include "checked.h"
 #include "lower.h"
 #include "network.h"
+#include "parallel_eval.h"
 #include "simulator.h"
 #include "text.h"
 
@@ -54,7 +55,10 @@ Result<std::size_t> repeatedLayer(const Network& net) {
 
 // Ops of the swept blocks: the instances of the repeated layer when there is one, else the
 // chain the strategies cut.
-std::vector<bool> blockOps(const Graph& g, const Network& net, std::size_t repeated) {
+// `firstLayer`: the expanded layer instance the graph's first layer module is (a pipeline
+// stage's graph holds the instances from there on).
+std::vector<bool> blockOps(const Graph& g, const Network& net, std::size_t repeated,
+                           std::int64_t firstLayer = 0) {
     std::vector<bool> in(g.ops.size(), false);
     auto mark = [&](ModuleId m) {
         const Module& mod = g.module(m);
@@ -62,8 +66,11 @@ std::vector<bool> blockOps(const Graph& g, const Network& net, std::size_t repea
     };
     if (repeated < net.layers.size()) {
         const std::vector<std::size_t> sources = expandedLayerSources(net);
-        for (std::size_t i = 0; i < sources.size() && i < g.layerModules.size(); ++i)
-            if (sources[i] == repeated) mark(g.layerModules[i]);
+        for (std::size_t i = 0; i < g.layerModules.size(); ++i) {
+            const std::size_t instance = std::size_t(firstLayer) + i;
+            if (instance < sources.size() && sources[instance] == repeated)
+                mark(g.layerModules[i]);
+        }
     } else {
         for (ModuleId m : g.chain) mark(m);
     }
@@ -173,7 +180,8 @@ Result<SweepResult> sweep(const ModelFile& model, const TrainingConfig& training
                           const DeviceSpec& device, SweepAxis axis,
                           const std::vector<std::int64_t>& values,
                           const std::vector<Strategy>& strategies,
-                          const std::function<bool(int, int)>& progress) {
+                          const std::function<bool(int, int)>& progress,
+                          const ClusterSpec* cluster) {
     if (values.empty()) return makeError("no values to sweep");
     if (values.size() > kMaxSweepValues)
         return makeError("more than " + std::to_string(kMaxSweepValues) + " values to sweep");
@@ -194,6 +202,9 @@ Result<SweepResult> sweep(const ModelFile& model, const TrainingConfig& training
     }
     if (axis == SweepAxis::SequenceLength && !net.input.isTokens())
         return makeError("a sequence-length sweep needs a token model (input \"tokens\")");
+
+    // A layout with its cluster: every point per GPU.
+    const bool parallel = cluster && !training.parallel.single();
 
     SweepResult result;
     result.axis = axis;
@@ -224,6 +235,41 @@ Result<SweepResult> sweep(const ModelFile& model, const TrainingConfig& training
                 result.points.push_back(std::move(p));
             }
         };
+        if (parallel) {
+            if (expandedLayerCount(m.network) > kMaxLayerInstances) {
+                refuseAll("more than " + std::to_string(kMaxLayerInstances) + " layer instances");
+                done += int(strategies.size());
+                if (progress && !progress(done, total)) return makeError("the sweep was cancelled");
+                continue;
+            }
+            // Per GPU, the rank that peaks: each point is the layout evaluated whole, its
+            // activations those of the peaking rank's program, its time the whole step's.
+            for (const Strategy& s : strategies) {
+                SweepPoint p;
+                p.value = value;
+                p.strategy = s.spelling();
+                auto e = evaluateParallel(m.network, s, {}, cfg, *cluster, true);
+                if (!e) {
+                    p.error = e.error().message;
+                } else {
+                    const std::vector<bool> inBlocks = blockOps(
+                        e->graph, m.network, repeated, e->stages[e->peakStage].firstLayer);
+                    p.peakBytes = e->evaluation.timeline.peakBytes;
+                    p.activationPeakBytes = activationPeak(e->graph, e->evaluation.program, {});
+                    p.blockActivationPeakBytes =
+                        activationPeak(e->graph, e->evaluation.program, inBlocks);
+                    p.keptActivationBytes = e->evaluation.timeline.savedActivationBytes;
+                    p.recomputeOverhead = e->evaluation.recomputeOverhead();
+                    p.stepTimeS = e->time.totalS;
+                    p.fits = e->fits;
+                    p.unsafe = e->evaluation.program.unsafe();
+                }
+                result.points.push_back(std::move(p));
+                ++done;
+                if (progress && !progress(done, total)) return makeError("the sweep was cancelled");
+            }
+            continue;
+        }
         Result<Graph> g =
             expandedLayerCount(m.network) > kMaxLayerInstances
                 ? Result<Graph>(makeError("more than " + std::to_string(kMaxLayerInstances) +

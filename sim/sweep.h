@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster.h"
 #include "device.h"
 #include "model_file.h"
 #include "result.h"
@@ -69,11 +70,19 @@ inline constexpr std::size_t kMaxSweepValues = 64;
 // plan the compiler refuses gives a point with its error, not a failed sweep. `manual` is
 // refused: a manual plan names the layers of one depth. `progress(done, total)` is called after
 // each point; returning false stops the sweep with an error.
+//
+// With a `cluster` and a parallel layout (training.parallel not single) every point is per GPU,
+// for the rank that peaks, on that cluster: the layout evaluated whole (parallel_eval.h), the
+// activations those of the peaking rank's program, the time the whole step's (communication and
+// pipeline bubble in), `fits` the peaking rank's and the host's. A value the layout does not
+// divide (a depth not divisible by pp) is a point with the layout's error. Without a cluster the
+// layout is not applied: every point is one GPU's.
 Result<SweepResult> sweep(const ModelFile& model, const TrainingConfig& training,
                           const DeviceSpec& device, SweepAxis axis,
                           const std::vector<std::int64_t>& values,
                           const std::vector<Strategy>& strategies,
-                          const std::function<bool(int, int)>& progress = {});
+                          const std::function<bool(int, int)>& progress = {},
+                          const ClusterSpec* cluster = nullptr);
 
 // What a sweep over `axis` covers when no values are given: depth 1, 2, 4, ..., 64; the
 // sequence length doubling from 128 (or less) to the model's; the micro-batch doubling from 1

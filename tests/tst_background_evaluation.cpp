@@ -28,8 +28,11 @@
 #include "evaluation_progress.h"
 #include "main_window.h"
 #include "model_file.h"
+#include "plot_adapter.h"
 #include "strategy.h"
 #include "strategy_bar.h"
+#include "timeline_plot.h"
+#include "timeline_series.h"
 #include "ui_test_support.h"
 
 using namespace remat;
@@ -319,6 +322,52 @@ private slots:
         QCOMPARE(int(strategy->kind), int(StrategyKind::Optimal));
         QVERIFY(doc.evaluation().timeline.peakBytes <= strategy->budgetBytes);
         QCOMPARE(s->value(), 700);
+    }
+
+    // A long program's result comes with everything the timeline derives from it, made on the
+    // worker thread (ui/timeline_series.h: totals, layers, phase runs, the time axis, the
+    // categories in use, the totals' block extremes); the window draws from those exactly what
+    // a decimation reading every instruction of the program draws, on both axes, peak included.
+    void longResultIsDrawnFromWhatTheWorkerMade() {
+        MainWindow w(test::testOptions());
+        Document* doc = w.document();
+        const int c = openDeepModel(*doc);
+        QVERIFY(c >= 2);
+        QVERIFY(test::showAt(w, QSize(1600, 1000)));
+        QVERIFY(doc->setStrategy(revolve(c)).ok());
+        QVERIFY(doc->isBusy());
+        QTRY_VERIFY_WITH_TIMEOUT(!doc->isBusy(), kWaitMs);
+        QCOMPARE(doc->strategySpelling(), revolve(c));
+        const auto state = doc->stateHandle();
+        const Timeline& t = state->evaluation.timeline;
+        const std::size_t n = t.live.size();
+        QVERIFY(n > 20000);  // decimated on any screen
+        QVERIFY(state->series);
+        const TimelineSeriesInputs& series = *state->series;
+        QCOMPARE(series.totals.size(), n);
+        QCOMPARE(series.timeAxis.size(), n);
+        QCOMPARE(series.extremes.maxAt.size(), (n + kDecimationBlock - 1) / kDecimationBlock);
+        std::vector<std::int64_t> totals(n);
+        for (std::size_t i = 0; i < n; ++i) totals[i] = totalBytes(t.live[i]);
+        QVERIFY(series.totals == totals);
+        for (std::size_t k = 0; k < kCategoryCount; ++k) {
+            bool used = false;
+            for (std::size_t i = 0; i < n && !used; ++i) used = t.live[i][k] != 0;
+            QCOMPARE(series.categoryUsed[k], used);
+        }
+        TimelinePlot* plot = w.timeline();
+        QCOMPARE(plot->peakInstruction(), t.peakInstruction);
+        for (XAxis axis : {XAxis::Time, XAxis::Instruction}) {
+            plot->setXAxis(axis);
+            const XExtents x = instructionExtents(t, axis);
+            const QPointF range = plot->plotAdapter()->range(PlotAxis::X);
+            QCOMPARE(range.x(), x.lower());
+            QCOMPARE(range.y(), x.upper());
+            const auto expected = decimate(x, totals, range.x(), range.y(), plot->drawnBuckets(),
+                                           t.peakInstruction);
+            QVERIFY(expected.size() < n / 10);  // decimated
+            QVERIFY(plot->displayedInstructions() == expected);
+        }
     }
 
     void mainWindowShowsProgressAndCancels() {

@@ -143,6 +143,7 @@ private slots:
     void importHfOutputLoadsEverywhere();
     void frameworkSettingsOnEveryCommand();
     void parallelLayouts();
+    void layoutPerGpuCommands();
 };
 
 void TstCli::initTestCase() {
@@ -558,9 +559,19 @@ void TstCli::userErrors_data() {
     QTest::newRow("zero stage") << QStringList{"simulate", "gpt2-small", "--dp", "2", "--zero", "5"}
                                 << "--zero: expected 0, 1, 2, 3";
     QTest::newRow("run under a layout") << QStringList{"run", "gpt2-tiny", "--dp", "2"}
-                                        << "remat run answers for one GPU; the layout dp 2";
+                                        << "remat run runs the step on this machine's one device "
+                                           "and cannot run the 2 GPUs of the layout dp 2; run the "
+                                           "single-GPU step by dropping the layout";
     QTest::newRow("unknown cluster")
         << QStringList{"simulate", "gpt2-small", "--cluster", "dgx-z9"} << "unknown cluster 'dgx-z9'";
+    QTest::newRow("gpus against the degrees")
+        << QStringList{"simulate", "gpt2-small", "--gpus", "16", "--dp", "4", "--tp", "2"}
+        << "--gpus 16 does not match the layout: dp x tp x pp x cp = 4 x 2 x 1 x 1 = 8 GPUs";
+    QTest::newRow("gpus not divisible")
+        << QStringList{"compare", "gpt2-small", "--gpus", "6", "--pp", "4"}
+        << "--gpus 6 is not divisible by tp x pp x cp = 1 x 4 x 1 = 4";
+    QTest::newRow("gpus 0") << QStringList{"max-batch", "gpt2-tiny", "--gpus", "0"}
+                            << "--gpus must be between 1 and 1000000, got 0";
     QTest::newRow("fit gpus") << QStringList{"fit", "gpt2-tiny", "--gpus", "0"}
                               << "--gpus must be between 1 and 1000000";
     QTest::newRow("broken file") << QStringList{"simulate", broken}
@@ -829,9 +840,10 @@ void TstCli::escapedArgumentsInErrors() {
     }
 }
 
-// tests/data/cli/inplace_unsafe.json: an in-place ReLU right after a linear; checkpointing the
-// ReLU on its own (its manual plan, full, ...) holds the linear's output, which the ReLU then
-// overwrites. Every listing marks exactly the plans the compiler calls unsafe.
+// tests/data/cli/inplace_unsafe.json: an in-place tanh right after a linear; checkpointing the
+// tanh on its own (its manual plan, full, ...) holds the linear's output, which the tanh then
+// overwrites, and the recompute keeps tanh(tanh(x)). Every listing marks exactly the plans the
+// compiler calls unsafe.
 void TstCli::unsafePlansAreMarked() {
     const QString file = kDataDir + "/cli/inplace_unsafe.json";
     bool ok = false;
@@ -850,7 +862,7 @@ void TstCli::unsafePlansAreMarked() {
     QCOMPARE(t.rows.size(), all.size());
     for (const QStringList& row : t.rows)
         QCOMPARE(row.last(), QString(unsafe.count(row.first().toStdString()) ? "UNSAFE" : "yes"));
-    QVERIFY(text.out.contains("manual: in-place '1/relu' overwrites '0/linear'"));
+    QVERIFY(text.out.contains("manual: in-place '1/tanh' overwrites '0/linear'"));
 
     const json fits = runJson({"max-batch", file, "--json"}, &ok);
     QVERIFY(ok);
@@ -1252,6 +1264,103 @@ void TstCli::parallelLayouts() {
     QCOMPARE(fit.at("min_gpus").get<int>(), 8);
     QVERIFY(!fit.at("candidates").empty());
     QCOMPARE(fit.at("candidates")[0].at("layout").at("gpus").get<int>(), 8);
+
+    // --gpus: the product of the degrees; alone it sets dp.
+    const json byGpus = runJson({"simulate", "gpt2-small", "--gpus", "8", "--zero", "3",
+                                 "--cluster", "dgx-a100-80gb", "--json"},
+                                &ok);
+    QVERIFY(ok);
+    QCOMPARE(byGpus.at("parallel").at("dp").get<int>(), 8);
+    QCOMPARE(byGpus.at("peak_bytes").get<std::int64_t>(), z3.at("peak_bytes").get<std::int64_t>());
+    const json tpGpus = runJson({"compare", "gpt2-tiny", "--gpus", "4", "--tp", "2", "--json"}, &ok);
+    QVERIFY(ok);
+    QCOMPARE(tpGpus[0].at("parallel").at("dp").get<int>(), 2);
+    QCOMPARE(tpGpus[0].at("parallel").at("tp").get<int>(), 2);
+}
+
+// max-batch, pareto and sweep under a layout: per GPU, for the rank that peaks.
+void TstCli::layoutPerGpuCommands() {
+    bool ok = false;
+    // ZeRO-3 over 8 GPUs leaves room for a larger micro-batch per rank than one GPU (full
+    // recompute: a sample's activations are small beside the 1.75 GiB of states sharded away).
+    const json one = runJson({"max-batch", "gpt2-small", "-d", "a100-40gb", "--json"}, &ok);
+    QVERIFY(ok);
+    const json z3 = runJson({"max-batch", "gpt2-small", "--dp", "8", "--zero", "3", "--cluster",
+                             "dgx-a100-40gb", "-g", "512", "--json"},
+                            &ok);
+    QVERIFY(ok);
+    QVERIFY(z3.is_array() && !z3.empty());
+    auto row = [](const json& rows, const std::string& s) {
+        for (const json& r : rows)
+            if (r.at("strategy") == s) return r;
+        return json();
+    };
+    const json none1 = row(one, "full"), none8 = row(z3, "full");
+    QVERIFY(!none1.is_null() && !none8.is_null());
+    QVERIFY2(none8.at("max_micro_batch").get<int>() > none1.at("max_micro_batch").get<int>(),
+             qPrintable(QString::fromStdString(none8.dump())));
+    QCOMPARE(none8.at("global_batch").get<int>(), 512);
+    QCOMPARE(none8.at("micro_batch").get<int>() * none8.at("accumulation_steps").get<int>() * 8,
+             512);
+    QCOMPARE(none8.at("parallel").at("zero").get<int>(), 3);
+    QVERIFY(none8.at("peak_bytes").get<std::int64_t>() <= std::int64_t(40) << 30);
+    for (const json& r : z3) QVERIFY(r.at("strategy") != "optimal");
+    const RunResult text = runRemat({"max-batch", "gpt2-tiny", "--dp", "8", "--zero", "3"});
+    QVERIFY2(text.finished && text.exitCode == 0, qPrintable(text.err));
+    QVERIFY2(text.out.contains("per GPU (rank that peaks)"), qPrintable(text.out));
+    QVERIFY(text.out.contains("peak per GPU"));
+    const RunResult split = runRemat({"max-batch", "gpt2-tiny", "--dp", "8", "-g", "100"});
+    QCOMPARE(split.exitCode, 2);
+    QVERIFY2(split.err.contains("the global batch 100 does not split over the data-parallel "
+                                "degree 8"),
+             qPrintable(split.err));
+
+    // pareto: every:K per stage and the named strategies, per GPU.
+    const json single = runJson({"pareto", "gpt2-tiny", "--json"}, &ok);
+    QVERIFY(ok);
+    const json pp = runJson({"pareto", "gpt2-tiny", "--pp", "2", "-a", "4", "--json"}, &ok);
+    QVERIFY(ok);
+    QCOMPARE(pp.at("parallel").at("pp").get<int>(), 2);
+    QVERIFY(pp.at("frontier").empty());
+    QVERIFY(!pp.at("every_k").empty() && !pp.at("named").empty());
+    auto labelled = [](const json& rows, const std::string& label) {
+        for (const json& r : rows)
+            if (r.at("label") == label) return r;
+        return json();
+    };
+    const json noneOne = labelled(single.at("named"), "none");
+    const json nonePp = labelled(pp.at("named"), "none");
+    QVERIFY(!noneOne.is_null() && !nonePp.is_null());
+    // Half the blocks per GPU: less than the whole model on one GPU.
+    QVERIFY(nonePp.at("peak_bytes").get<std::int64_t>() <
+            noneOne.at("peak_bytes").get<std::int64_t>());
+    const RunResult paretoText = runRemat({"pareto", "gpt2-tiny", "--dp", "2", "--zero", "2"});
+    QVERIFY2(paretoText.finished && paretoText.exitCode == 0, qPrintable(paretoText.err));
+    QVERIFY(paretoText.out.contains("per GPU (rank that peaks)"));
+
+    // sweep: the micro-batch under tp 2, per GPU, against the same sweep on one GPU.
+    const json sw1 = runJson({"sweep", "gpt2-tiny", "--over", "batch", "--values", "1,2",
+                              "--strategies", "none", "--json"},
+                             &ok);
+    QVERIFY(ok);
+    const json sw2 = runJson({"sweep", "gpt2-tiny", "--over", "batch", "--values", "1,2",
+                              "--strategies", "none", "--tp", "2", "--json"},
+                             &ok);
+    QVERIFY(ok);
+    QCOMPARE(sw2.at("parallel").at("tp").get<int>(), 2);
+    QCOMPARE(sw2.at("points").size(), std::size_t(2));
+    for (std::size_t i = 0; i < 2; ++i)
+        QVERIFY(sw2.at("points")[i].at("peak_bytes").get<std::int64_t>() <
+                sw1.at("points")[i].at("peak_bytes").get<std::int64_t>());
+    // A depth the pipeline does not divide is a point with the layout's error.
+    const json depth = runJson({"sweep", "gpt2-tiny", "--over", "depth", "--values", "2,3",
+                                "--strategies", "full", "--pp", "2", "--json"},
+                               &ok);
+    QVERIFY(ok);
+    QVERIFY(!depth.at("points")[0].contains("error"));
+    QVERIFY2(depth.at("points")[1].at("error").get<std::string>().find("parallel.pp") !=
+                 std::string::npos,
+             depth.at("points")[1].dump().c_str());
 }
 
 QTEST_GUILESS_MAIN(TstCli)

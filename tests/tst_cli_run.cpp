@@ -22,7 +22,7 @@ private slots:
     void format2BlocksRunOnTheCpu();
     void cudaWithoutGpuIsExitCode2();
     void unsafeProgramRefusedUnlessAllowed();
-    void opOutOfScopeRefusedByName();
+    void shrinkRunsPresetsAndSaysWhat();
     void longCpuRunRefusedWithEstimate();
     void allowUnsafeExitsNonZeroWhenGradientsDiffer();
     void hostMemoryRefusedBeforeStarting();
@@ -158,7 +158,7 @@ void TestCliRun::cudaWithoutGpuIsExitCode2() {
 #else
     const Output o = run({"run", "mlp-3x1024", "--backend", "cuda"});
     QCOMPARE(o.exitCode, 2);
-    QVERIFY2(o.err.contains("no GPU: "), o.err.constData());
+    QVERIFY2(o.err.contains("CUDA backend unavailable: "), o.err.constData());
     QVERIFY(o.out.isEmpty());
 #endif
 }
@@ -184,15 +184,43 @@ void TestCliRun::unsafeProgramRefusedUnlessAllowed() {
     QCOMPARE(j["grad_check"].toObject()["reference_unsafe"].toBool(), true);
 }
 
-void TestCliRun::opOutOfScopeRefusedByName() {
-    const QString path = writeModel("conv", R"({"format": "remat-model/1", "name": "conv",
-        "input": {"shape": [3, 8, 8]},
-        "layers": [{"kind": "conv2d", "out_channels": 4, "kernel": 3, "padding": 1},
-                   {"kind": "relu"}, {"kind": "flatten"}, {"kind": "linear", "out": 4},
-                   {"kind": "mse"}]})");
-    const Output o = run({"run", path, "--backend", "cpu"});
-    QCOMPARE(o.exitCode, 2);
-    QVERIFY2(o.err.contains("the CPU executor cannot run conv2d (layer 0"), o.err.constData());
+// --shrink: ResNet-101 and GPT-2 small run for real, shrunk, with tracked bytes equal to the
+// prediction and gradients bitwise plan none's; the changes are printed and in `shrunk`.
+void TestCliRun::shrinkRunsPresetsAndSaysWhat() {
+    const Output o = run({"run", "resnet-101", "--backend", "cpu", "--shrink", "--strategy",
+                          "sqrt", "--json"});
+    QVERIFY2(o.exitCode == 0, o.err.constData());
+    const QJsonObject j = QJsonDocument::fromJson(o.out).object();
+    const QJsonObject s = j["shrunk"].toObject();
+    QCOMPARE(s["layers[8].repeat"].toObject()["from"].toInteger(), qint64(22));
+    QCOMPARE(s["layers[8].repeat"].toObject()["to"].toInteger(), qint64(2));
+    QCOMPARE(s["input.shape[2]"].toObject()["to"].toInteger(), qint64(32));
+    QCOMPARE(s["micro_batch"].toObject()["from"].toInteger(), qint64(32));
+    QCOMPARE(j["micro_batch"].toInteger(), qint64(2));
+    QCOMPARE(j["grad_check"].toObject()["bitwise_equal"].toBool(), true);
+    QCOMPARE(j["max_live_bytes_difference"].toInteger(), qint64(0));
+
+    const Output t = run({"run", "gpt2-small", "--backend", "cpu", "--shrink", "--strategy",
+                          "selective:attention_core", "--micro-batch", "3"});
+    QVERIFY2(t.exitCode == 0, t.err.constData());
+    const QString text = QString::fromUtf8(t.out);
+    QVERIFY2(text.contains("shrunk (--shrink): ") && text.contains("input.tokens 1024 -> 32") &&
+                 text.contains("layers[1].heads 12 -> 4") && !text.contains("micro_batch"),
+             t.out.constData());
+    QVERIFY(text.contains("micro-batch 3 x 1"));
+    QVERIFY(text.contains("gradient check against plan none: max |diff| 0, bitwise equal"));
+
+    // A manual plan by expanded-layer index would name other layers once repeats shrink.
+    const QString regions = writeModel("regions", R"({"format": "remat-model/1",
+        "input": {"tokens": 64, "vocab": 300},
+        "layers": [{"kind": "embedding", "dim": 128, "positions": 64},
+                   {"kind": "transformer_block", "repeat": 4, "heads": 4, "mlp_hidden": 256},
+                   {"kind": "linear", "out": 300}, {"kind": "cross_entropy"}],
+        "plan": {"regions": [[2, 3]]}})");
+    const Output m = run({"run", regions, "--backend", "cpu", "--shrink", "--strategy", "manual"});
+    QCOMPARE(m.exitCode, 2);
+    QVERIFY2(m.err.contains("--shrink: the model file's plan names layers by expanded index"),
+             m.err.constData());
 }
 
 void TestCliRun::longCpuRunRefusedWithEstimate() {
@@ -218,7 +246,7 @@ void TestCliRun::allowUnsafeExitsNonZeroWhenGradientsDiffer() {
         "training": {"micro_batch": 4}})");
     const Output refused = run({"run", path, "--backend", "cpu"});
     QCOMPARE(refused.exitCode, 2);
-    QVERIFY2(refused.err.contains("held as a checkpointed region's input"),
+    QVERIFY2(refused.err.contains("keeps as its input for the recompute"),
              refused.err.constData());
     const Output json = run({"run", path, "--backend", "cpu", "--allow-unsafe", "--json"});
     QCOMPARE(json.exitCode, 1);

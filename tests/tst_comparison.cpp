@@ -496,16 +496,16 @@ void TestComparison::backgroundGivesWayToTheWindow() {
 #endif
 }
 
-// An in-place ReLU right after a checkpointed region's boundary overwrites the region's input,
-// which the region keeps for its recompute: the compiler marks such plans unsafe (valid, but the
-// gradients differ). The table says "UNSAFE" in words and colours the strategy; the trade-off
+// An in-place tanh right after a checkpointed region's boundary overwrites the region's input,
+// which the region keeps for its recompute, and the recompute keeps tanh(tanh(x)): the compiler
+// marks such plans unsafe (valid, but the gradients differ). The table says "UNSAFE" in words and colours the strategy; the trade-off
 // plot puts a warning triangle on the point and "(unsafe)" in its label; the CSV has the verdict.
 void TestComparison::unsafePlansAreMarkedInTableAndPlot() {
     Inputs in = preset("mlp-3x1024");
     auto m = parseModel(
         R"({"format": "remat-model/1", "name": "inplace-mlp", "input": {"shape": [256]},
-            "layers": [{"kind": "linear", "out": 256}, {"kind": "relu", "inplace": true},
-                       {"kind": "linear", "out": 256}, {"kind": "relu", "inplace": true},
+            "layers": [{"kind": "linear", "out": 256}, {"kind": "tanh", "inplace": true},
+                       {"kind": "linear", "out": 256}, {"kind": "tanh", "inplace": true},
                        {"kind": "linear", "out": 256}, {"kind": "mse"}],
             "training": {"micro_batch": 8}})",
         "inplace-mlp");

@@ -1,7 +1,8 @@
 // The CPU backend's threads change no bit: every op, forward and backward, and the optimizer
 // step give byte-identical results with 1, 2, 3 and 8 threads, on shapes chosen to cut work
 // unevenly (odd sizes, GEMMs that are not a multiple of the tile, row and column chunks with
-// a short tail, attention heads sharing a KV head), in fp32 and bf16; the tiled parallel
+// a short tail, attention heads sharing a KV head, convolutions over several GEMM tiles,
+// batch norm and pooling over many channels and planes), in fp32 and bf16; the tiled parallel
 // GEMM equals itself across thread counts for every transpose combination; and the thread
 // pool runs every task exactly once and reports the first failing task's exception. The
 // whole-model check (1 vs 3 threads under several plans) is in tst_cpu_executor.
@@ -284,6 +285,66 @@ std::vector<Case> cases(DType dt) {
         c.outputs.emplace_back(DType::F32, Shape{3, 100, 130});
         c.outputGrad = {false, false};
         c.saved = {101, 1};
+        add(std::move(c));
+    }
+    {
+        // 300 output channels and 19 x 15 positions: GEMMs of two by two tiles with short
+        // edges; 5 x 3 x 3 column rows in chunks.
+        Case c;
+        c.name = "conv2d";
+        c.op.kind = OpKind::Conv2d;
+        c.op.attrs.in = 5;
+        c.op.attrs.out = 300;
+        c.op.attrs.kernel = 3;
+        c.op.attrs.stride = 2;
+        c.op.attrs.padding = 1;
+        c.op.attrs.bias = true;
+        c.microBatch = 2;
+        c.inputs.push_back(randomTensor(dt, {2, 5, 37, 29}, rng));
+        c.outputs.emplace_back(dt, Shape{2, 300, 19, 15});
+        c.params.push_back(randomTensor(dt, {300, 5, 3, 3}, rng, -0.2f, 0.2f));
+        c.params.push_back(randomTensor(dt, {300}, rng));
+        c.saved = {0};
+        add(std::move(c));
+    }
+    {
+        Case c;
+        c.name = "batchnorm2d";
+        c.op.kind = OpKind::BatchNorm2d;
+        c.op.attrs.in = 70;
+        c.microBatch = 3;
+        c.inputs.push_back(randomTensor(dt, {3, 70, 11, 13}, rng, -2.0f, 2.0f));
+        c.outputs.emplace_back(dt, Shape{3, 70, 11, 13});
+        c.outputs.emplace_back(DType::F32, Shape{70});
+        c.outputs.emplace_back(DType::F32, Shape{70});
+        c.params.push_back(randomTensor(dt, {70}, rng, 0.5f, 1.5f));
+        c.params.push_back(randomTensor(dt, {70}, rng));
+        c.saved = {0, 101, 102};
+        add(std::move(c));
+    }
+    {
+        Case c;
+        c.name = "maxpool2d";
+        c.op.kind = OpKind::MaxPool2d;
+        c.op.attrs.kernel = 3;
+        c.op.attrs.stride = 2;
+        c.op.attrs.padding = 1;
+        c.microBatch = 2;
+        c.inputs.push_back(randomTensor(dt, {2, 3, 33, 31}, rng));
+        c.outputs.emplace_back(dt, Shape{2, 3, 17, 16});
+        c.outputs.emplace_back(DType::I64, Shape{2, 3, 17, 16});
+        c.outputGrad = {true, false};
+        c.saved = {0, 101};
+        add(std::move(c));
+    }
+    {
+        Case c;
+        c.name = "global_avg_pool";
+        c.op.kind = OpKind::GlobalAvgPool;
+        c.microBatch = 3;
+        c.inputs.push_back(randomTensor(dt, {3, 40, 7, 9}, rng));
+        c.outputs.emplace_back(dt, Shape{3, 40, 1, 1});
+        c.saved = {0};
         add(std::move(c));
     }
     {

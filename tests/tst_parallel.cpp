@@ -8,6 +8,7 @@
 
 #include "comm_cost.h"
 #include "model_file.h"
+#include "parallel_batch.h"
 #include "parallel_eval.h"
 #include "sharding.h"
 #include "sim_test_support.h"
@@ -321,6 +322,62 @@ private slots:
                 QVERIFY(e->mfu > 0 && e->mfu < 1);
             }
         }
+    }
+
+    // max-batch under a layout: the largest micro-batch per data-parallel rank whose peaking
+    // rank fits one GPU (the next one does not), larger with ZeRO-3 than on one GPU; a global
+    // batch across dp picks a divisor of G / dp that fits; a batch dp does not divide is refused.
+    void largestMicroBatchPerGpu() {
+        auto m = loadModel("gpt2-small");
+        QVERIFY(m.ok());
+        const ClusterSpec cluster = *findCluster("dgx-a100-40gb");
+        Strategy none;
+        TrainingConfig cfg = m->training;
+        cfg.accumulationSteps = 1;
+        cfg.parallel.dp = 8;
+        cfg.parallel.zeroStage = 3;
+        auto f = fitStrategyParallel(m->network, none, cfg, cluster, 0);
+        QVERIFY2(f.ok(), f.ok() ? "" : f.error().message.c_str());
+        const std::int64_t largest = f->fit.maxMicroBatch;
+        QVERIFY(largest >= 1);
+        QCOMPARE(f->fit.microBatch, largest);
+        QVERIFY(f->fit.peakBytes <= cluster.device.usableBytes());
+        QCOMPARE(f->globalBatch, largest * 8);
+        auto at = [&](std::int64_t b) {
+            TrainingConfig c = cfg;
+            c.microBatch = b;
+            auto e = evaluateParallel(m->network, none, {}, c, cluster, false);
+            return e.ok() && e->fits;
+        };
+        QVERIFY(at(largest));
+        QVERIFY(!at(largest + 1));
+        // One GPU holds the whole model states: a smaller micro-batch fits there.
+        TrainingConfig one = cfg;
+        one.parallel = ParallelConfig{};
+        auto single = fitStrategyParallel(m->network, none, one, cluster, 0);
+        QVERIFY(single.ok());
+        QVERIFY2(single->fit.maxMicroBatch < largest,
+                 qPrintable(QString("%1 vs %2").arg(single->fit.maxMicroBatch).arg(largest)));
+        // Global batch 8 x 24 across dp 8: the largest divisor of 24 that fits.
+        auto g = fitStrategyParallel(m->network, none, cfg, cluster, 192);
+        QVERIFY(g.ok());
+        QVERIFY(g->fit.microBatch >= 1 && 24 % g->fit.microBatch == 0);
+        QCOMPARE(g->fit.microBatch * g->fit.accumulationSteps * 8, std::int64_t(192));
+        QCOMPARE(g->globalBatch, std::int64_t(192));
+        for (std::int64_t d = g->fit.microBatch + 1; d <= 24; ++d) {
+            if (24 % d != 0) continue;
+            TrainingConfig c = cfg;
+            c.microBatch = d;
+            c.accumulationSteps = 24 / d;
+            auto e = evaluateParallel(m->network, none, {}, c, cluster, false);
+            QVERIFY(e.ok());
+            QVERIFY2(!e->fits, qPrintable(QString("divisor %1 fits too").arg(d)));
+        }
+        auto bad = fitStrategyParallel(m->network, none, cfg, cluster, 100);
+        QVERIFY(!bad.ok());
+        QVERIFY2(QString::fromStdString(bad.error().message)
+                     .contains("the global batch 100 does not split over the data-parallel degree 8"),
+                 bad.error().message.c_str());
     }
 };
 

@@ -7,6 +7,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -23,8 +24,13 @@
 #include "qt_convert.h"
 #include "sharding.h"
 #include "summary_panel.h"
+#include "comparison_model.h"
 #include "comparison_panel.h"
+#include "plot_adapter.h"
+#include "sweep_panel.h"
+#include "tradeoff_plot.h"
 #include "ui_test_support.h"
+#include <QDockWidget>
 
 using namespace remat;
 using namespace remat::ui;
@@ -40,6 +46,7 @@ private slots:
     void fitFillsTheTableAndApplies();
     void fitCanBeCancelled();
     void fitSaysWhyNothingFits();
+    void comparisonAndSweepArePerGpu();
 };
 
 // Rajbhandari et al. 2020, figure 1: Ψ = 7.5B, mixed-precision Adam (K = 12), Nd = 64:
@@ -359,6 +366,88 @@ void TstParallelLayoutGui::fitSaysWhyNothingFits() {
         fit->resize(980, 640);
         QCoreApplication::processEvents();
         QVERIFY(fit->grab().save(QString::fromLocal8Bit(dir) + "/fit-dialog-gpt3-175b-8.png"));
+    }
+}
+
+// Under a layout the comparison table, the trade-off plot and the sweep show the rank that
+// peaks, per GPU, and say so: the current strategy's row is the document's own evaluation (the
+// same peak and the layout's step time), and the sweep's points are below one GPU's.
+void TstParallelLayoutGui::comparisonAndSweepArePerGpu() {
+    MainWindow w(test::testOptions());
+    QVERIFY(w.openModel(QStringLiteral("gpt2-tiny")));
+    QVERIFY(test::showAt(w, QSize(1600, 1000)));
+    Document* doc = w.document();
+    ComparisonPanel* cmp = w.comparison();
+    QTRY_VERIFY_WITH_TIMEOUT(!cmp->isBusy(), 60000);
+    QVERIFY(!cmp->result().perGpu);
+    QCOMPARE(cmp->model()->headerData(ComparisonModel::PeakColumn, Qt::Horizontal).toString(),
+             QStringLiteral("peak"));
+    std::int64_t singleNone = -1;
+    for (const ComparisonRow& r : cmp->result().named)
+        if (r.spelling == "none") singleNone = r.peakBytes;
+    QVERIFY(singleNone > 0);
+    const std::size_t singleChain = cmp->result().chainLength;
+
+    ParallelConfig lay;
+    lay.dp = 2;
+    lay.zeroStage = 3;
+    lay.pp = 2;
+    QVERIFY(doc->setParallel(lay).ok());
+    QVERIFY(doc->parallel());
+    QTRY_VERIFY_WITH_TIMEOUT(!cmp->isBusy() && cmp->result().frontierDone, 60000);
+    const ComparisonResult& r = cmp->result();
+    QVERIFY(r.perGpu);
+    QVERIFY2(cmp->model()
+                 ->headerData(ComparisonModel::PeakColumn, Qt::Horizontal)
+                 .toString()
+                 .contains(QStringLiteral("per GPU (rank that peaks)")),
+             "peak header");
+    QVERIFY2(cmp->statusText().startsWith(QStringLiteral("Per GPU (rank that peaks)")),
+             qPrintable(cmp->statusText()));
+    QVERIFY(r.frontier.empty());
+    QVERIFY(!r.everyK.empty());
+    // every:K within a pipeline stage: half of gpt2-tiny's chain.
+    QCOMPARE(r.everyK.size(), r.chainLength);
+    QCOMPARE(r.chainLength, singleChain / 2);
+    const std::string current = toStdString(doc->strategySpelling());
+    bool found = false;
+    for (const ComparisonRow& row : r.named) {
+        QVERIFY2(row.ok, row.error.c_str());
+        if (row.spelling == "none") QVERIFY(row.peakBytes < singleNone);
+        if (row.spelling != current) continue;
+        found = true;
+        QCOMPARE(row.peakBytes, doc->evaluation().timeline.peakBytes);
+        QCOMPARE(row.stepTimeS, doc->parallel()->time.totalS);
+        QCOMPARE(row.fits, doc->parallel()->fits);
+    }
+    QVERIFY2(found, current.c_str());
+
+    // The sweep: per GPU, below the same sweep on one GPU.
+    SweepPanel* sweep = w.sweepPanel();
+    QSignalSpy done(sweep, &SweepPanel::finished);
+    sweep->valuesEdit()->setText(QStringLiteral("1,2"));
+    QDockWidget* dock = nullptr;
+    for (QWidget* p = sweep; p && !dock; p = p->parentWidget()) dock = qobject_cast<QDockWidget*>(p);
+    QVERIFY(dock);
+    dock->raise();
+    QVERIFY(sweep->isShown());
+    QVERIFY(done.wait(60000));
+    QVERIFY(sweep->result());
+    QVERIFY2(sweep->statusText().startsWith(QStringLiteral("Per GPU (rank that peaks).")),
+             qPrintable(sweep->statusText()));
+    TrainingConfig one = doc->model().training;
+    one.parallel = ParallelConfig{};
+    auto single = remat::sweep(doc->model(), one, doc->device(), sweep->result()->axis, {1, 2},
+                               {*parseStrategy("none")});
+    QVERIFY(single.ok());
+    for (const SweepPoint& p : sweep->result()->points)
+        if (p.strategy == "none" && p.error.empty())
+            for (const SweepPoint& q : single->points)
+                if (q.value == p.value) QVERIFY(p.peakBytes < q.peakBytes);
+
+    if (const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR"); !dir.isEmpty()) {
+        QVERIFY(cmp->grab().save(QString::fromLocal8Bit(dir) + "/comparison-per-gpu-gpt2-tiny.png"));
+        QVERIFY(sweep->grab().save(QString::fromLocal8Bit(dir) + "/sweep-per-gpu-gpt2-tiny.png"));
     }
 }
 

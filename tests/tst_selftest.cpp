@@ -3,11 +3,11 @@
 // backend everywhere (every op kind, dtype and direction must be covered and within its
 // stated tolerance, the errors must be those of a real comparison — not zero across the
 // board, below fp32 and 16-bit rounding bounds — and a deliberately corrupted op must be
-// caught); against CUDA
-// only where makeBackend("cuda") finds a device — elsewhere the CLI must answer "no GPU: ..."
-// with exit code 2 and the CUDA checks are skipped. Calibration is checked on the CPU backend:
-// the profile it writes must parse, hold every op's measured times, and make the simulator
-// predict exactly those times (scaled by micro-batch).
+// caught); against CUDA only where makeBackend("cuda") finds a device — elsewhere the CLI
+// must answer "CUDA backend unavailable: ..." with exit code 2 and the CUDA checks are
+// skipped. Calibration is checked on the CPU backend: the profile it writes must parse, hold
+// every op's measured times, and make the simulator predict exactly those times (scaled by
+// micro-batch).
 #include <QtTest/QtTest>
 
 #include <QDateTime>
@@ -64,8 +64,12 @@ QByteArray describe(const QStringList& args, const RunResult& r) {
         .toUtf8();
 }
 
-// Op kinds the CUDA backend implements (everything in scope but flatten, which runs nothing).
-const std::set<std::string> kOpKinds = {"linear",
+// Op kinds every backend implements (everything in scope but flatten, which runs nothing).
+const std::set<std::string> kOpKinds = {"conv2d",
+                                        "batchnorm2d",
+                                        "maxpool2d",
+                                        "global_avg_pool",
+                                        "linear",
                                         "relu",
                                         "gelu",
                                         "silu",
@@ -163,13 +167,14 @@ private slots:
     void cudaAgainstFloat64() {
         const std::string why = cudaUnavailable();
         if (!why.empty()) {
-            // The no-GPU path is itself a contract: exit 2, one "no GPU: ..." line, no crash.
-            QVERIFY2(why.rfind("no GPU: ", 0) == 0, why.c_str());
+            // The no-GPU path is itself a contract: exit 2, one "CUDA backend unavailable: ..."
+            // line, no crash.
+            QVERIFY2(why.rfind("CUDA backend unavailable: ", 0) == 0, why.c_str());
             const QStringList args{"selftest", "--backend", "cuda"};
             const RunResult r = runRemat(args);
             QVERIFY2(r.finished && r.status == QProcess::NormalExit, describe(args, r).constData());
             QVERIFY2(r.exitCode == 2, describe(args, r).constData());
-            QVERIFY2(r.err.contains("no GPU: "), describe(args, r).constData());
+            QVERIFY2(r.err.contains("CUDA backend unavailable: "), describe(args, r).constData());
             QSKIP(("no CUDA device: " + why).c_str());
         }
         const QStringList args{"selftest", "--backend", "cuda", "--json"};
@@ -266,7 +271,8 @@ private slots:
                                "cuda",      "--out",      dir.filePath("x.json")};
         const RunResult r = runRemat(args);
         QVERIFY2(r.finished && r.status == QProcess::NormalExit, describe(args, r).constData());
-        QVERIFY2(r.exitCode == 2 && r.err.contains("no GPU: "), describe(args, r).constData());
+        QVERIFY2(r.exitCode == 2 && r.err.contains("CUDA backend unavailable: "),
+                 describe(args, r).constData());
         QVERIFY(!QFile::exists(dir.filePath("x.json")));
     }
 

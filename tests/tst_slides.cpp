@@ -190,8 +190,9 @@ void TestSlides::presentationModeScalesAndRestores() {
     QVERIFY(palette->isHidden());
     QVERIFY(!window.statusBar()->isVisible());
     const qreal fontAfter = window.timeline()->plotAdapter()->font().pointSizeF();
-    QVERIFY(fontAfter > fontBefore * 1.3);
-    QVERIFY(window.timeline()->plotAdapter()->lineScale() > 1.3);
+    QVERIFY(qFuzzyCompare(fontAfter, fontBefore * MainWindow::kPresentationScale));
+    QVERIFY(qFuzzyCompare(window.timeline()->plotAdapter()->lineScale(),
+                          MainWindow::kPresentationScale));
 
     window.setPresentationMode(false);
     QTest::qWait(20);

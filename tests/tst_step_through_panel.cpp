@@ -4,12 +4,16 @@
 // layer stack's marked row and the grid's cursor follow it; captions name the region being
 // recomputed (a run of two layers, and one layer alone under PyTorch's early stop); the keyboard
 // plays, steps and jumps; playback stops at the end; a click on the grid goes to that column's
-// instruction.
+// instruction. A program of hundreds of thousands of instructions is indexed off the GUI thread:
+// the panel says so meanwhile, then shows the same index as one built on the spot, and a newer
+// program given meanwhile wins.
 #include <QDockWidget>
 #include <QFile>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "deep_model.h"
 #include "document.h"
 #include "layer_stack_model.h"
 #include "layer_stack_view.h"
@@ -296,6 +300,64 @@ private slots:
         QVERIFY(names.contains(QStringLiteral("recompute")));
         QVERIFY(names.contains(QStringLiteral("recomputed, held")));
         QVERIFY(names.filter(QStringLiteral("depth")).isEmpty());
+    }
+
+    void longProgramIsIndexedInTheBackground() {
+        Document doc;
+        QVERIFY(doc.openModel(remat::test::presetWithInstances(800, "gpt2-tiny"), QString()).ok());
+        QVERIFY(doc.waitUntilIdle().ok());
+        QVERIFY(doc.setStrategy(QStringLiteral("revolve:4")).ok());
+        QVERIFY(doc.waitUntilIdle().ok());
+        const auto state = doc.stateHandle();
+        const std::size_t n = state->evaluation.program.instructions.size();
+        QVERIFY(n >= kIndexInBackgroundFrom);
+
+        StepThroughPanel panel;
+        panel.setActive(true);
+        QSignalSpy changed(&panel, &StepThroughPanel::programChanged);
+        panel.setProgram(state, *state->graph, state->evaluation.program,
+                         state->evaluation.timeline, state->series);
+        // Back before the index exists: nothing to step yet, and the panel says why.
+        QVERIFY(!panel.data());
+        QCOMPARE(panel.stepCount(), std::size_t(0));
+        QVERIFY2(panel.caption().contains(QString::number(n)), qPrintable(panel.caption()));
+        if (const QByteArray dir = qgetenv("REMAT_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            panel.resize(420, 360);
+            QVERIFY(panel.grab().save(QString::fromLocal8Bit(dir) + "/step-through-indexing.png"));
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(panel.data() != nullptr, 120000);
+        QCOMPARE(panel.data()->instructionCount(), n);
+        QCOMPARE(changed.count(), 2);  // cleared, then the new index
+        const auto direct = makePlaybackProgram(state, *state->graph, state->evaluation.program,
+                                                state->evaluation.timeline, state->series);
+        QCOMPARE(panel.steps(), playbackSteps(state->evaluation.program, false));
+        QCOMPARE(panel.data()->blockScaleBytes, direct->blockScaleBytes);
+        QCOMPARE(panel.data()->grid.maxDepth(), direct->grid.maxDepth());
+        QCOMPARE(panel.currentInstruction(), std::size_t(panel.steps().front()));
+        QVERIFY(!panel.caption().isEmpty());
+        QVERIFY(!panel.caption().contains(QString::number(n)));
+
+        // A newer program given while the long one is indexed is the one shown.
+        Document small;
+        QVERIFY(small.open(QStringLiteral("gpt2-tiny")).ok());
+        const auto tiny = small.stateHandle();
+        panel.setProgram(state, *state->graph, state->evaluation.program,
+                         state->evaluation.timeline, state->series);
+        QVERIFY(!panel.data());
+        panel.setProgram(tiny, *tiny->graph, tiny->evaluation.program, tiny->evaluation.timeline,
+                         tiny->series);
+        QVERIFY(panel.data());
+        QCOMPARE(panel.data()->program, &tiny->evaluation.program);
+        // The long program's indexing, dropped, ends without replacing what is shown. Indexings
+        // run one at a time: one started now by another panel ends after it.
+        StepThroughPanel other;
+        other.setActive(true);
+        other.setProgram(state, *state->graph, state->evaluation.program,
+                         state->evaluation.timeline, state->series);
+        QVERIFY(!other.data());
+        QTRY_VERIFY_WITH_TIMEOUT(other.data() != nullptr, 120000);
+        QCOMPARE(other.data()->program, &state->evaluation.program);
+        QCOMPARE(panel.data()->program, &tiny->evaluation.program);
     }
 
     void followsEdits() {

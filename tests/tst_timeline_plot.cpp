@@ -74,6 +74,7 @@ private slots:
     void drawnStackEqualsTimeline();
     void peakDrawnExactlyWhenDecimated();
     void decimationKeepsEveryBucketsMaximum();
+    void blockExtremesDecimateAsInstructionByInstruction();
     void timeAxisUsesPredictedTimes();
     void highlightCoversExactlyTheLayer();
     void clickReportsLayer();
@@ -193,6 +194,60 @@ void TestTimelinePlot::decimationKeepsEveryBucketsMaximum() {
     QCOMPARE(keptMin, allMin);
     QCOMPARE(kept.front(), std::size_t(0));
     QCOMPARE(kept.back(), n - 1);
+}
+
+// decimate() with the totals' block extremes (what the document's worker makes with a program)
+// draws exactly the instructions it draws reading every instruction: on both axes, over the
+// whole range and zoomed windows, with few and many buckets, with ties between totals (the
+// first of equals is drawn) and with a time axis whose starts carry the simulator's rounding.
+void TestTimelinePlot::blockExtremesDecimateAsInstructionByInstruction() {
+    std::mt19937 rng(11);
+    const std::size_t n = 50000 + 37;  // not a whole number of blocks
+    std::vector<std::int64_t> totals(n);
+    std::uniform_int_distribution<std::int64_t> level(0, 40);  // many equal totals
+    for (std::size_t i = 0; i < n; ++i) totals[i] = level(rng) * 1024;
+    // Durations as a program has them: many allocs and frees that take no time.
+    std::vector<double> endS(n), durationS(n);
+    std::uniform_real_distribution<double> duration(1e-6, 3e-3);
+    std::bernoulli_distribution timed(0.4);
+    double clock = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        durationS[i] = timed(rng) ? duration(rng) : 0.0;
+        clock += durationS[i];
+        endS[i] = clock;
+    }
+    const BlockExtremes extremes = blockExtremes(totals);
+    QCOMPARE(extremes.maxAt.size(), (n + kDecimationBlock - 1) / kDecimationBlock);
+    int compared = 0, decimated = 0;
+    for (XAxis axis : {XAxis::Instruction, XAxis::Time}) {
+        const XExtents x = instructionExtents(endS, durationS, axis);
+        QCOMPARE(x.size(), n);
+        std::uniform_real_distribution<double> where(x.lower(), x.upper());
+        for (int trial = 0; trial < 60; ++trial) {
+            double lo = x.lower(), hi = x.upper();
+            if (trial % 3 != 0) {  // a zoomed window
+                lo = where(rng);
+                hi = where(rng);
+                if (lo > hi) std::swap(lo, hi);
+            }
+            for (int buckets : {1, 7, 600, 2400}) {
+                const std::size_t keep = trial % 2 ? std::size_t(rng() % n) : std::size_t(-1);
+                const auto plain = decimate(x, totals, lo, hi, buckets, keep);
+                const auto fast = decimate(x, totals, lo, hi, buckets, keep, &extremes);
+                QCOMPARE(fast, plain);
+                ++compared;
+                std::size_t visible = 0;
+                for (std::size_t i = 0; i < n; ++i) visible += x.end(i) >= lo && x.start(i) <= hi;
+                if (plain.size() < visible) ++decimated;
+            }
+        }
+        // Extremes of other totals are not used: the result stays right.
+        const BlockExtremes other = blockExtremes(std::vector<std::int64_t>(n / 2, 0));
+        QCOMPARE(decimate(x, totals, x.lower(), x.upper(), 600, std::size_t(-1), &other),
+                 decimate(x, totals, x.lower(), x.upper(), 600));
+    }
+    QCOMPARE(compared, 2 * 60 * 4);
+    QVERIFY(decimated > 100);  // most cases did drop instructions
 }
 
 void TestTimelinePlot::timeAxisUsesPredictedTimes() {
@@ -360,7 +415,7 @@ void TestTimelinePlot::repeatedMicroBatchesDrawnOnceOverTheirTime() {
 
     // The body spans five times the last micro-batch's compute, to rounding.
     const XExtents x = instructionExtents(t, XAxis::Time);
-    const double body = x.end[p.repeat->end - 1] - x.start[p.repeat->begin];
+    const double body = x.end(p.repeat->end - 1) - x.start(p.repeat->begin);
     double last = 0.0;
     for (std::size_t i = 0; i < p.instructions.size(); ++i)
         if (p.instructions[i].microStep == 6 && p.instructions[i].phase != Phase::Optimizer &&

@@ -195,6 +195,12 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
     }
 }
 
+void ComparisonModel::setPerGpu(bool perGpu) {
+    if (perGpu == m_perGpu) return;
+    m_perGpu = perGpu;
+    emit headerDataChanged(Qt::Horizontal, PeakColumn, PeakColumn);
+}
+
 QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal) return {};
     if (role == Qt::ToolTipRole) {
@@ -219,7 +225,7 @@ QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, i
         case StrategyColumn:
             return tr("strategy");
         case PeakColumn:
-            return tr("peak");
+            return m_perGpu ? tr("peak per GPU (rank that peaks)") : tr("peak");
         case SavedColumn:
             return tr("peak saved");
         case ActivationsSavedColumn:

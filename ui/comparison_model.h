@@ -43,6 +43,9 @@ public:
     void setCurrentStrategy(const QString& spelling);
     QString currentStrategy() const { return m_current; }
     void setUnits(ByteUnits units);
+    // Under a parallel layout the peak is per GPU, of the rank that peaks: the header says so.
+    void setPerGpu(bool perGpu);
+    bool perGpu() const { return m_perGpu; }
     // The palette the view draws on: the status colours of "fits" follow it (light or dark).
     void setPalette(const QPalette& palette);
     int rowOf(const QString& spelling) const;  // -1 when absent
@@ -67,6 +70,7 @@ private:
     std::vector<ComparisonRow> m_rows;
     QString m_current;
     ByteUnits m_units = ByteUnits::Binary;
+    bool m_perGpu = false;
     QPalette m_palette;
 };
 

@@ -146,10 +146,28 @@ ComparisonPanel::~ComparisonPanel() {
     cancel();
 }
 
+namespace {
+
+bool sameLink(const LinkSpec& a, const LinkSpec& b) {
+    return a.bandwidthBytesPerS == b.bandwidthBytesPerS && a.latencyS == b.latencyS;
+}
+
+bool sameCluster(const ClusterSpec& a, const ClusterSpec& b) {
+    return a.id == b.id && a.gpusPerNode == b.gpusPerNode && sameLink(a.intraNode, b.intraNode) &&
+           sameLink(a.interNode, b.interNode) && sameLink(a.hostLink, b.hostLink) &&
+           a.hostMemoryBytes == b.hostMemoryBytes &&
+           a.hostMemoryBandwidthBytesPerS == b.hostMemoryBandwidthBytesPerS &&
+           deviceToJson(a.device) == deviceToJson(b.device);
+}
+
+}  // namespace
+
 bool ComparisonPanel::sameInputs(const ComparisonRequest& a, const ComparisonRequest& b) const {
     return a.model.network == b.model.network && hasManualPlan(a.model) == hasManualPlan(b.model) &&
            manualRegions(a.model) == manualRegions(b.model) && a.training == b.training &&
-           deviceToJson(a.device) == deviceToJson(b.device);
+           deviceToJson(a.device) == deviceToJson(b.device) &&
+           a.cluster.has_value() == b.cluster.has_value() &&
+           (!a.cluster || sameCluster(*a.cluster, *b.cluster));
 }
 
 bool ComparisonPanel::holds(const QString& spelling) const {
@@ -174,8 +192,10 @@ QThreadPool* comparisonPool() {
 }  // namespace
 
 void ComparisonPanel::request(const ModelFile& model, const TrainingConfig& training,
-                              const DeviceSpec& device, const QString& currentStrategy) {
-    ComparisonRequest req{model, training, device, toStdString(currentStrategy)};
+                              const DeviceSpec& device, const QString& currentStrategy,
+                              const ClusterSpec* cluster) {
+    ComparisonRequest req{model, training, device, toStdString(currentStrategy), {}};
+    if (cluster) req.cluster = *cluster;
     setCurrentStrategy(currentStrategy);
     if (!isBusy() && m_lastRequest && m_result.frontierDone && sameInputs(req, *m_lastRequest) &&
         holds(currentStrategy))
@@ -280,6 +300,7 @@ void ComparisonPanel::install(const ComparisonResult& result) {
     }
     m_status->setPalette(palette());
     m_model->setRows(result.named);
+    m_model->setPerGpu(result.perGpu);
     m_model->setCurrentStrategy(m_current);
     if (!m_splitSized && m_split->width() > 0) {
         // The table as wide as its columns (at most half the panel), the plot the rest.
@@ -321,6 +342,7 @@ void ComparisonPanel::install(const ComparisonResult& result) {
                      .arg(subject, device)
                      .arg(result.chainLength)
                      .arg(result.frontier.size());
+    if (result.perGpu) status = tr("Per GPU (rank that peaks): %1").arg(status);
     m_status->setText(status);
     if (result.frontierDone) {
         // The work is done once the frontier is: the watcher's own "finished" may come later.

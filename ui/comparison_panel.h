@@ -42,8 +42,10 @@ public:
     // Compares every strategy for this model, settings and device in the background.
     // `currentStrategy` (a CLI spelling) is highlighted. When only it changed since the last
     // complete result and that result already holds it, nothing is recomputed.
+    // `cluster`: the cluster a parallel layout of `training` runs on (the device's own when
+    // null); under a layout every figure is per GPU, of the rank that peaks.
     void request(const ModelFile& model, const TrainingConfig& training, const DeviceSpec& device,
-                 const QString& currentStrategy);
+                 const QString& currentStrategy, const ClusterSpec* cluster = nullptr);
     void setCurrentStrategy(const QString& spelling);
     void cancel();
     bool isBusy() const { return m_watcher != nullptr || m_pending.has_value(); }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "lower.h"
+#include "parallel_eval.h"
 #include "pareto.h"
 
 namespace remat::ui {
@@ -50,7 +51,7 @@ ComparisonRow summarise(const Graph& g, const Evaluation& e) {
     r.memorySavedFraction = e.memorySavedFraction();
     r.activationsSavedFraction = e.activationsSavedFraction();
     r.unsafe = e.program.unsafe();
-    if (r.unsafe) r.unsafeReason = e.program.unsafeReasons.front();
+    if (r.unsafe) r.unsafeReason = e.program.allUnsafeReasons().front();
     r.recomputeOverhead = e.recomputeOverhead();
     r.stepTimeS = t.timeS.total();
     r.samplesPerS = t.samplesPerS();
@@ -80,6 +81,58 @@ ComparisonResult computeComparison(const ComparisonRequest& request, const Compa
     }
     const Graph& g = *graph;
     result.chainLength = g.chain.size();
+    const ParallelConfig& lay = request.training.parallel;
+    if (!lay.single()) {
+        // Per GPU, the rank that peaks: every strategy's layout evaluated whole.
+        result.perGpu = true;
+        const ClusterSpec cluster =
+            request.cluster ? *request.cluster : clusterForDevice(request.device);
+        result.usableBytes = cluster.device.usableBytes();
+        const std::vector<RegionSpec> manual =
+            lay.pp > 1 ? std::vector<RegionSpec>{} : manualRegions(request.model);
+        std::vector<Strategy> named = namedStrategies(g, request.model, request.currentStrategy);
+        if (lay.pp > 1)
+            named.erase(std::remove_if(named.begin(), named.end(),
+                                       [](const Strategy& s) {
+                                           return s.kind == StrategyKind::Manual;
+                                       }),
+                        named.end());
+        const std::size_t perStage = g.chain.size() / std::size_t(std::max<std::int64_t>(lay.pp, 1));
+        result.chainLength = perStage;
+        const int total = int(named.size() + perStage) + 1;
+        int done = 0;
+        auto evaluateOne = [&](const Strategy& s) {
+            auto e = evaluateParallel(request.model.network, s, manual, request.training, cluster,
+                                      true);
+            ++done;
+            if (hooks.progress) hooks.progress(done, total);
+            if (!e) return failedRow(s.spelling(), e.error().message);
+            ComparisonRow r = summarise(e->graph, e->evaluation);
+            r.stepTimeS = e->time.totalS;
+            r.samplesPerS = e->samplesPerS();
+            r.fits = e->fits;
+            return r;
+        };
+        for (const Strategy& s : named) {
+            if (cancelled()) return result;
+            result.named.push_back(evaluateOne(s));
+        }
+        if (hooks.namedReady) hooks.namedReady(result);
+        for (std::size_t k = 1; k <= perStage; ++k) {
+            if (cancelled()) return result;
+            result.everyK.push_back(
+                evaluateOne(Strategy{StrategyKind::EveryK, std::int64_t(k), {}, 0, {}}));
+        }
+        result.curveDone = true;
+        if (hooks.curveReady) hooks.curveReady(result);
+        result.frontierError =
+            "the optimal frontier is not searched under a parallel layout: optimal:BUDGET plans "
+            "each pipeline stage within BUDGET, the other in-flight micro-batches on top";
+        ++done;
+        if (hooks.progress) hooks.progress(done, total);
+        result.frontierDone = true;
+        return result;
+    }
     auto baseline = evaluateBaseline(g, request.training, request.device);
     if (!baseline) {
         result.error = baseline.error().message;

@@ -7,7 +7,10 @@
 // feasible peak to no checkpointing). Only the figures a table or a plot shows are kept (the
 // programs are dropped as soon as each is summarised). Cancellation is checked between
 // strategies and inside the frontier; progress is reported after each strategy and after the
-// frontier.
+// frontier. Under a parallel layout (training.parallel not single) every row is per GPU, for the
+// rank that peaks, on the request's cluster: each strategy's layout evaluated whole
+// (remat::evaluateParallel, the step time the whole step's), every:K within a pipeline stage,
+// and no optimal frontier (frontierError says why).
 #pragma once
 
 #include <atomic>
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "analysis.h"
+#include "cluster.h"
 #include "device.h"
 #include "graph.h"
 #include "instruction_caption.h"
@@ -66,6 +70,8 @@ struct ComparisonRequest {
     TrainingConfig training;
     DeviceSpec device;
     std::string currentStrategy;  // highlighted; evaluated too when it is not a named one
+    // The cluster a parallel layout runs on; under a layout without one, the device's own.
+    std::optional<ClusterSpec> cluster;
 };
 
 struct ComparisonResult {
@@ -78,6 +84,8 @@ struct ComparisonResult {
     std::string frontierError;
     std::size_t chainLength = 0;
     std::int64_t usableBytes = 0;
+    // Under a parallel layout: every figure per GPU, of the rank that peaks.
+    bool perGpu = false;
     std::string deviceName;
     std::string modelName;
     std::string error;          // the model itself could not be evaluated: no rows at all

@@ -2,6 +2,7 @@
 
 #include <QEventLoop>
 #include <QFileInfo>
+#include <utility>
 #include <QFutureWatcher>
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
@@ -240,7 +241,9 @@ void Document::finishJob(quint64 id, Result<EvaluationOutcome> outcome) {
             m_pending = outcome->state;
             acceptEdit(job.text, job.model, job.mergeId);
             break;
-        case Job::Kind::Open: acceptOpen(outcome->state, job.filePath, job.recovered); break;
+        case Job::Kind::Open:
+            acceptOpen(outcome->state, job.filePath, job.preset, job.recovered);
+            break;
         case Job::Kind::Restore:
             m_pending.reset();
             install(outcome->state);
@@ -304,6 +307,7 @@ Status Document::openModel(const ModelFile& model, const QString& filePath) {
 }
 
 Status Document::openOrRecover(const ModelFile& model, const QString& filePath, bool recovered) {
+    const bool preset = std::exchange(m_openingPreset, false);
     ModelFile m = model;
     normalizePlanForm(m);
     const EvaluationEstimate cost = estimate(m);
@@ -312,6 +316,7 @@ Status Document::openOrRecover(const ModelFile& model, const QString& filePath, 
         job.kind = Job::Kind::Open;
         job.model = std::move(m);
         job.filePath = filePath;
+        job.preset = preset;
         job.recovered = recovered;
         dropJob(true, false);
         startJob(std::move(job), cost.work);
@@ -323,16 +328,16 @@ Status Document::openOrRecover(const ModelFile& model, const QString& filePath, 
         return makeError(where + s.error().message);
     }
     dropJob(true, true);
-    acceptOpen(*s, filePath, recovered);
+    acceptOpen(*s, filePath, preset, recovered);
     return Ok{};
 }
 
-void Document::acceptOpen(std::shared_ptr<const DocumentState> state, const QString& filePath,
+void Document::acceptOpen(std::shared_ptr<const DocumentState> state, const QString& filePath, bool preset,
                           bool recovered) {
     m_undo.clear();
     m_recovered = recovered;
     m_filePath = filePath;
-    m_presetOpened = filePath.isEmpty() && !recovered;
+    m_presetOpened = preset && filePath.isEmpty() && !recovered;
     install(std::move(state));
     m_cleanModel = m_state->model;
     m_undo.setClean();
@@ -344,6 +349,7 @@ Status Document::open(const QString& pathOrPreset) {
     auto m = loadModel(toStdString(pathOrPreset));
     if (!m) return m.error();
     const bool isPreset = !QFileInfo::exists(pathOrPreset);
+    m_openingPreset = isPreset;  // taken by openOrRecover, carried to acceptOpen
     return openModel(*m, isPreset ? QString() : QFileInfo(pathOrPreset).absoluteFilePath());
 }
 
@@ -477,6 +483,13 @@ Status Document::setOptimizer(Optimizer o) {
     ModelFile after = m_state->model;
     after.training.optimizer = o;
     return pushEdit(tr("Optimizer %1").arg(toQString(optimizerName(o))), std::move(after));
+}
+
+Status Document::setPreserveRngState(bool preserve) {
+    ModelFile after = m_state->model;
+    after.training.preserveRngState = preserve;
+    return pushEdit(preserve ? tr("Preserve the RNG state") : tr("Do not preserve the RNG state"),
+                    std::move(after));
 }
 
 Status Document::setDeviceId(const QString& id) {

@@ -121,6 +121,8 @@ public:
     Status setAccumulationSteps(std::int64_t n);
     Status setPrecision(Precision p);
     Status setOptimizer(Optimizer o);
+    // PyTorch's preserve_rng_state for every region: off, recomputed dropout draws new masks.
+    Status setPreserveRngState(bool preserve);
     Status setDeviceId(const QString& id);
     // The GPUs / layout: the parallel layout of the training settings. An invalid one is refused
     // with validateLayout's message naming the field ("parallel.tp: 12 heads are not divisible
@@ -189,6 +191,7 @@ private:
         int mergeId = -1;        // Edit
         QString filePath;        // Open
         bool recovered = false;  // Open: autosave recovery
+        bool preset = false;     // Open: a built-in preset
         int undoIndex = 0;       // Restore: the undo index of the last accepted state
         std::shared_ptr<CancelFlag> cancel;
     };
@@ -203,7 +206,7 @@ private:
     void install(std::shared_ptr<const DocumentState> state);
     Status openOrRecover(const ModelFile& model, const QString& filePath, bool recovered);
     void acceptEdit(const QString& text, const ModelFile& after, int mergeId);
-    void acceptOpen(std::shared_ptr<const DocumentState> state, const QString& filePath,
+    void acceptOpen(std::shared_ptr<const DocumentState> state, const QString& filePath, bool preset,
                     bool recovered);
     // Starts `job` on the worker thread, superseding the one in flight.
     void startJob(Job job, EvaluationWork work);
@@ -222,6 +225,7 @@ private:
     // A built-in preset as opened (no file): choosing another named strategy for it is
     // exploring, not an edit worth a save prompt (see isModified).
     bool m_presetOpened = false;
+    bool m_openingPreset = false;  // open() of a preset in progress
     ModelFile m_cleanModel;  // the model as opened or last saved
     QString m_fallbackDeviceId = QStringLiteral("a100-80gb");
     EvaluationCache m_cache;

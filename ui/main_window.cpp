@@ -1,10 +1,12 @@
 #include "main_window.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QMessageBox>
 #include <QMimeData>
@@ -30,6 +32,7 @@
 #include "inspector.h"
 #include "layer_insert.h"
 #include "layer_stack_view.h"
+#include "lesson_panel.h"
 #include "palette.h"
 #include "plan_diff_panel.h"
 #include "qt_convert.h"
@@ -110,6 +113,7 @@ void MainWindow::buildViews() {
     m_stepThrough = new StepThroughPanel(this);
     m_schedule = new ScheduleGridView(this);
     m_planDiff = new PlanDiffPanel(this);
+    m_lessons = new LessonPanel(m_document, this);
 
     m_strategyBar = new StrategyBar(m_document, this);
     auto* bar = new QToolBar(tr("Strategy and training"), this);
@@ -125,6 +129,12 @@ void MainWindow::buildViews() {
     budget->setMovable(false);
     budget->addWidget(m_deviceBar);
     budget->addWidget(new BudgetSlider(m_document, this));
+    // The strategy bar's RNG switch, on this row: the strategy row fills a 1280-pixel projector.
+    auto* rng = new QWidget(this);
+    auto* rngLayout = new QHBoxLayout(rng);
+    rngLayout->setContentsMargins(8, 0, 4, 0);
+    rngLayout->addWidget(m_strategyBar->preserveRngCheck());
+    budget->addWidget(rng);
     addToolBarBreak(Qt::TopToolBarArea);
     addToolBar(Qt::TopToolBarArea, budget);
 
@@ -189,6 +199,10 @@ void MainWindow::buildDocks() {
         m_scheduleDockShown = shown;
         updateStepThroughActive();
     });
+    // The lessons share the right side with the summary and the step-through.
+    m_lessonDock = dock(tr("Lessons"), "lessonDock", m_lessons, Qt::RightDockWidgetArea,
+                        m_summary->breakdownWidth());
+    tabifyDockWidget(m_stepDock, m_lessonDock);
     m_summaryDock->raise();
     m_comparisonDock->raise();
     // The stack runs the full height on the left; the comparison sits under the plot and the
@@ -309,7 +323,7 @@ void MainWindow::onDocumentChanged() {
     // The comparison, the trade-off curve and the run panel's predictions follow in the
     // background; a newer request cancels the one in flight.
     m_comparison->request(state->model, state->model.training, state->device,
-                          m_document->strategySpelling());
+                          m_document->strategySpelling(), &state->cluster);
     if (state->parallel)
         // A rank's program (sharded states, gathered parameters) is a prediction only: the
         // executors run whole single-GPU steps.
@@ -318,7 +332,7 @@ void MainWindow::onDocumentChanged() {
     else
         m_runPanel->setProgram(state, *state->graph, state->evaluation.program,
                                state->evaluation.timeline, state->device);
-    m_sweep->setModel(state->model, state->model.training, state->device);  // when it is shown
+    m_sweep->setModel(state->model, state->model.training, state->device, &state->cluster);  // when it is shown
     m_stepThrough->setProgram(state, *state->graph, state->evaluation.program,
                               state->evaluation.timeline, state->series);  // indexed when shown
     m_planDiff->setState(state, m_document->strategySpelling());  // evaluated when shown

@@ -50,6 +50,7 @@ class TimelinePlot;
 class StepThroughPanel;
 class ScheduleGridView;
 class PlanDiffPanel;
+class LessonPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -86,6 +87,10 @@ public:
     QDockWidget* scheduleDock() const { return m_scheduleDock; }
     PlanDiffPanel* planDiff() const { return m_planDiff; }
     QDockWidget* planDiffDock() const { return m_planDiffDock; }
+    LessonPanel* lessons() const { return m_lessons; }
+    QDockWidget* lessonDock() const { return m_lessonDock; }
+    // Help → User guide / Glossary: the embedded page in a window of its own.
+    void showHelpPage(const QString& which);
     Autosaver* autosaver() const { return m_autosaver.get(); }
 
     // A file path or a preset name. On failure the current model stays and the error (naming
@@ -200,6 +205,8 @@ private:
     StepThroughPanel* m_stepThrough = nullptr;
     ScheduleGridView* m_schedule = nullptr;
     PlanDiffPanel* m_planDiff = nullptr;
+    LessonPanel* m_lessons = nullptr;
+    QDockWidget* m_lessonDock = nullptr;
     std::unique_ptr<Autosaver> m_autosaver;
 
     QDockWidget* m_stackDock = nullptr;

@@ -19,6 +19,7 @@
 #include "comparison_panel.h"
 #include "document.h"
 #include "export_plan_dialog.h"
+#include "help_browser.h"
 #include "hf_import.h"
 #include "language.h"
 #include "json_input.h"
@@ -212,7 +213,7 @@ void MainWindow::buildMenus() {
     view->addSeparator();
     for (QDockWidget* d :
          {m_stackDock, m_inspectorDock, m_paletteDock, m_summaryDock, m_comparisonDock, m_runDock,
-          m_sweepDock, m_stepDock, m_scheduleDock, m_planDiffDock})
+          m_sweepDock, m_stepDock, m_scheduleDock, m_planDiffDock, m_lessonDock})
         view->addAction(d->toggleViewAction());
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
@@ -220,10 +221,28 @@ void MainWindow::buildMenus() {
     tools->addAction(tr("Make it &fit…"), this, [this] { showFitDialog(); });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->setObjectName(QStringLiteral("helpMenu"));
+    help->addAction(tr("&Lessons"), this, [this] {
+        m_lessonDock->show();
+        m_lessonDock->raise();
+    });
+    help->addAction(tr("&User guide"), this, [this] { showHelpPage(QStringLiteral("user-guide")); });
+    help->addAction(tr("&Glossary"), this, [this] { showHelpPage(QStringLiteral("glossary")); });
+    help->addSeparator();
     help->addAction(tr("&About Remat Studio"), this, &MainWindow::about);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 
     rebuildRecentMenu();
+}
+
+void MainWindow::showHelpPage(const QString& which) {
+    const bool guide = which == QLatin1String("user-guide");
+    auto* page = new HelpBrowser(guide ? tr("Remat Studio user guide") : tr("Glossary"),
+                                 guide ? QStringLiteral(":/docs/user-guide.md")
+                                       : QStringLiteral(":/docs/glossary.md"),
+                                 this);
+    page->setObjectName(guide ? QStringLiteral("userGuide") : QStringLiteral("glossary"));
+    page->show();
 }
 
 void MainWindow::rebuildRecentMenu() {

@@ -222,7 +222,7 @@ void RunPanel::updateControls() {
     if (m_program && m_program->unsafe() && !m_allowUnsafe->isChecked()) {
         canRun = false;
         why = tr("The plan is unsafe (%1); tick the box above to run it anyway.")
-                  .arg(toQString(m_program->unsafeReasons.front()));
+                  .arg(toQString(m_program->allUnsafeReasons().front()));
     } else if (m_program && selectedBackend() == QLatin1String("cpu") && !m_cpuRefusal.isEmpty()) {
         canRun = false;
         why = tr("The CPU executor cannot run this plan: %1").arg(m_cpuRefusal);

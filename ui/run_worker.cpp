@@ -7,6 +7,7 @@
 #ifdef REMAT_UI_HAVE_GPU
 #include "analysis.h"
 #include "backends.h"
+#include "cuda_plugin.h"
 #include "backend.h"
 #include "cpu/cpu_rates.h"
 #include "cpu/gemm.h"
@@ -54,12 +55,16 @@ QString cudaUnavailableReason() {
             QT_TRANSLATE_NOOP("RunWorker",
                               "this build has no CUDA executor (it was configured without nvcc "
                               "or with REMAT_WITH_CUDA off)"));
+    // Without a driver the plugin (and cuBLAS, hundreds of megabytes) is not even loaded.
+    if (const std::string why = cudaDriverMissingReason(); !why.empty())
+        return translatedText(QT_TRANSLATE_NOOP("RunWorker", "no usable CUDA device: %1"))
+            .arg(QString::fromStdString(why));
     auto backend = makeBackend("cuda");
     if (backend) return {};
-    // The backend's reason ("no GPU: cudaErrorNoDevice (100), ...") is kept as it gives it,
-    // after the GUI's own words.
+    // The backend's reason ("CUDA backend unavailable: cudaErrorNoDevice (100), ...") is kept
+    // as it gives it, after the GUI's own words.
     std::string detail = backend.error().message;
-    constexpr std::string_view prefix = "no GPU: ";
+    constexpr std::string_view prefix = "CUDA backend unavailable: ";
     if (detail.starts_with(prefix)) detail.erase(0, prefix.size());
     return translatedText(QT_TRANSLATE_NOOP("RunWorker", "no usable CUDA device: %1"))
         .arg(QString::fromStdString(detail));

@@ -4,6 +4,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QEvent>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
@@ -12,9 +13,11 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <cmath>
 
+#include "background_priority.h"
 #include "live_blocks_view.h"
 #include "step_caption.h"
 #include "wrap_label.h"
@@ -212,6 +215,8 @@ void StepThroughPanel::setProgram(std::shared_ptr<const void> owner, const Graph
     m_timeline = &t;
     m_series = std::move(series);
     m_dirty = true;
+    ++m_generation;  // an indexing in flight is for an older program
+    m_indexing.clear();
     if (m_active) {
         ensureBuilt();
     } else if (m_data) {
@@ -231,6 +236,12 @@ void StepThroughPanel::setActive(bool active) {
     } else {
         pause();
         emit currentInstructionChanged(-1);
+        if (!m_indexing.isEmpty()) {
+            // Hidden while indexing: dropped, indexed again when shown.
+            ++m_generation;
+            m_dirty = true;
+            m_indexing.clear();
+        }
     }
 }
 
@@ -243,7 +254,45 @@ void StepThroughPanel::setUnits(ByteUnits units) {
 void StepThroughPanel::ensureBuilt() {
     if (!m_dirty || !m_program) return;
     m_dirty = false;
-    m_data = makePlaybackProgram(m_owner, *m_graph, *m_program, *m_timeline, m_series);
+    const quint64 generation = ++m_generation;
+    if (m_program->instructions.size() < kIndexInBackgroundFrom) {
+        install(makePlaybackProgram(m_owner, *m_graph, *m_program, *m_timeline, m_series));
+        return;
+    }
+    // A long program is indexed on a pool thread (about 75 ns per instruction: a freeze of
+    // tenths of a second at millions); meanwhile the panel shows that it is indexing and no
+    // step is marked. A newer program, or the panel hidden, drops the result.
+    const std::size_t keep = m_instruction;
+    pause();
+    m_data.reset();
+    m_steps.clear();
+    m_step = 0;
+    m_instruction = npos;
+    m_blocks->setProgram(nullptr);
+    emit programChanged(nullptr);
+    if (m_active) emit currentInstructionChanged(-1);
+    m_indexing = tr("Indexing the program's %1 instructions…")
+                     .arg(qulonglong(m_program->instructions.size()));
+    showCurrent();
+    auto* watcher = new QFutureWatcher<std::shared_ptr<const PlaybackProgram>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, keep] {
+        watcher->deleteLater();
+        if (generation != m_generation) return;  // a newer program, or hidden meanwhile
+        m_indexing.clear();
+        m_instruction = keep;
+        install(watcher->result());
+    });
+    // One indexing at a time, on a thread of its own that only does this (its priority lowered).
+    static QThreadPool* const pool = newSerialPool();
+    watcher->setFuture(QtConcurrent::run(
+        pool, [owner = m_owner, g = m_graph, p = m_program, t = m_timeline, series = m_series] {
+            lowerThreadPriority();
+            return makePlaybackProgram(owner, *g, *p, *t, series);
+        }));
+}
+
+void StepThroughPanel::install(std::shared_ptr<const PlaybackProgram> data) {
+    m_data = std::move(data);
     m_owner.reset();  // m_data holds them now
     m_series.reset();
     m_steps = playbackSteps(*m_data->program, m_withAllocFree);
@@ -286,7 +335,9 @@ void StepThroughPanel::showCurrent() {
     m_settingSlider = false;
     if (!has) {
         m_position->setText(QString());
-        m_caption->setText(m_program ? QString() : tr("No program to step through."));
+        m_caption->setText(!m_indexing.isEmpty() ? m_indexing
+                           : m_program           ? QString()
+                                                 : tr("No program to step through."));
         return;
     }
     m_position->setText(tr("%1 / %2").arg(m_step + 1).arg(m_steps.size()));

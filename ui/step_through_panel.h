@@ -10,7 +10,8 @@
 // to the first / last step, Page Down / Page Up to the next / previous phase, P to the peak.
 //
 // Stepping stays instant on long programs: the program's lifetimes are indexed once
-// (PlaybackProgram, built only while a step-through view is shown) and a step is one pass over
+// (PlaybackProgram, built only while a step-through view is shown; from kIndexInBackgroundFrom
+// instructions on a pool thread, the panel saying so meanwhile) and a step is one pass over
 // two numbers per buffer, a caption and a repaint of the visible rows.
 #pragma once
 
@@ -34,6 +35,10 @@ namespace remat::ui {
 
 class LiveBlocksView;
 class WrapLabel;
+
+// Programs from this many instructions are indexed off the GUI thread (at about 75 ns per
+// instruction, 300,000 take some 20 ms).
+inline constexpr std::size_t kIndexInBackgroundFrom = 300000;
 
 class StepThroughPanel : public QWidget {
     Q_OBJECT
@@ -94,6 +99,8 @@ protected:
 
 private:
     void ensureBuilt();
+    // Shows `data`, the index of the program given last, at the instruction shown before.
+    void install(std::shared_ptr<const PlaybackProgram> data);
     void goToStep(std::size_t step);
     void showCurrent();
     void onTick();
@@ -111,6 +118,10 @@ private:
     std::shared_ptr<const TimelineSeriesInputs> m_series;
     bool m_dirty = false;
     bool m_active = false;
+    // Counts programs given and hidings: an indexing that finishes under an older count is
+    // dropped.
+    quint64 m_generation = 0;
+    QString m_indexing;  // what the panel says while a long program is indexed
 
     std::shared_ptr<const PlaybackProgram> m_data;
     std::vector<std::uint32_t> m_steps;

@@ -1,6 +1,7 @@
 #include "strategy_bar.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
@@ -73,7 +74,8 @@ StrategyBar::StrategyBar(Document* document, QWidget* parent)
       m_microBatch(new QSpinBox(this)),
       m_accumulation(new QSpinBox(this)),
       m_precision(new QComboBox(this)),
-      m_optimizer(new QComboBox(this)) {
+      m_optimizer(new QComboBox(this)),
+      m_preserveRng(new QCheckBox(tr("Preserve RNG"), this)) {
     for (const StrategyChoice& c : kChoices)
         if (parseStrategy(c.probe))
             m_strategy->addItem(choiceLabel(QString::fromLatin1(c.head)),
@@ -126,6 +128,12 @@ StrategyBar::StrategyBar(Document* document, QWidget* parent)
     layout->addWidget(m_precision);
     layout->addWidget(caption(tr("Optimizer"), this));
     layout->addWidget(m_optimizer);
+    m_preserveRng->setObjectName(QStringLiteral("preserveRng"));
+    m_preserveRng->setToolTip(
+        tr("PyTorch's preserve_rng_state: a recomputed dropout draws the same mask as in "
+           "forward. Untick it to see the damage: new masks on recompute, gradients that differ "
+           "from training without checkpointing"));
+    // Not in this row, which a 1280-pixel projector fills: the window puts it on the row below.
     layout->addStretch(1);
 
     connect(m_strategy, &QComboBox::currentIndexChanged, this, &StrategyBar::strategyEdited);
@@ -144,6 +152,9 @@ StrategyBar::StrategyBar(Document* document, QWidget* parent)
     connect(m_optimizer, &QComboBox::currentIndexChanged, this, [this] {
         if (!m_syncing && !m_document->setOptimizer(Optimizer(m_optimizer->currentData().toInt())))
             sync();
+    });
+    connect(m_preserveRng, &QCheckBox::toggled, this, [this](bool on) {
+        if (!m_syncing && !m_document->setPreserveRngState(on)) sync();
     });
     connect(m_document, &Document::changed, this, &StrategyBar::sync);
     // An edit refused or cancelled in the background: show the document's values again.
@@ -215,6 +226,7 @@ void StrategyBar::sync() {
     m_accumulation->setValue(int(m.training.accumulationSteps));
     m_precision->setCurrentIndex(m_precision->findData(int(m.training.precision)));
     m_optimizer->setCurrentIndex(m_optimizer->findData(int(m.training.optimizer)));
+    m_preserveRng->setChecked(m.training.preserveRngState);
     updateParameterWidgets();
     m_syncing = false;
 }

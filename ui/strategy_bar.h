@@ -9,6 +9,7 @@
 
 #include "report.h"
 
+class QCheckBox;
 class QComboBox;
 class QSpinBox;
 class QDoubleSpinBox;
@@ -32,6 +33,9 @@ public:
     QComboBox* strategyCombo() const { return m_strategy; }
     QSpinBox* kSpin() const { return m_k; }
     QSpinBox* microBatchSpin() const { return m_microBatch; }
+    // The "Preserve RNG" switch (the model file's preserve_rng_state), kept in sync like the
+    // other widgets; the window lays it out on the device row.
+    QCheckBox* preserveRngCheck() const { return m_preserveRng; }
 private:
     void sync();
     void updateParameterWidgets();
@@ -49,6 +53,7 @@ private:
     QSpinBox* m_accumulation;
     QComboBox* m_precision;
     QComboBox* m_optimizer;
+    QCheckBox* m_preserveRng;
     bool m_syncing = false;
 };
 

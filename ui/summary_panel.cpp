@@ -10,6 +10,7 @@
 
 #include "instruction_caption.h"
 #include "qt_convert.h"
+#include "region_savings.h"
 #include "simulator.h"
 #include "status_colors.h"
 #include "wrap_label.h"
@@ -123,6 +124,8 @@ void SummaryPanel::setFieldShown(QLabel* value, bool shown) {
 void SummaryPanel::clear() {
     m_has = false;
     m_unsafe.clear();
+    m_mayDiffer.clear();
+    m_notes.clear();
     refresh();
 }
 
@@ -169,6 +172,15 @@ void SummaryPanel::setEvaluation(const Evaluation& e, const DeviceSpec& device,
     m_unsafe.clear();
     for (const std::string& reason : e.program.unsafeReasons)
         m_unsafe << printableText(reason, kShownMessageChars);
+    m_mayDiffer.clear();
+    for (const std::string& reason : e.program.mayDifferReasons)
+        m_mayDiffer << printableText(reason, kShownMessageChars);
+    m_notes.clear();
+    for (const std::string& note : e.program.safeNotes)
+        m_notes << printableText(note, kShownMessageChars);
+    for (const std::string& note : littleSavingNotes(graph, e.program.plan, e.program.microBatch,
+                                                      e.baselineSavedActivationBytes))
+        m_notes << printableText(note, kShownMessageChars);
     refresh();
 }
 
@@ -198,7 +210,7 @@ void SummaryPanel::refresh() {
 
     const QString peak = bytesText(m_peakBytes, m_units);
     const QString usable = bytesText(m_usableBytes, m_units);
-    const bool unsafe = !m_unsafe.isEmpty();
+    const bool unsafe = !m_unsafe.isEmpty() || !m_mayDiffer.isEmpty();
     // Model states (parameters, gradients, optimizer state) are what no plan removes: when they
     // alone exceed the device, no checkpointing plan and no micro-batch fits.
     const bool statesExceed = m_modelStateBytes >= m_usableBytes;
@@ -208,10 +220,15 @@ void SummaryPanel::refresh() {
         if (unsafe) {
             // A tick would read as "go ahead"; an unsafe plan changes the gradients.
             verdictStatus = Status::Warning;
-            m_verdict->setText(tr("⚠ Fits on %1: peak %2 of %3 usable (%4), but the plan is "
-                                  "unsafe: its gradients differ from training without "
-                                  "checkpointing.")
-                                   .arg(m_deviceName, peak, usable, formatPercent(share)));
+            m_verdict->setText(
+                m_unsafe.isEmpty()
+                    ? tr("⚠ Fits on %1: peak %2 of %3 usable (%4), but the plan is unsafe: its "
+                         "gradients may differ from training without checkpointing.")
+                          .arg(m_deviceName, peak, usable, formatPercent(share))
+                    : tr("⚠ Fits on %1: peak %2 of %3 usable (%4), but the plan is "
+                         "unsafe: its gradients differ from training without "
+                         "checkpointing.")
+                          .arg(m_deviceName, peak, usable, formatPercent(share)));
         } else {
             m_verdict->setText(tr("✔ Fits on %1: peak %2 of %3 usable (%4).")
                                    .arg(m_deviceName, peak, usable, formatPercent(share)));
@@ -371,6 +388,12 @@ void SummaryPanel::refresh() {
         warnings << tr("⚠ Unsafe plan: %1. Gradients will differ from a run without "
                        "checkpointing.")
                         .arg(reason);
+    for (const QString& reason : m_mayDiffer)
+        warnings << tr("⚠ Possibly unsafe plan: %1. Gradients may differ from a run without "
+                       "checkpointing.")
+                        .arg(reason);
+    m_warningCount = int(warnings.size());
+    for (const QString& note : m_notes) warnings << tr("ℹ %1.").arg(note);
     showWarnings(warnings);
 }
 
@@ -379,13 +402,16 @@ void SummaryPanel::showWarnings(const QStringList& texts) {
     if (texts == m_warningTexts && m_warnings->count() == texts.size()) return;
     clearLayout(m_warnings);
     m_warningTexts = texts;
-    for (const QString& text : texts) {
-        auto* label = new QLabel(text, this);
+    for (int i = 0; i < int(texts.size()); ++i) {
+        auto* label = new QLabel(texts[i], this);
         label->setWordWrap(true);
         label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        QPalette pal = label->palette();
-        pal.setColor(QPalette::WindowText, statusColor(Status::Warning, palette()));
-        label->setPalette(pal);
+        // Warnings in the warning colour; notes (why something is safe, or saves little) plain.
+        if (i < m_warningCount) {
+            QPalette pal = label->palette();
+            pal.setColor(QPalette::WindowText, statusColor(Status::Warning, palette()));
+            label->setPalette(pal);
+        }
         m_warnings->addWidget(label);
     }
 }

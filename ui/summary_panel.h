@@ -121,6 +121,7 @@ private:
     QVBoxLayout* m_warnings = nullptr;
     QStringList m_breakdownTexts;
     QStringList m_warningTexts;
+    int m_warningCount = 0;  // the first m_warningCount of m_warningTexts are warnings, the rest notes
 
     // The figures of the last setEvaluation(), kept so units and palette changes redraw them.
     bool m_has = false;
@@ -144,7 +145,9 @@ private:
     std::optional<InstructionParts> m_peakInstruction;  // captioned in the current units
     QString m_deviceName;
     QString m_strategy;
-    QStringList m_unsafe;
+    QStringList m_unsafe;     // the gradients will differ
+    QStringList m_mayDiffer;  // the gradients may differ
+    QStringList m_notes;      // in-place writes that are safe, regions that save little
     // Under a parallel layout (m_parallel): the rank shown and the layout's own figures.
     bool m_parallel = false;
     std::int64_t m_stage = 0, m_stages = 1, m_gpus = 1;

@@ -127,8 +127,9 @@ SweepPanel::~SweepPanel() {
 }
 
 void SweepPanel::setModel(const ModelFile& model, const TrainingConfig& training,
-                          const DeviceSpec& device) {
-    m_request = Request{model, training, device};
+                          const DeviceSpec& device, const ClusterSpec* cluster) {
+    m_request = Request{model, training, device, {}};
+    if (cluster) m_request->cluster = *cluster;
     m_stale = true;
     schedule();
 }
@@ -198,8 +199,10 @@ void SweepPanel::start() {
                            [&](int done, int) {
                                promise.setProgressValue(done);
                                return !cancelFlag->load() && !promise.isCanceled();
-                           });
+                           },
+                           req.cluster ? &*req.cluster : nullptr);
             Outcome o;
+            o.perGpu = !req.training.parallel.single();
             if (r)
                 o.result = std::move(*r);
             else if (cancelFlag->load() || promise.isCanceled())
@@ -240,6 +243,7 @@ void SweepPanel::install(const Outcome& outcome) {
         return;
     }
     m_result = outcome.result;
+    m_resultPerGpu = outcome.perGpu;
     redraw();
     emit finished();
 }
@@ -328,6 +332,9 @@ void SweepPanel::redraw() {
     if (refused > 0)
         text += (text.isEmpty() ? QString() : QStringLiteral(" ")) +
                 tr("%n point(s) refused: %1", nullptr, refused).arg(firstRefusal);
+    if (m_resultPerGpu)
+        text = tr("Per GPU (rank that peaks).") + (text.isEmpty() ? QString() : QStringLiteral(" ")) +
+               text;
     m_status->setText(text);
 }
 

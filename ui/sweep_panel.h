@@ -40,7 +40,10 @@ public:
 
     // The model the sweep is of. Sweeps at once when the panel is on screen, else when it comes
     // on screen.
-    void setModel(const ModelFile& model, const TrainingConfig& training, const DeviceSpec& device);
+    // Under a parallel layout of `training` every point is per GPU, of the rank that peaks, on
+    // `cluster` (the device's own when null).
+    void setModel(const ModelFile& model, const TrainingConfig& training, const DeviceSpec& device,
+                  const ClusterSpec* cluster = nullptr);
     void setUnits(ByteUnits units);
     // Whether the panel is on screen: a dock's tab behind another is still "visible" to Qt, so
     // the dock's visibilityChanged drives this.
@@ -68,6 +71,7 @@ private:
         std::optional<SweepResult> result;
         QString error;
         bool cancelled = false;
+        bool perGpu = false;  // a layout's sweep
     };
     void install(const Outcome& outcome);
     void redraw();
@@ -77,12 +81,14 @@ private:
         ModelFile model;
         TrainingConfig training;
         DeviceSpec device;
+        std::optional<ClusterSpec> cluster;
     };
     std::optional<Request> m_request;
     bool m_stale = false;  // the request changed since the last sweep started
     bool m_shown = false;
     ByteUnits m_units = ByteUnits::Binary;
     std::optional<SweepResult> m_result;
+    bool m_resultPerGpu = false;  // m_result is a layout's: per GPU, the rank that peaks
 
     QComboBox* m_axis;
     QLineEdit* m_values;

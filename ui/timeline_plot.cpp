@@ -235,20 +235,16 @@ void TimelinePlot::applyAxes() {
 
 void TimelinePlot::rebuild() {
     m_redrawing = true;
-    m_extents = instructionExtents(m_timeline->endS, m_timeline->durationS, m_axis);
-    m_extents.start.resize(m_count);
-    m_extents.end.resize(m_count);
+    // The series was made with the program (off the GUI thread for a long one): choosing the
+    // axis and the legend's categories takes no pass over the instructions.
+    m_extents = m_axis == XAxis::Instruction ? XExtents::indices(m_count)
+                                             : m_series->timeAxis.prefix(m_count);
     m_plot->clearAll();
     std::vector<AreaStyle> styles;
     for (Category c : kAllCategories) {
-        bool used = false;
-        for (std::size_t i = 0; i < m_count; ++i)
-            if (m_timeline->live[i][std::size_t(c)] != 0) {
-                used = true;
-                break;
-            }
         // The legend keeps names short: the parenthesised explanation stays in tooltips.
-        styles.push_back(AreaStyle{categoryShortName(c), categoryColor(c), used});
+        styles.push_back(AreaStyle{categoryShortName(c), categoryColor(c),
+                                   m_series->categoryUsed[std::size_t(c)]});
     }
     m_plot->setStackedAreas(styles);
     applyAxes();
@@ -265,13 +261,14 @@ void TimelinePlot::redrawSeries() {
     const QPointF xr = m_plot->range(PlotAxis::X);
     m_drawnBuckets = bucketCount();
     m_displayed =
-        decimate(m_extents, m_series->totals, xr.x(), xr.y(), m_drawnBuckets, m_peakInstruction);
+        decimate(m_extents, m_series->totals, xr.x(), xr.y(), m_drawnBuckets, m_peakInstruction,
+                 &m_series->extremes);
     const int count = int(m_displayed.size());
     QVector<double> x(count + 1);
     std::vector<QVector<double>> tops(kCategoryCount, QVector<double>(count + 1));
     for (int k = 0; k < count; ++k) {
         const std::size_t i = m_displayed[std::size_t(k)];
-        x[k] = m_extents.start[i];
+        x[k] = m_extents.start(i);
         std::int64_t sum = 0;
         for (std::size_t c = 0; c < kCategoryCount; ++c) {
             sum += m_timeline->live[i][c];
@@ -280,7 +277,7 @@ void TimelinePlot::redrawSeries() {
     }
     // A closing point so the last instruction's step has its width.
     if (count > 0) {
-        x[count] = m_extents.end[m_displayed.back()];
+        x[count] = m_extents.end(m_displayed.back());
         for (std::size_t c = 0; c < kCategoryCount; ++c) tops[c][count] = tops[c][count - 1];
     }
     if (count == 0) {
@@ -316,11 +313,11 @@ void TimelinePlot::drawStepLine(const char* id, const QString& label,
     x.reserve(int(shown.size()) + 1);
     y.reserve(int(shown.size()) + 1);
     for (std::size_t i : shown) {
-        x.push_back(m_extents.start[i]);
+        x.push_back(m_extents.start(i));
         y.push_back(double(values[i]));
     }
     if (!shown.empty()) {
-        x.push_back(m_extents.end[shown.back()]);
+        x.push_back(m_extents.end(shown.back()));
         y.push_back(y.back());
     }
     LineStyle style;
@@ -336,8 +333,8 @@ void TimelinePlot::drawPhases() {
     for (const PhaseRun& r : m_series->phaseRuns) {
         QColor c = phaseColor(r.phase);
         if (!c.isValid()) continue;
-        const double x0 = m_extents.start[r.span.first];
-        const double x1 = m_extents.end[r.span.last];
+        const double x0 = m_extents.start(r.span.first);
+        const double x1 = m_extents.end(r.span.last);
         // Alternate micro-batches slightly so their boundaries show.
         QColor wash = c;
         wash.setAlpha(r.microStep % 2 ? 16 : 30);
@@ -384,7 +381,7 @@ void TimelinePlot::drawReferenceLines() {
     const QString label =
         tr("peak %1\nat %2").arg(bytesText(m_peakBytes, m_units), shortCaption(m_peakInstruction));
     m_plot->addMarker(
-        kGroupReference, m_extents.start[m_peakInstruction], double(m_peakBytes), label,
+        kGroupReference, m_extents.start(m_peakInstruction), double(m_peakBytes), label,
         m_peakBytes > m_usableBytes ? kCapacityColor : palette().color(QPalette::Text));
 }
 
@@ -396,8 +393,8 @@ void TimelinePlot::drawHighlight() {
     fill.setAlpha(70);
     border.setAlpha(200);
     for (const InstructionSpan& s : highlightedSpans())
-        m_plot->addSpan(kGroupHighlight, SpanLayer::Over, m_extents.start[s.first],
-                        m_extents.end[s.last], fill, border);
+        m_plot->addSpan(kGroupHighlight, SpanLayer::Over, m_extents.start(s.first),
+                        m_extents.end(s.last), fill, border);
 }
 
 void TimelinePlot::highlightLayer(int layerIndex) {
@@ -412,7 +409,7 @@ void TimelinePlot::drawCursor() {
     m_plot->clearGroup(kGroupCursor);
     m_cursorExtent = QPointF();
     if (m_cursor >= m_count || m_cursor >= m_extents.size()) return;
-    double x0 = m_extents.start[m_cursor], x1 = m_extents.end[m_cursor];
+    double x0 = m_extents.start(m_cursor), x1 = m_extents.end(m_cursor);
     // At least two pixels wide: on the time axis an alloc takes no time, and a long program
     // packs many instructions into one pixel.
     const int width = m_plot->plotAreaWidth();

@@ -88,6 +88,8 @@ public:
 
     // What is drawn, for tests and the timing report.
     const std::vector<std::size_t>& displayedInstructions() const { return m_displayed; }
+    // The buckets (pixel columns) the displayed series was decimated into.
+    int drawnBuckets() const { return m_drawnBuckets; }
     std::size_t peakInstruction() const { return m_peakInstruction; }
     int layerOfInstruction(std::size_t index) const;
     QString captionOf(std::size_t index) const;

@@ -97,6 +97,7 @@ void TradeoffPlot::clear() {
 
 void TradeoffPlot::setData(const ComparisonResult& result) {
     m_points.clear();
+    m_perGpu = result.perGpu;
     for (const ComparisonRow& r : result.named)
         if (r.ok)
             m_points.push_back(
@@ -179,8 +180,12 @@ void TradeoffPlot::rebuild() {
     m_yFromZero = bottom == 0.0;
     m_plot->setAxis(PlotAxis::X, tr("predicted step time (%1)").arg(time.name), time.scale);
     m_plot->setAxis(PlotAxis::Y,
-                    m_yFromZero ? tr("peak memory (%1)").arg(bytes.name)
-                                : tr("peak memory (%1, axis not from 0)").arg(bytes.name),
+                    (m_perGpu ? (m_yFromZero ? tr("peak per GPU, rank that peaks (%1)")
+                                             : tr("peak per GPU, rank that peaks (%1, axis not "
+                                                  "from 0)"))
+                              : (m_yFromZero ? tr("peak memory (%1)")
+                                             : tr("peak memory (%1, axis not from 0)")))
+                        .arg(bytes.name),
                     bytes.scale);
     m_plot->setRange(PlotAxis::X, tMin - pad, tMax + pad);
     m_plot->setRange(PlotAxis::Y, bottom, top);

@@ -79,6 +79,7 @@ private:
     bool m_yFromZero = true;
     QString m_current;
     ByteUnits m_units = ByteUnits::Binary;
+    bool m_perGpu = false;  // a layout's result: the peak is per GPU, of the rank that peaks
 };
 
 }  // namespace remat::ui

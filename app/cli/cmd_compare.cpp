@@ -56,7 +56,7 @@ int runCompare(const CommonOptions& o) {
              t.fits ? "yes" : "no", e->program.unsafe() ? "UNSAFE" : "yes"});
         if (e->program.unsafe())
             unsafe.push_back(shown(s.spelling()) + ": " +
-                             shown(e->program.unsafeReasons.front(), kSentenceLimit));
+                             shown(e->program.allUnsafeReasons().front(), kSentenceLimit));
         evaluations.push_back(std::move(*e));
     }
     bool anyFits = false;

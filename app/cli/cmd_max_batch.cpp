@@ -12,6 +12,8 @@
 #include "analysis.h"
 #include "commands.h"
 #include "common.h"
+#include "parallel_batch.h"
+#include "parallel_report.h"
 #include "pareto.h"
 #include "report.h"
 #include "table.h"
@@ -41,6 +43,86 @@ std::string whyNothingFits(const Context& c) {
                         : why);
 }
 
+// Under a parallel layout: per GPU, for the rank that peaks, the named strategies only (a budget
+// plans each pipeline stage within it); --global-batch is the global batch across dp.
+int runMaxBatchParallel(const MaxBatchOptions& o, const Context& c, std::int64_t globalBatch) {
+    const ParallelConfig& lay = c.training.parallel;
+    std::vector<ParallelBatchFit> fits;
+    for (const Strategy& s : listedStrategies(c)) {
+        if (s.kind == StrategyKind::Manual) continue;  // a manual plan names the whole network
+        auto f = fitStrategyParallel(c.model.network, s, c.training, c.cluster, globalBatch);
+        if (!f) {
+            // The global batch is the user's to fix; a strategy the layout refuses is a row.
+            if (f.error().message.rfind("the global batch ", 0) == 0)
+                return userError(c, f.error().message);
+            ParallelBatchFit refused;
+            refused.fit.label = s.spelling();
+            refused.noFitReason = "refused: " + f.error().message;
+            fits.push_back(std::move(refused));
+            continue;
+        }
+        fits.push_back(std::move(*f));
+    }
+    if (o.common.json) {
+        nlohmann::json all = nlohmann::json::array();
+        for (const ParallelBatchFit& pf : fits) {
+            const BatchFit& f = pf.fit;
+            all.push_back({{"strategy", f.label},
+                           {"max_micro_batch", f.maxMicroBatch},
+                           {"micro_batch", f.microBatch},
+                           {"accumulation_steps", f.accumulationSteps},
+                           {"global_batch", pf.globalBatch},
+                           {"peak_bytes", f.peakBytes},
+                           {"step_time_s", f.stepTimeS},
+                           {"samples_per_s", f.samplesPerS},
+                           {"regions", f.plan.regions.size()},
+                           {"unsafe", pf.unsafe},
+                           {"no_fit_reason", f.microBatch >= 1 ? nlohmann::json(nullptr)
+                                                               : nlohmann::json(pf.noFitReason)},
+                           {"parallel", layoutToJson(lay)}});
+        }
+        std::cout << dumpJson(all) << "\n";
+        return 0;
+    }
+    std::cout << modelName(c, o.common) << " on " << describeLayout(lay) << " of "
+              << shown(c.cluster.device.name) << " (usable "
+              << formatBytes(c.cluster.device.usableBytes()) << " per GPU), "
+              << trainingText(c.training) << recomputeImplNote(c.training);
+    if (globalBatch > 0) std::cout << ", global batch " << globalBatch << " across dp " << lay.dp;
+    std::cout << "\nper GPU (rank that peaks); micro-batches are per data-parallel rank\n\n";
+    TextTable table({"strategy", "largest micro-batch", "micro-batch x steps", "peak per GPU",
+                     "step time", "samples/s", "safe"});
+    bool anyFits = false;
+    for (const ParallelBatchFit& pf : fits) {
+        const BatchFit& f = pf.fit;
+        const std::string safe = pf.unsafe.empty() ? "yes" : "UNSAFE";
+        if (f.microBatch < 1) {
+            table.addRow({shown(f.label), std::to_string(f.maxMicroBatch), "does not fit", "-",
+                          "-", "-", safe});
+            continue;
+        }
+        anyFits = true;
+        char rate[48];
+        std::snprintf(rate, sizeof rate, "%.1f", f.samplesPerS);
+        table.addRow(
+            {shown(f.label),
+             f.maxMicroBatch >= kMaxMicroBatch ? "unbounded" : std::to_string(f.maxMicroBatch),
+             std::to_string(f.microBatch) + " x " + std::to_string(f.accumulationSteps),
+             formatBytes(f.peakBytes), formatSeconds(f.stepTimeS), rate, safe});
+    }
+    std::cout << table.render() << "\n";
+    for (const ParallelBatchFit& pf : fits)
+        if (!pf.unsafe.empty())
+            std::cout << "UNSAFE: " << shown(pf.fit.label) << ": "
+                      << shown(pf.unsafe.front(), kSentenceLimit) << "\n";
+    std::cout << "note: no optimal row under a layout: optimal:BUDGET plans each pipeline stage "
+                 "within BUDGET (remat simulate -s optimal:BUDGET); remat fit searches layouts, "
+                 "strategies and micro-batches together\n";
+    if (!anyFits && !fits.empty())
+        std::cout << "nothing fits: " << shown(fits.front().noFitReason, kSentenceLimit) << "\n";
+    return 0;
+}
+
 int runMaxBatch(const MaxBatchOptions& o) {
     if (o.globalBatch && (*o.globalBatch < 1 || *o.globalBatch > kMaxGlobalBatch))
         return userError("--global-batch must be between 1 and 1073741824" +
@@ -48,7 +130,7 @@ int runMaxBatch(const MaxBatchOptions& o) {
     const std::int64_t globalBatch = o.globalBatch.value_or(0);
     auto c = resolve(o.common);
     if (!c) return userError(c.error().message);
-    if (auto st = singleGpuOnly(*c, "max-batch"); !st) return userError(*c, st.error().message);
+    if (!c->training.parallel.single()) return runMaxBatchParallel(o, *c, globalBatch);
     std::vector<BatchFit> fits;
     for (const Strategy& s : listedStrategies(*c)) {
         auto f = fitStrategy(c->graph, s, c->manual, c->training, c->device, globalBatch);

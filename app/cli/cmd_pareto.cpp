@@ -16,6 +16,8 @@
 #include "common.h"
 #include "compiler.h"
 #include "optimal_budget.h"
+#include "parallel_eval.h"
+#include "parallel_report.h"
 #include "pareto.h"
 #include "report.h"
 #include "simulator.h"
@@ -144,11 +146,118 @@ std::vector<const TradeoffPoint*> selectiveBelowFrontier(const Tradeoff& t) {
     return below;
 }
 
+// Under a parallel layout: every:K (per pipeline stage) and the named strategies, each per GPU
+// for the rank that peaks, with the whole step's time. The optimal frontier is not searched
+// (optimal:BUDGET plans each stage within BUDGET, the other in-flight micro-batches on top).
+int runParetoParallel(const ParetoOptions& o, const Context& c) {
+    const ParallelConfig& lay = c.training.parallel;
+    struct Point {
+        std::string kind, label;
+        std::int64_t peakBytes = 0;
+        double stepTimeS = 0, recomputeTimeS = 0;
+        bool fits = false;
+        std::vector<std::string> unsafe;
+        std::size_t regions = 0;
+        std::string error;  // the layout refused this strategy, and why
+    };
+    std::vector<Point> points;
+    auto add = [&](const char* kind, const Strategy& s) -> Status {
+        auto e = evaluateParallel(c.model.network, s, lay.pp > 1 ? std::vector<RegionSpec>{} : c.manual,
+                                  c.training, c.cluster, false);
+        Point p;
+        p.kind = kind;
+        p.label = s.spelling();
+        if (!e) {
+            p.error = e.error().message;
+            points.push_back(std::move(p));
+            return Ok{};
+        }
+        p.peakBytes = e->evaluation.timeline.peakBytes;
+        p.stepTimeS = e->time.totalS;
+        // The peaking rank's recompute over the step (its program is one micro-batch under a
+        // pipeline, the whole accumulation without).
+        p.recomputeTimeS = e->evaluation.timeline.timeS.recompute *
+                           (lay.pp > 1 ? double(e->microBatches) : 1.0);
+        p.fits = e->fits;
+        p.unsafe = e->evaluation.program.unsafeReasons;
+        p.regions = e->evaluation.program.plan.regions.size();
+        points.push_back(std::move(p));
+        return Ok{};
+    };
+    std::int64_t perStage = 0;
+    for (std::size_t src : expandedLayerSources(c.model.network))
+        if (isBlock(c.model.network.layers[src].kind)) ++perStage;
+    perStage /= std::max<std::int64_t>(lay.pp, 1);
+    for (std::int64_t k = 1; k <= perStage; ++k)
+        if (auto st = add("every_k", Strategy{StrategyKind::EveryK, k, {}}); !st)
+            return userError(c, st.error().message);
+    for (const Strategy& s : listedStrategies(c)) {
+        if (s.kind == StrategyKind::Manual && lay.pp > 1) continue;
+        if (auto st = add("named", s); !st) return userError(c, st.error().message);
+    }
+    if (o.csv) {
+        std::cout << "kind,label,peak_bytes,step_time_s,recompute_time_s,"
+                     "optimal_peak_at_equal_time_bytes,optimal_time_at_equal_memory_s,unsafe\n";
+        std::cout.precision(10);
+        for (const Point& p : points)
+            if (p.error.empty())
+                std::cout << p.kind << ",\"" << shown(p.label) << "\"," << p.peakBytes << ","
+                          << p.stepTimeS << "," << p.recomputeTimeS << ",,,"
+                          << (p.unsafe.empty() ? "false" : "true") << "\n";
+        return 0;
+    }
+    if (o.common.json) {
+        nlohmann::json out = {{"frontier", nlohmann::json::array()},
+                              {"every_k", nlohmann::json::array()},
+                              {"named", nlohmann::json::array()},
+                              {"parallel", layoutToJson(lay)}};
+        for (const Point& p : points)
+            if (!p.error.empty())
+                out[p.kind].push_back({{"label", p.label}, {"error", p.error}});
+            else
+                out[p.kind].push_back({{"label", p.label},
+                                   {"peak_bytes", p.peakBytes},
+                                   {"step_time_s", p.stepTimeS},
+                                   {"recompute_time_s", p.recomputeTimeS},
+                                   {"fits", p.fits},
+                                   {"regions", p.regions},
+                                   {"unsafe", p.unsafe}});
+        std::cout << dumpJson(out) << "\n";
+        return 0;
+    }
+    std::cout << modelName(c, o.common) << " on " << describeLayout(lay) << " of "
+              << shown(c.cluster.device.name) << ", micro-batch " << c.training.microBatch << " x "
+              << c.training.accumulationSteps << ", " << trainingText(c.training) << "\n"
+              << "per GPU (rank that peaks); step time is the whole step's, communication and "
+                 "pipeline bubble in\n\n";
+    auto table = [&](const std::string& kind) {
+        TextTable tt({"strategy", "peak per GPU", "step time", "fits", "safe"});
+        for (const Point& p : points)
+            if (p.kind == kind && !p.error.empty())
+                tt.addRow({shown(p.label), "refused: " + shown(p.error, 60), "", "", ""});
+            else if (p.kind == kind)
+                tt.addRow({shown(p.label), formatBytes(p.peakBytes), formatSeconds(p.stepTimeS),
+                           p.fits ? "yes" : "no", p.unsafe.empty() ? "yes" : "UNSAFE"});
+        return tt.render();
+    };
+    std::cout << "every:K for every K" << (lay.pp > 1 ? " (per pipeline stage)" : "") << ":\n"
+              << table("every_k") << "\n";
+    std::cout << "Named strategies:\n" << table("named") << "\n";
+    for (const Point& p : points)
+        if (!p.unsafe.empty())
+            std::cout << "UNSAFE: " << shown(p.label) << ": "
+                      << shown(p.unsafe.front(), kSentenceLimit) << "\n";
+    std::cout << "note: no optimal frontier under a layout: optimal:BUDGET plans each pipeline "
+                 "stage within BUDGET, the other in-flight micro-batches on top (remat simulate "
+                 "-s optimal:BUDGET gives one point)\n";
+    return 0;
+}
+
 int runPareto(const ParetoOptions& o) {
     if (o.csv && o.common.json) return userError("--csv and --json: choose one output format");
     auto c = resolve(o.common);
     if (!c) return userError(c.error().message);
-    if (auto st = singleGpuOnly(*c, "pareto"); !st) return userError(*c, st.error().message);
+    if (!c->training.parallel.single()) return runParetoParallel(o, *c);
     auto t = computeTradeoff(c->graph, c->training, c->device);
     if (!t) return userError(*c, t.error().message);
     if (auto st = addManualPoint(*c, *t); !st) return userError(*c, st.error().message);

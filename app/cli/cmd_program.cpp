@@ -68,6 +68,9 @@ int runProgram(const CommonOptions& o) {
     }
     for (const auto& r : p.unsafeReasons)
         std::cout << "UNSAFE: " << shown(r, kSentenceLimit) << "\n";
+    for (const auto& r : p.mayDifferReasons)
+        std::cout << "UNSAFE (may differ): " << shown(r, kSentenceLimit) << "\n";
+    for (const auto& r : p.safeNotes) std::cout << "safe: " << shown(r, kSentenceLimit) << "\n";
     return 0;
 }
 

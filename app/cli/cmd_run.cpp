@@ -2,6 +2,7 @@
 // the prediction and the measurement side by side — peak memory (tracked and device-level),
 // time per phase, the largest per-instruction live-bytes difference (which must be 0) and
 // the gradient check against the no-checkpoint plan.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -14,8 +15,10 @@
 #include "cpu/cpu_backend.h"
 #include "cpu/cpu_rates.h"
 #include "cpu/host_budget.h"
+#include "lower.h"
 #include "program_driver.h"
 #include "report.h"
+#include "shrink.h"
 #include "table.h"
 #include "text.h"
 #include "verification.h"
@@ -38,7 +41,46 @@ struct RunOptions {
     bool allowUnsafe = false;
     int warmup = -1;  // -1: the backend's default (cpu 0, cuda 1)
     int threads = 0;  // CPU threads; 0: every core (or REMAT_CPU_THREADS)
+    bool shrink = false;
 };
+
+// --shrink: the model replaced by its shrunk copy (sim/shrink.h) — the graph lowered again, the
+// manual plan and a selective strategy's kinds checked against it. A --micro-batch given on the
+// command line is kept.
+Result<std::vector<ShrinkChange>> applyShrink(Context& c, const RunOptions& o) {
+    auto r = shrinkNetwork(c.model.network, c.training, ShrinkLimits{},
+                           o.common.microBatch.has_value());
+    if (!r) return makeError("--shrink: " + r.error().message);
+    // A manual plan's layer ranges count expanded layers, which fewer repeats renumber; module
+    // paths and per-layer flags still name the same layers.
+    const bool renumbered = std::any_of(r->changes.begin(), r->changes.end(), [](const auto& ch) {
+        return ch.field.find("].repeat") != std::string::npos;
+    });
+    if (c.strategy.kind == StrategyKind::Manual && c.model.planForm == PlanForm::Regions &&
+        renumbered)
+        for (const RegionSpec& region : c.model.regions)
+            if (!region.isPath)
+                return makeError("--shrink: the model file's plan names layers by expanded "
+                                 "index, which fewer repeats renumber; use module paths in its "
+                                 "regions or a named --strategy");
+    c.model.network = std::move(r->network);
+    c.training = r->training;
+    c.model.training = c.training;
+    auto g = lower(c.model.network, c.training);
+    if (!g) return makeError("--shrink: " + g.error().message);
+    c.graph = std::move(*g);
+    if (auto st = checkSelectiveKinds(c.graph, c.strategy); !st) return st.error();
+    c.manual = manualRegions(c.model);
+    return std::move(r->changes);
+}
+
+std::string shrinkText(const std::vector<ShrinkChange>& changes) {
+    std::string s;
+    for (const ShrinkChange& ch : changes)
+        s += (s.empty() ? "" : ", ") + ch.field + " " + std::to_string(ch.from) + " -> " +
+             std::to_string(ch.to);
+    return s.empty() ? "nothing (already small)" : s;
+}
 
 std::string gflops(double flopsPerS) {
     char buf[32];
@@ -93,6 +135,12 @@ int runRun(const RunOptions& o) {
     auto c = resolve(o.common);
     if (!c) return userError(c.error().message);
     if (auto st = singleGpuOnly(*c, "run"); !st) return userError(*c, st.error().message);
+    std::vector<ShrinkChange> shrunk;
+    if (o.shrink) {
+        auto changes = applyShrink(*c, o);
+        if (!changes) return userError(*c, changes.error().message);
+        shrunk = std::move(*changes);
+    }
     auto backend = makeBackend(o.backend, o.threads);
     if (!backend) return userError(backend.error().message);
     const bool onCpu = (*backend)->name() == "cpu";
@@ -205,6 +253,11 @@ int runRun(const RunOptions& o) {
         j["max_live_bytes_difference"] = diff.maxAbsBytes;
         j["max_live_bytes_difference_instruction"] = diff.instruction;
         j["estimate_s"] = estimateS;
+        if (o.shrink) {
+            nlohmann::json sj = nlohmann::json::object();
+            for (const ShrinkChange& ch : shrunk) sj[ch.field] = {{"from", ch.from}, {"to", ch.to}};
+            j["shrunk"] = sj;
+        }
         if (onCpu)
             j["cpu_rates"] = {{"threads", threads},
                               {"gemm_flops_per_s", rates.gemmFlopsPerS},
@@ -222,6 +275,7 @@ int runRun(const RunOptions& o) {
               << e->program.instructions.size() << " instructions), micro-batch "
               << c->training.microBatch << " x " << c->training.accumulationSteps << ", "
               << trainingText(c->training) << "\n";
+    if (o.shrink) std::cout << "shrunk (--shrink): " << shrinkText(shrunk) << "\n";
     std::cout << "backend " << executor.name() << ": " << m->deviceName << "\n";
     if (onCpu)
         std::cout << "prediction: memory as on " << printable(c->device.name)
@@ -266,6 +320,9 @@ int runRun(const RunOptions& o) {
     std::cout << "\n";
     for (const auto& r : e->program.unsafeReasons)
         std::cout << "UNSAFE: " << printable(r, kMessageChars) << "\n";
+    for (const auto& r : e->program.mayDifferReasons)
+        std::cout << "UNSAFE (may differ): " << printable(r, kMessageChars) << "\n";
+    for (const auto& r : e->program.safeNotes) std::cout << "safe: " << printable(r, kMessageChars) << "\n";
     return exitCode;
 }
 
@@ -290,6 +347,10 @@ void addRun(CLI::App& app, int& exitCode) {
     cmd->add_flag("--allow-unsafe", o->allowUnsafe,
                   "run a program marked unsafe (RNG not preserved, in-place overwrite) to show "
                   "the damage to gradients");
+    cmd->add_flag("--shrink", o->shrink,
+                  "run a smaller copy of the model with the same layer kinds and structure "
+                  "(image sides, channels, widths, heads, sequence, vocabulary, repeats, "
+                  "micro-batch; --micro-batch given is kept); prints what was shrunk");
     cmd->callback([o, &exitCode] { exitCode = runRun(*o); });
 }
 

@@ -1,9 +1,10 @@
 // `remat selftest --backend cuda|cpu`: every op the backend runs, forward and backward, and
 // the four optimizers, checked against the independent float64 reference (gpu/reference/)
-// on small random operands, with a stated tolerance per op and dtype. The ops come from five
+// on small random operands, with a stated tolerance per op and dtype. The ops come from six
 // small lowered networks (a dense stack with every activation and both norms; a GPT block
 // with causal attention, dropout and a tied head; a grouped-KV block with SwiGLU and RMSNorm;
-// two blocks with flash attention, causal with grouped KV heads and unmasked)
+// two blocks with flash attention, causal with grouped KV heads and unmasked; a small ResNet
+// with convolutions, batch norm, both poolings and both residual blocks)
 // in fp32, bf16 and fp16. The backend and the reference receive identical values: the
 // forward's operands, and for backward the reference's forward results stored in the
 // operand's dtype as saved tensors, random output gradients (zero where the scores are
@@ -84,6 +85,8 @@ constexpr OpTolerance kTolerances[] = {
     elementwise("embedding"),     reducing("attention_scores"),
     reducing("attention_context"), elementwise("expand_kv"),
     reducing("cross_entropy"),    reducing("mse"),
+    reducing("conv2d"),           reducing("batchnorm2d"),
+    elementwise("maxpool2d"),     reducing("global_avg_pool"),
     reducing("flash_attention"),
     elementwise("optimizer_sgd"), elementwise("optimizer_momentum"),
     elementwise("optimizer_adam"), elementwise("optimizer_adamw"),
@@ -92,7 +95,7 @@ constexpr OpTolerance kTolerances[] = {
 // `t` is the compared tensor's dtype; statistics and log-probabilities are fp32 in every
 // precision, and are held to the fp32 figure.
 double tolerance(std::string_view kind, DType t) {
-    if (t == DType::U8) return 0.0;  // dropout masks: identical
+    if (t == DType::U8 || t == DType::I64) return 0.0;  // masks, pooling indices: identical
     for (const OpTolerance& o : kTolerances)
         if (kind == o.kind) return t == DType::BF16 ? o.bf16 : t == DType::F16 ? o.fp16 : o.fp32;
     return 0.0;
@@ -120,6 +123,18 @@ struct TensorError {
 TensorError compareValues(const std::vector<std::uint8_t>& subject, DType t,
                           const reference::Values& ref) {
     TensorError e;
+    if (t == DType::I64) {
+        std::vector<std::int64_t> ids(subject.size() / 8);
+        std::memcpy(ids.data(), subject.data(), ids.size() * 8);
+        if (std::int64_t(ids.size()) != ref.elements()) {
+            e.failure = "sizes differ";
+            return e;
+        }
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < ids.size(); ++i) bad += double(ids[i]) != ref.v[i];
+        e.error = double(bad) / double(std::max<std::size_t>(1, ids.size()));
+        return e;
+    }
     if (t == DType::U8) {
         if (std::int64_t(subject.size()) != ref.elements()) {
             e.failure = "sizes differ";
@@ -175,8 +190,14 @@ std::vector<double> toDoubles(const std::vector<std::uint8_t>& bytes, DType t) {
     return v;
 }
 
-// Float64 values stored in a tensor's dtype (floats rounded, masks as bytes).
+// Float64 values stored in a tensor's dtype (floats rounded, masks as bytes, indices exact).
 std::vector<std::uint8_t> fromDoubles(const std::vector<double>& v, DType t) {
+    if (t == DType::I64) {
+        std::vector<std::int64_t> ids(v.begin(), v.end());
+        std::vector<std::uint8_t> bytes(ids.size() * 8);
+        std::memcpy(bytes.data(), ids.data(), bytes.size());
+        return bytes;
+    }
     if (t == DType::U8) {
         std::vector<std::uint8_t> bytes;
         for (double x : v) bytes.push_back(x != 0.0 ? 1 : 0);
@@ -385,6 +406,52 @@ std::vector<Network> testNetworks() {
     };
     nets.push_back(flashNet("flash-gqa", true, 2));
     nets.push_back(flashNet("flash", false, 0));
+    {
+        // A small ResNet: a strided, padded stem with a bias, batch norm, in-place ReLU and a
+        // padded max pool; a basic block with a projection shortcut (6 -> 8 channels) and a
+        // strided bottleneck block (its 1x1, 3x3 and projection convolutions, in-place add);
+        // global average pooling, flatten and a classifier.
+        Network n;
+        n.name = "resnet";
+        n.input.shape = {3, 9, 9};
+        Layer stem;
+        stem.kind = LayerKind::Conv2d;
+        stem.outChannels = 6;
+        stem.kernel = 3;
+        stem.stride = 2;
+        stem.padding = 1;
+        stem.bias = true;
+        Layer bn;
+        bn.kind = LayerKind::BatchNorm2d;
+        Layer relu;
+        relu.kind = LayerKind::Relu;
+        relu.inplace = true;
+        Layer pool;
+        pool.kind = LayerKind::MaxPool2d;
+        pool.kernel = 3;
+        pool.stride = 2;
+        pool.padding = 1;
+        Layer basic;
+        basic.kind = LayerKind::ResidualBlock;
+        basic.variant = ResidualVariant::Basic;
+        basic.channels = 8;
+        Layer bottleneck;
+        bottleneck.kind = LayerKind::ResidualBlock;
+        bottleneck.variant = ResidualVariant::Bottleneck;
+        bottleneck.channels = 4;
+        bottleneck.stride = 2;
+        Layer gap;
+        gap.kind = LayerKind::GlobalAvgPool;
+        Layer flat;
+        flat.kind = LayerKind::Flatten;
+        Layer fc;
+        fc.kind = LayerKind::Linear;
+        fc.out = 10;
+        Layer ce;
+        ce.kind = LayerKind::CrossEntropy;
+        n.layers = {stem, bn, relu, pool, basic, bottleneck, gap, flat, fc, ce};
+        nets.push_back(n);
+    }
     return nets;
 }
 

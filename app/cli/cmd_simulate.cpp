@@ -4,12 +4,14 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
+
 #include "analysis.h"
 #include "commands.h"
 #include "common.h"
 #include "parallel_eval.h"
 #include "parallel_report.h"
 #include "memory_snapshot.h"
+#include "region_savings.h"
 #include "report.h"
 
 namespace remat::cli {
@@ -167,6 +169,12 @@ int runSimulate(const CommonOptions& o, const SnapshotOptions& so) {
     for (const auto& r : e->program.unsafeReasons)
         std::cout << "UNSAFE: " << shown(r, kSentenceLimit) << "\n";
     if (overlay) printSnapshot(so.file, *snap, *overlay);
+    for (const auto& r : e->program.mayDifferReasons)
+        std::cout << "UNSAFE (may differ): " << shown(r, kSentenceLimit) << "\n";
+    for (const auto& r : e->program.safeNotes) std::cout << "safe: " << shown(r, kSentenceLimit) << "\n";
+    for (const auto& n : littleSavingNotes(c->graph, e->program.plan, c->training.microBatch,
+                                                e->baselineSavedActivationBytes))
+        std::cout << "note: " << shown(n, kSentenceLimit) << "\n";
     return 0;
 }
 

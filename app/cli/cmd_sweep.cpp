@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "parallel_report.h"
 #include "report.h"
 #include "sweep.h"
 #include "table.h"
@@ -96,16 +97,19 @@ int runSweep(const SweepOptions& o) {
     }
     auto c = resolve(o.common);
     if (!c) return userError(c.error().message);
-    if (auto st = singleGpuOnly(*c, "sweep"); !st) return userError(*c, st.error().message);
     for (const Strategy& s : strategies)
         if (auto st = checkSelectiveKinds(c->graph, s); !st)
             return userError(*c, "--strategies: " + st.error().message);
     if (values.empty()) values = defaultSweepValues(*axis, c->model, c->training);
-    auto r = sweep(c->model, c->training, c->device, *axis, values, strategies);
+    const bool layout = !c->training.parallel.single();
+    auto r = sweep(c->model, c->training, c->device, *axis, values, strategies, {},
+                   layout ? &c->cluster : nullptr);
     if (!r) return userError(*c, r.error().message);
 
     if (o.common.json) {
-        std::cout << dumpJson(toJson(*r)) << "\n";
+        nlohmann::json j = toJson(*r);
+        if (layout) j["parallel"] = layoutToJson(c->training.parallel);
+        std::cout << dumpJson(j) << "\n";
         return 0;
     }
     const std::string axisName = sweepAxisName(r->axis);
@@ -136,8 +140,13 @@ int runSweep(const SweepOptions& o) {
                       ? "the depth (repeats of " + shown(r->sweptLayer) + ")"
                   : r->axis == SweepAxis::SequenceLength ? std::string("the sequence length")
                                                          : std::string("the micro-batch"))
-              << "\n\n";
-    TextTable table({axisName, "strategy", "peak", "activations", "block activations",
+              << "\n";
+    if (layout)
+        std::cout << "layout " << describeLayout(c->training.parallel) << " on "
+                  << shown(c->cluster.name)
+                  << ": per GPU (rank that peaks)\n";
+    std::cout << "\n";
+    TextTable table({axisName, "strategy", layout ? "peak per GPU" : "peak", "activations", "block activations",
                      "kept for backward", "recompute overhead", "fits"});
     for (const SweepPoint& p : r->points) {
         if (!p.error.empty()) {

@@ -42,6 +42,8 @@ void addCommonOptions(CLI::App& cmd, CommonOptions& o, bool withStrategy) {
                    "none | conv | matmul | all: fp32 GEMMs allowed to use TF32 (default conv, "
                    "as PyTorch)");
     cmd.add_option("--dp", o.dp, "data-parallel degree (parallel layouts: docs/parallelism.md)");
+    cmd.add_option("--gpus", o.gpus,
+                   "GPUs of the layout: dp x tp x pp x cp. Without --dp, dp is N / (tp x pp x cp)");
     cmd.add_option("--zero", o.zero,
                    "ZeRO stage 0|1|2|3, or FSDP's no_shard|shard_grad_op|full_shard|hybrid");
     cmd.add_option("--tp", o.tp, "tensor-parallel degree (Megatron-LM)");
@@ -58,10 +60,16 @@ void addCommonOptions(CLI::App& cmd, CommonOptions& o, bool withStrategy) {
 
 Status singleGpuOnly(const Context& c, const std::string& command) {
     if (c.training.parallel.single()) return Ok{};
-    return makeError("remat " + command + " answers for one GPU; the layout " +
-                     describeLayout(c.training.parallel) +
-                     " is predicted by remat simulate, compare, program and fit "
-                     "(docs/parallelism.md)");
+    const ParallelConfig& p = c.training.parallel;
+    return makeError(
+        "remat " + command + " runs the step on this machine's one device and cannot run " +
+        (p.gpus() == 1 ? std::string("the sharding and offload")
+                       : "the " + std::to_string(p.gpus()) + " GPUs") +
+        " of the layout " + describeLayout(p) + "; " + command +
+        " the single-GPU step by dropping the layout (--dp 1 --tp 1 --pp 1 --cp 1 --zero 0 "
+        "--offload none, or the model file's \"parallel\"), and predict the layout per GPU with "
+        "remat simulate, compare, program, max-batch, pareto, sweep or fit "
+        "(docs/parallelism.md)");
 }
 
 Status applyParallelOptions(const CommonOptions& o, ParallelConfig& p) {
@@ -74,9 +82,29 @@ Status applyParallelOptions(const CommonOptions& o, ParallelConfig& p) {
         dst = *v;
         return Ok{};
     };
+    std::int64_t gpus = 0;
     for (auto st : {degree("--dp", o.dp, p.dp), degree("--tp", o.tp, p.tp),
-                    degree("--pp", o.pp, p.pp), degree("--cp", o.cp, p.cp)})
+                    degree("--pp", o.pp, p.pp), degree("--cp", o.cp, p.cp),
+                    degree("--gpus", o.gpus, gpus)})
         if (!st) return st;
+    if (o.gpus) {
+        const std::int64_t others = satMul(satMul(p.tp, p.pp), p.cp);
+        const std::string product = "tp x pp x cp = " + std::to_string(p.tp) + " x " +
+                                    std::to_string(p.pp) + " x " + std::to_string(p.cp);
+        if (!o.dp) {
+            if (gpus % others != 0)
+                return makeError("--gpus " + std::to_string(gpus) + " is not divisible by " +
+                                 product + " = " + std::to_string(others) +
+                                 " (the data-parallel degree is --gpus / (tp x pp x cp))");
+            p.dp = gpus / others;
+        } else if (p.gpus() != gpus) {
+            return makeError("--gpus " + std::to_string(gpus) +
+                             " does not match the layout: dp x tp x pp x cp = " +
+                             std::to_string(p.dp) + " x " + std::to_string(p.tp) + " x " +
+                             std::to_string(p.pp) + " x " + std::to_string(p.cp) + " = " +
+                             std::to_string(p.gpus()) + " GPUs");
+        }
+    }
     if (!o.zero.empty()) {
         auto z = parseZeroStage(o.zero, &p.hybridShard);
         if (!z)
@@ -270,7 +298,7 @@ std::vector<Strategy> listedStrategies(const Context& c) {
 Result<std::vector<std::string>> unsafeReasons(const Context& c, const Plan& plan) {
     auto program = compile(c.graph, plan, c.training, compileOptionsFor(c.device));
     if (!program) return program.error();
-    return std::move(program->unsafeReasons);
+    return program->allUnsafeReasons();
 }
 
 std::string recomputeImplNote(const TrainingConfig& training) {

@@ -30,6 +30,9 @@ struct CommonOptions {
     bool json = false;
     // Parallel layout overrides (docs/parallelism.md); unset: the model file's `parallel`.
     std::optional<std::int64_t> dp, tp, pp, cp;
+    // --gpus: the layout's GPU count, dp x tp x pp x cp. Without --dp it sets dp to N / (tp x pp
+    // x cp); with --dp it must equal the product.
+    std::optional<std::int64_t> gpus;
     std::string zero, schedule, offload, cluster;
     bool sequenceParallel = false;
     std::string mainGrads;      // --main-grads
@@ -60,11 +63,13 @@ struct Context {
 
 Result<Context> resolve(const CommonOptions& o);
 
-// For the commands that answer for one GPU (run, calibrate, max-batch, pareto, sweep): an error
-// naming the layout when the model or the flags spread the step over several GPUs.
+// For the commands that execute the step on this machine (run, calibrate): an error naming the
+// layout when the model or the flags spread the step over several GPUs, saying how to run the
+// single-GPU step instead and which commands predict the layout.
 Status singleGpuOnly(const Context& c, const std::string& command);
 
-// The parallel flags onto `p` (a flag given overrides the file's field).
+// The parallel flags onto `p` (a flag given overrides the file's field). --gpus is checked
+// against the product of the degrees (or gives dp), naming both when they disagree.
 Status applyParallelOptions(const CommonOptions& o, ParallelConfig& p);
 
 // userError for a failure once the model is loaded (a plan that cannot be built, a program too

@@ -17,10 +17,6 @@ std::string CpuBackend::deviceName() const {
 
 bool CpuBackend::supports(OpKind kind) const {
     switch (kind) {
-        case OpKind::Conv2d:
-        case OpKind::BatchNorm2d:
-        case OpKind::MaxPool2d:
-        case OpKind::GlobalAvgPool:
         case OpKind::Cast:
         case OpKind::LinearCrossEntropy: return false;
         default: return true;
@@ -33,6 +29,7 @@ Status CpuBackend::beginStep(std::size_t instructionCount) {
     m_elapsedS.assign(instructionCount, 0.0);
     m_allocator.resetPeaks();
     m_scratch.resetPeak();
+    m_running.reset();
     return Ok{};
 }
 
@@ -143,6 +140,14 @@ REMAT_CPU_ENTRY(crossEntropyForward, cpu::crossEntropyForward(m_scratch, c))
 REMAT_CPU_ENTRY(crossEntropyBackward, cpu::crossEntropyBackward(m_scratch, c))
 REMAT_CPU_ENTRY(mseForward, cpu::mseForward(m_scratch, c))
 REMAT_CPU_ENTRY(mseBackward, cpu::mseBackward(m_scratch, c))
+REMAT_CPU_ENTRY(conv2dForward, cpu::conv2dForward(m_scratch, c))
+REMAT_CPU_ENTRY(conv2dBackward, cpu::conv2dBackward(m_scratch, c))
+REMAT_CPU_ENTRY(batchNorm2dForward, cpu::batchNorm2dForward(m_scratch, m_running, c))
+REMAT_CPU_ENTRY(batchNorm2dBackward, cpu::batchNorm2dBackward(m_scratch, c))
+REMAT_CPU_ENTRY(maxPool2dForward, cpu::maxPool2dForward(m_scratch, c))
+REMAT_CPU_ENTRY(maxPool2dBackward, cpu::maxPool2dBackward(m_scratch, c))
+REMAT_CPU_ENTRY(globalAvgPoolForward, cpu::globalAvgPoolForward(m_scratch, c))
+REMAT_CPU_ENTRY(globalAvgPoolBackward, cpu::globalAvgPoolBackward(m_scratch, c))
 REMAT_CPU_ENTRY(flashAttnForward, cpu::flashAttnForward(m_scratch, c))
 REMAT_CPU_ENTRY(flashAttnBackward, cpu::flashAttnBackward(m_scratch, c))
 

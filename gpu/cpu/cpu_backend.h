@@ -5,8 +5,8 @@
 // from a size-class caching allocator whose
 // high-water mark of bytes obtained from the system is the device-level figure. It is the
 // reference the CUDA backend is checked against and the backend the driver's host logic is
-// tested through. Conv2d, batchnorm2d, maxpool2d and global_avg_pool are not implemented yet
-// and are refused by name.
+// tested through. Convolutions run as im2col and the same tiled GEMM; batch norm keeps its
+// running statistics on the host for the step (runningStatistics()).
 #pragma once
 
 #include <chrono>
@@ -81,6 +81,14 @@ public:
     Status crossEntropyBackward(const OpCall& c) override;
     Status mseForward(const OpCall& c) override;
     Status mseBackward(const OpCall& c) override;
+    Status conv2dForward(const OpCall& c) override;
+    Status conv2dBackward(const OpCall& c) override;
+    Status batchNorm2dForward(const OpCall& c) override;
+    Status batchNorm2dBackward(const OpCall& c) override;
+    Status maxPool2dForward(const OpCall& c) override;
+    Status maxPool2dBackward(const OpCall& c) override;
+    Status globalAvgPoolForward(const OpCall& c) override;
+    Status globalAvgPoolBackward(const OpCall& c) override;
     Status flashAttnForward(const OpCall& c) override;
     Status flashAttnBackward(const OpCall& c) override;
     Status optimizerStep(const OptimizerCall& c) override;
@@ -89,6 +97,9 @@ public:
     // reads memory nobody wrote shows up as NaN in losses and gradients. On by default.
     void setPoisonFreshBlocks(bool on) { m_poison = on; }
     const HostAllocator& allocator() const { return m_allocator; }
+    // Batch norm's running statistics after the last step, by op id (reset at every step:
+    // every step starts from the seed).
+    const cpu::RunningStatistics& runningStatistics() const { return m_running; }
 
 private:
     template <typename Kernel>
@@ -98,6 +109,7 @@ private:
     HostAllocator m_allocator;
     cpu::ThreadPool m_pool;
     cpu::Scratch m_scratch{m_allocator, m_pool};
+    cpu::RunningStatistics m_running;
     std::vector<Clock::time_point> m_started;
     std::vector<double> m_elapsedS;
     bool m_poison = true;

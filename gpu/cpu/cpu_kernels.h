@@ -2,7 +2,8 @@
 // Backend entry. Kernels compute in fp32 (reductions in double); a 16-bit operand is staged
 // into fp32 scratch obtained from the backend's allocator (so it shows in the device-level
 // figure, never in the tracked bytes) and rounded to nearest even when written back. Each
-// kernel file holds one family: elementwise, linear, norms, attention, losses, optimizer.
+// kernel file holds one family: elementwise, linear, norms, attention, losses, optimizer,
+// convolution (im2col columns from the same scratch), batch norm and pooling.
 //
 // Kernels spread their work over the backend's thread pool (thread_pool.h) so that every
 // output element is computed by the same operations in the same order whatever the thread
@@ -15,6 +16,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <vector>
 
 #include "backend.h"
 #include "float16.h"
@@ -140,6 +143,37 @@ Status crossEntropyForward(Scratch& s, const OpCall& c);
 Status crossEntropyBackward(Scratch& s, const OpCall& c);
 Status mseForward(Scratch& s, const OpCall& c);
 Status mseBackward(Scratch& s, const OpCall& c);
+
+// Convolutional ops (kernels_conv.cpp, kernels_pool.cpp).
+Status conv2dForward(Scratch& s, const OpCall& c);
+Status conv2dBackward(Scratch& s, const OpCall& c);
+
+// Batch norm's running statistics, per op: mean and (unbiased) variance, starting at 0 and 1
+// as PyTorch's do, updated by every forward that is not a recompute with
+// kBatchNormMomentum (backend.h). The program holds no buffer for them (PyTorch keeps them as
+// module buffers, outside autograd); the backend keeps them on the host for the step.
+class RunningStatistics {
+public:
+    struct Entry {
+        std::vector<float> mean, var;
+        std::int64_t updates = 0;
+    };
+    void reset();
+    void update(std::uint32_t op, const std::vector<double>& mean,
+                const std::vector<double>& unbiasedVar);
+    const Entry* find(std::uint32_t op) const;
+    const std::map<std::uint32_t, Entry>& all() const { return m_stats; }
+
+private:
+    std::map<std::uint32_t, Entry> m_stats;
+};
+
+Status batchNorm2dForward(Scratch& s, RunningStatistics& running, const OpCall& c);
+Status batchNorm2dBackward(Scratch& s, const OpCall& c);
+Status maxPool2dForward(Scratch& s, const OpCall& c);
+Status maxPool2dBackward(Scratch& s, const OpCall& c);
+Status globalAvgPoolForward(Scratch& s, const OpCall& c);
+Status globalAvgPoolBackward(Scratch& s, const OpCall& c);
 
 Status optimizerStep(ThreadPool& pool, const OptimizerCall& c);
 

@@ -209,6 +209,26 @@ HostMemory availableHostMemory() {
     return m;
 }
 
+// A convolution's im2col columns (gpu/cpu/kernels_conv.cpp): one sample's C·k·k × Ho·Wo fp32
+// values, taken for the instruction (forward, and in backward once for the weight gradient and
+// once again for the input gradient's columns, one after the other). A convolution is
+// recognised by its operands: a 4-D weight [O, C, k, k] between 4-D activations. A 1x1
+// convolution whose output keeps the input's size reads its input directly and takes none.
+static std::int64_t convColumnBytes(const Program& p, const Instruction& ins) {
+    if (ins.params.empty() || !ins.params[0].valid()) return 0;
+    const Shape& w = p.buffer(ins.params[0]).shape;
+    if (w.size() != 4) return 0;
+    const bool backward = ins.kind == InstrKind::Backward;
+    const BufferList& xs = backward ? ins.saved : ins.inputs;
+    const BufferList& ys = backward ? ins.gradOutputs : ins.outputs;
+    if (xs.empty() || ys.empty() || !xs[0].valid() || !ys[0].valid()) return 0;
+    const Shape& x = p.buffer(xs[0]).shape;
+    const Shape& y = p.buffer(ys[0]).shape;
+    if (x.size() != 4 || y.size() != 4) return 0;
+    if (w[2] == 1 && w[3] == 1 && y[2] == x[2] && y[3] == x[3]) return 0;
+    return mul(mul(mul(w[1], w[2]), w[3]), mul(mul(y[2], y[3]), 4));
+}
+
 std::int64_t cpuAllocatorPeakBytes(const Program& p) {
     AllocatorReplay a;
     std::vector<std::int64_t> staged;
@@ -223,14 +243,20 @@ std::int64_t cpuAllocatorPeakBytes(const Program& p) {
             case InstrKind::Forward:
             case InstrKind::Recompute:
             case InstrKind::Backward: {
-                if (p.precision == Precision::Fp32) break;
                 staged.clear();
-                for (const BufferList* list : {&ins.inputs, &ins.outputs, &ins.params, &ins.saved,
-                                               &ins.gradOutputs, &ins.gradInputs, &ins.paramGrads})
-                    for (BufferId id : *list)
-                        if (id.valid() && is16Bit(p.buffer(id).dtype))
-                            staged.push_back(mul(elements(p.buffer(id)), 4));
+                if (p.precision != Precision::Fp32)
+                    for (const BufferList* list :
+                         {&ins.inputs, &ins.outputs, &ins.params, &ins.saved, &ins.gradOutputs,
+                          &ins.gradInputs, &ins.paramGrads})
+                        for (BufferId id : *list)
+                            if (id.valid() && is16Bit(p.buffer(id).dtype))
+                                staged.push_back(mul(elements(p.buffer(id)), 4));
+                const std::int64_t columns = convColumnBytes(p, ins);
                 for (std::int64_t bytes : staged) a.take(bytes);
+                if (columns > 0) {
+                    a.take(columns);
+                    a.give(columns);
+                }
                 for (std::int64_t bytes : staged) a.give(bytes);
                 break;
             }

@@ -14,7 +14,9 @@ constexpr std::int64_t kColumnChunk = 256;
 Status linearForward(Scratch& s, const OpCall& c) {
     if (auto st = expectForward(c, 1, 1, 1); !st) return st;
     const std::int64_t in = c.op->attrs.in, out = c.op->attrs.out;
-    if (c.inputs[0].shape.back() != in || c.params[0].elements() != in * out)
+    // The input may be bound as the storage of a view (a flatten of [N, C, 1, 1]): only its
+    // element count matters.
+    if (in <= 0 || c.inputs[0].elements() % in != 0 || c.params[0].elements() != in * out)
         return makeError("linear: operand shapes do not match in/out features");
     const std::int64_t rows = c.inputs[0].elements() / in;
     ReadF32 x(s, c.inputs[0]);

@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <limits>
 
-#include "backends.h"
 #include "cuda_check.cuh"
 #include "cuda_state.h"
 #include "launchers.h"
@@ -62,11 +61,11 @@ Result<std::unique_ptr<CudaBackend>> CudaBackend::create(int device) {
     if (probe != cudaSuccess) {
         // 35 no driver, 34 the stub libcuda, 100 a driver but no device: a GPU-less machine.
         cudaGetLastError();
-        return makeError("no GPU: " + cudaCode(probe) + ", " + cudaGetErrorString(probe));
+        return makeError(cudaCode(probe) + ", " + cudaGetErrorString(probe));
     }
-    if (count == 0) return makeError("no GPU: no CUDA device is visible (0 devices)");
+    if (count == 0) return makeError("no CUDA device is visible (0 devices)");
     if (device < 0 || device >= count)
-        return makeError("no GPU: device " + std::to_string(device) + " does not exist (" +
+        return makeError("device " + std::to_string(device) + " does not exist (" +
                          std::to_string(count) + " visible)");
 
     auto s = std::make_unique<State>();
@@ -83,10 +82,9 @@ Result<std::unique_ptr<CudaBackend>> CudaBackend::create(int device) {
                         formatMiB(std::int64_t(props.totalGlobalMem)) + ")";
         if (const cudaError_t img = gpu::cuda::probeKernelImage(); img != cudaSuccess) {
             cudaGetLastError();
-            return makeError("no GPU: " + std::string(props.name) + " (sm_" +
-                             std::to_string(props.major) + std::to_string(props.minor) +
-                             ") cannot run this build's kernels: " + cudaCode(img) +
-                             "; rebuild with CMAKE_CUDA_ARCHITECTURES including " +
+            return makeError(std::string(props.name) + " (sm_" + std::to_string(props.major) +
+                             std::to_string(props.minor) + ") cannot run this build's kernels: " +
+                             cudaCode(img) + "; rebuild with CMAKE_CUDA_ARCHITECTURES including " +
                              std::to_string(props.major) + std::to_string(props.minor));
         }
         REMAT_CUDA_CHECK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
@@ -112,7 +110,7 @@ Result<std::unique_ptr<CudaBackend>> CudaBackend::create(int device) {
         if (used >= 0 && s->contextUsedBytes >= 0) s->libraryBytes = used - s->contextUsedBytes;
     } catch (const gpu::CudaError& e) {
         destroyState(*s);
-        return makeError(std::string("no GPU: the CUDA backend could not start: ") + e.what());
+        return makeError(std::string("the CUDA backend could not start: ") + e.what());
     }
     return std::unique_ptr<CudaBackend>(new CudaBackend(std::move(s)));
 }
@@ -135,10 +133,6 @@ std::string CudaBackend::deviceName() const {
 
 bool CudaBackend::supports(OpKind kind) const {
     switch (kind) {
-        case OpKind::Conv2d:
-        case OpKind::BatchNorm2d:
-        case OpKind::MaxPool2d:
-        case OpKind::GlobalAvgPool:
         case OpKind::Cast:
         case OpKind::LinearCrossEntropy:
             return false;

@@ -19,7 +19,7 @@ namespace remat {
 
 class CudaBackend final : public Backend {
 public:
-    // Use makeCudaBackend() (backends.h): it probes the driver and device first.
+    // Use makeCudaBackend(): it probes the driver and device first.
     static Result<std::unique_ptr<CudaBackend>> create(int device = 0);
     ~CudaBackend() override;
     CudaBackend(const CudaBackend&) = delete;
@@ -91,6 +91,15 @@ public:
     Status crossEntropyBackward(const OpCall& c) override;
     Status mseForward(const OpCall& c) override;
     Status mseBackward(const OpCall& c) override;
+    // Convolution, batch norm and pooling (cuda_conv_ops.cpp).
+    Status conv2dForward(const OpCall& c) override;
+    Status conv2dBackward(const OpCall& c) override;
+    Status batchNorm2dForward(const OpCall& c) override;
+    Status batchNorm2dBackward(const OpCall& c) override;
+    Status maxPool2dForward(const OpCall& c) override;
+    Status maxPool2dBackward(const OpCall& c) override;
+    Status globalAvgPoolForward(const OpCall& c) override;
+    Status globalAvgPoolBackward(const OpCall& c) override;
     Status flashAttnForward(const OpCall& c) override;
     Status flashAttnBackward(const OpCall& c) override;
     Status optimizerStep(const OptimizerCall& c) override;
@@ -104,5 +113,10 @@ private:
 
     std::unique_ptr<State> m_state;
 };
+
+// The plugin's factory (plugin_entry.cpp calls it; programs reach it through makeBackend).
+// Probes the driver and device; on failure returns the reason ("cudaErrorNoDevice (100), ...",
+// "no CUDA device is visible") and never aborts.
+Result<std::unique_ptr<Backend>> makeCudaBackend();
 
 }  // namespace remat

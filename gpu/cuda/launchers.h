@@ -1,6 +1,6 @@
 // The launchers of the CUDA kernels: the one door from the CUDA backend to the GPU code. Each
 // family lives in its own .cu file (elementwise, softmax, norm, dropout, embedding, attention,
-// gemm, loss, optimizer) with a kernels section and a launchers section. Conventions shared by
+// gemm, loss, conv, optimizer) with a kernels section and a launchers section. Conventions shared by
 // every launcher: pointers are device pointers into buffers the program allocated; `t` is the
 // storage dtype of the floating operands (fp32, bf16 or fp16, always computed in fp32); forward
 // launchers overwrite their outputs; backward launchers ACCUMULATE (+=) into every gradient
@@ -159,6 +159,41 @@ void mseForward(DType t, const void* x, const void* target, float* loss, std::in
                 cudaStream_t s);
 void mseBackward(DType t, const void* x, const void* target, void* dx, std::int64_t n, float seed,
                  cudaStream_t s);
+
+// ---- conv.cu -------------------------------------------------------------------------------
+// NCHW. Convolution x[n, c, h, w] * w[o, c, k, k] (+ b[o]) -> y[n, o, ho, wo], square kernel,
+// stride and zero padding; direct kernels, no scratch (the program declares none).
+struct ConvShape {
+    std::int64_t n = 0, c = 0, h = 0, w = 0, o = 0, ho = 0, wo = 0;
+    std::int64_t k = 1, stride = 1, pad = 0;
+};
+void conv2dForward(DType t, const void* x, const void* w, const void* b, void* y,
+                   const ConvShape& g, cudaStream_t s);
+void conv2dBackward(DType t, const void* x, const void* w, const void* dy, void* dx, void* dw,
+                    void* db, const ConvShape& g, cudaStream_t s);
+// Training-mode batch norm per channel over (n, plane); mean and invstd fp32 [c], biased
+// variance; weight and bias in the activations' dtype.
+void batchNorm2dForward(DType t, const void* x, const void* w, const void* b, void* y, float* mean,
+                        float* invstd, std::int64_t n, std::int64_t c, std::int64_t plane,
+                        float eps, cudaStream_t s);
+void batchNorm2dBackward(DType t, const void* x, const float* mean, const float* invstd,
+                         const void* w, const void* dy, void* dx, void* dw, void* db,
+                         std::int64_t n, std::int64_t c, std::int64_t plane, cudaStream_t s);
+// Max pooling over `planes` planes of h x w, -inf padding; indices are h * w + w positions in
+// the input plane of each window's first maximum.
+struct PoolShape {
+    std::int64_t planes = 0, h = 0, w = 0, ho = 0, wo = 0;
+    std::int64_t k = 1, stride = 1, pad = 0;
+};
+void maxPool2dForward(DType t, const void* x, void* y, std::int64_t* indices, const PoolShape& g,
+                      cudaStream_t s);
+void maxPool2dBackward(DType t, const std::int64_t* indices, const void* dy, void* dx,
+                       const PoolShape& g, cudaStream_t s);
+// y[p] = mean of plane p (`plane` elements each).
+void globalAvgPoolForward(DType t, const void* x, void* y, std::int64_t planes,
+                          std::int64_t plane, cudaStream_t s);
+void globalAvgPoolBackward(DType t, const void* dy, void* dx, std::int64_t planes,
+                           std::int64_t plane, cudaStream_t s);
 
 // ---- optimizer.cu --------------------------------------------------------------------------
 // The update rules of gpu/README.md (sgd; momentum; adam; adamw with decoupled weight decay),

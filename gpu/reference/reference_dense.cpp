@@ -12,6 +12,9 @@ namespace remat::reference {
 // Attention lives in reference_attention.cpp.
 Status attentionForward(Call& c);
 Status attentionBackward(Call& c);
+// Convolution, batch norm and pooling live in reference_conv.cpp.
+Status convForward(Call& c);
+Status convBackward(Call& c);
 // Flash attention, in reference_flash.cpp.
 Status flashForward(Call& c);
 Status flashBackward(Call& c);
@@ -364,6 +367,10 @@ Status forward(Call& c) {
         case OpKind::FlashAttn: return flashForward(c);
         case OpKind::CrossEntropy: return crossEntropyForward(c);
         case OpKind::Mse: return mseForward(c);
+        case OpKind::Conv2d:
+        case OpKind::BatchNorm2d:
+        case OpKind::MaxPool2d:
+        case OpKind::GlobalAvgPool: return convForward(c);
         default: break;
     }
     return makeError("the float64 reference has no " + std::string(opKindName(c.op->kind)));
@@ -408,6 +415,10 @@ Status backward(Call& c) {
         case OpKind::FlashAttn: return flashBackward(c);
         case OpKind::CrossEntropy: return crossEntropyBackward(c);
         case OpKind::Mse: return mseBackward(c);
+        case OpKind::Conv2d:
+        case OpKind::BatchNorm2d:
+        case OpKind::MaxPool2d:
+        case OpKind::GlobalAvgPool: return convBackward(c);
         default: break;
     }
     return makeError("the float64 reference has no " + std::string(opKindName(c.op->kind)));

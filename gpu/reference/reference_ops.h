@@ -51,8 +51,7 @@ struct Call {
     std::vector<Values> saved, gradOutputs, gradInputs, paramGrads;  // backward
 };
 
-// An error for an op kind without a reference (conv2d and the other ops no executor runs
-// yet) or operands that do not fit the op's attributes.
+// An error for an op kind without a reference (ops no executor runs) or operands that do not fit the op's attributes.
 Status forward(Call& c);
 Status backward(Call& c);
 

@@ -1,8 +1,9 @@
 // Speed of the CPU reference executor: one whole training step (alloc, initialisation,
 // forward, recompute, backward, optimizer) of the presets the executor tests run —
-// mlp-3x1024 with its file's plan and gpt2-tiny under `full` and `selective:attention_core` —
-// plus the CPU-rate probe `remat run` makes first, each with 1 and 2 threads (the argument)
-// and, for the steps, 4. The tests check what these runs compute — the same bits with any
+// mlp-3x1024 with its file's plan, gpt2-tiny under `full` and `selective:attention_core` and
+// resnet-101 shrunk as `remat run --shrink` shrinks it (sim/shrink.h) under `sqrt` — plus
+// the CPU-rate probe `remat run` makes first, each with 1 and 2 threads (the argument) and,
+// for the steps, 4. The tests check what these runs compute — the same bits with any
 // thread count — and how long they take is reported here. Run by hand:
 //   build/<dir>/tests/bench/bench_executor
 #include <benchmark/benchmark.h>
@@ -15,6 +16,7 @@
 #include "cpu/cpu_rates.h"
 #include "lower.h"
 #include "model_file.h"
+#include "shrink.h"
 #include "strategy.h"
 
 using namespace remat;
@@ -26,9 +28,15 @@ struct Compiled {
     Program program;
 };
 
-Compiled compilePreset(const char* name, const char* strategy) {
+Compiled compilePreset(const char* name, const char* strategy, bool shrink = false) {
     auto m = loadModel(name);
     if (!m) throw std::runtime_error(m.error().message);
+    if (shrink) {
+        auto s = shrinkNetwork(m->network, m->training);
+        if (!s) throw std::runtime_error(s.error().message);
+        m->network = s->network;
+        m->training = s->training;
+    }
     auto g = lower(m->network, m->training.precision);
     if (!g) throw std::runtime_error(g.error().message);
     auto s = parseStrategy(strategy ? strategy : defaultStrategy(*m));
@@ -40,8 +48,9 @@ Compiled compilePreset(const char* name, const char* strategy) {
     return {std::move(*g), std::move(*p)};
 }
 
-void step(benchmark::State& state, const char* preset, const char* strategy) {
-    const Compiled c = compilePreset(preset, strategy);
+void step(benchmark::State& state, const char* preset, const char* strategy,
+          bool shrink = false) {
+    const Compiled c = compilePreset(preset, strategy, shrink);
     auto executor = makeExecutor("cpu", int(state.range(0)));
     if (!executor) throw std::runtime_error(executor.error().message);
     ExecuteOptions o;
@@ -67,6 +76,10 @@ void BM_StepGpt2TinySelective(benchmark::State& state) {
     step(state, "gpt2-tiny", "selective:attention_core");
 }
 
+void BM_StepResnet101ShrunkSqrt(benchmark::State& state) {
+    step(state, "resnet-101", "sqrt", true);
+}
+
 void BM_ProbeCpuRates(benchmark::State& state) {
     for (auto _ : state) {
         auto r = probeCpuRates(int(state.range(0)));
@@ -83,4 +96,5 @@ void BM_ProbeCpuRates(benchmark::State& state) {
 BENCHMARK(BM_StepMlp3x1024)->Arg(1)->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StepGpt2TinyFull)->Arg(1)->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StepGpt2TinySelective)->Arg(1)->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StepResnet101ShrunkSqrt)->Arg(1)->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ProbeCpuRates)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);

@@ -1,6 +1,6 @@
 // Speed of `remat fit`: the whole search of layouts x ZeRO stages x strategies x micro-batches.
 // GPT-3 175B on 1,024 A100s (global batch 1536) is the case the parallelism page walks; it
-// should answer within 2 s. Also the 8-GPU "does not fit" answer with its smallest-count search
+// should answer well within 2 s. Also the 8-GPU "does not fit" answer with its smallest-count search
 // and offload attempt. Results go to docs/performance.md.
 #include <benchmark/benchmark.h>
 
