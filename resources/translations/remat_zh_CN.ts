@@ -409,37 +409,38 @@
 <context>
     <name>RunWorker</name>
     <message>
-        <location filename="../../ui/run_worker.cpp" line="38"/>
+        <location filename="../../ui/run_worker.cpp" line="39"/>
         <source>the run was cancelled</source>
         <translation>运行已取消</translation>
     </message>
     <message>
-        <location filename="../../ui/run_worker.cpp" line="54"/>
+        <location filename="../../ui/run_worker.cpp" line="55"/>
         <source>this build has no CUDA executor (it was configured without nvcc or with REMAT_WITH_CUDA off)</source>
         <translation>此构建不含 CUDA 执行器（配置时未找到 nvcc，或 REMAT_WITH_CUDA 处于关闭状态）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_worker.cpp" line="64"/>
+        <location filename="../../ui/run_worker.cpp" line="60"/>
+        <location filename="../../ui/run_worker.cpp" line="69"/>
         <source>no usable CUDA device: %1</source>
         <translation>没有可用的 CUDA 设备：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_worker.cpp" line="98"/>
+        <location filename="../../ui/run_worker.cpp" line="103"/>
         <source>there is no program to run</source>
         <translation>没有可运行的程序</translation>
     </message>
     <message>
-        <location filename="../../ui/run_worker.cpp" line="121"/>
+        <location filename="../../ui/run_worker.cpp" line="126"/>
         <source>this run needs about %1 of host memory (the programs %2 at their peak, the rest the CPU executor&apos;s allocator, gradient copies for the check and the GEMM library&apos;s buffer); this machine has %3 available (%4). Choose a smaller micro-batch or a checkpointing strategy.</source>
         <translation>本次运行约需 %1 主机内存（程序峰值占 %2，其余为 CPU 执行器的分配器、用于梯度检查的梯度副本以及 GEMM 库的缓冲区）；本机可用 %3（%4）。请选择更小的微批次或使用检查点策略。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_worker.cpp" line="142"/>
+        <location filename="../../ui/run_worker.cpp" line="147"/>
         <source>the CPU executor cannot start: %1</source>
         <translation>CPU 执行器无法启动：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_worker.cpp" line="233"/>
+        <location filename="../../ui/run_worker.cpp" line="238"/>
         <source>this build of Remat Studio has no executors (gpu/ was not linked)</source>
         <translation>此 Remat Studio 构建不含执行器（未链接 gpu/）</translation>
     </message>
@@ -523,69 +524,79 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../../app/studio_main.cpp" line="87"/>
+        <location filename="../../app/studio_main.cpp" line="89"/>
         <source>Remat Studio: see what activation checkpointing costs and saves.</source>
         <translation>Remat Studio：看清激活检查点的开销与节省。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="93"/>
+        <location filename="../../app/studio_main.cpp" line="95"/>
         <source>A model file or a preset name (default gpt2-small).</source>
         <translation>模型文件或预设名称（默认 gpt2-small）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="96"/>
+        <location filename="../../app/studio_main.cpp" line="98"/>
         <source>Render the main window offscreen to FILE.png and quit.</source>
         <translation>在屏幕外将主窗口渲染到 FILE.png 后退出。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="100"/>
+        <location filename="../../app/studio_main.cpp" line="102"/>
         <source>Folder for the plots written without a display (default ./remat-output).</source>
         <translation>无显示器时写出图表的文件夹（默认 ./remat-output）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="105"/>
+        <location filename="../../app/studio_main.cpp" line="107"/>
         <source>Checkpointing strategy to start with (the CLI&apos;s spellings: none, full, every:K, sqrt, ...).</source>
         <translation>启动时使用的检查点策略（与命令行写法相同：none、full、every:K、sqrt 等）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="111"/>
+        <location filename="../../app/studio_main.cpp" line="113"/>
         <source>Expand every block of the layer stack into its instances and sub-modules.</source>
         <translation>将层栈中的每个块展开为其实例和子模块。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="114"/>
+        <location filename="../../app/studio_main.cpp" line="116"/>
         <source>Use the dark palette.</source>
         <translation>使用深色配色。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="117"/>
+        <location filename="../../app/studio_main.cpp" line="119"/>
         <source>User-interface language: en or zh_CN (default: the one chosen in View → Language, else the system&apos;s).</source>
         <translation>界面语言：en 或 zh_CN（默认：视图 → 语言中选择的语言，否则为系统语言）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="123"/>
+        <location filename="../../app/studio_main.cpp" line="125"/>
         <source>Folder for autosaves of unsaved work and for recovering them (default: the application data folder&apos;s autosave/).</source>
         <translation>保存和恢复未保存工作的自动保存文件夹（默认：应用数据文件夹下的 autosave/）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="129"/>
+        <location filename="../../app/studio_main.cpp" line="131"/>
         <source>Recover the newest work a crashed or killed session left behind without asking.</source>
         <translation>不经询问，直接恢复崩溃或被终止的会话留下的最新工作。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="134"/>
+        <location filename="../../app/studio_main.cpp" line="136"/>
         <source>Window size in pixels, WIDTHxHEIGHT (default 1600x1000, or the screen&apos;s where smaller; 1280x720 shows the projector layout).</source>
         <translation>窗口大小（像素），格式为 宽x高（默认 1600x1000，屏幕更小时取屏幕大小；1280x720 显示投影仪布局）。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="140"/>
+        <location filename="../../app/studio_main.cpp" line="142"/>
         <source>Show the step-through and the schedule grid at STEP (counted from 1 among the forward, recompute, backward and optimizer steps), or at the peak with &apos;peak&apos;.</source>
         <translation>在第 STEP 步（在前向、重计算、反向和优化器步中从 1 计数）显示单步执行和调度表，或用“peak”显示峰值处。</translation>
     </message>
     <message>
-        <location filename="../../app/studio_main.cpp" line="148"/>
+        <location filename="../../app/studio_main.cpp" line="150"/>
         <source>Show the two-plans tab comparing the strategy with S (none, full, every:3, ...).</source>
         <translation>显示“两个方案”标签页，将当前策略与 S（none、full、every:3……）对比。</translation>
+    </message>
+    <message>
+        <location filename="../../app/studio_main.cpp" line="156"/>
+        <source>Start in presentation mode: larger fonts and lines, the palette, inspector and status bar hidden.</source>
+        <translation>以演示模式启动：放大字体和线条，隐藏组件面板、检查器和状态栏。</translation>
+    </message>
+    <message>
+        <location filename="../../app/studio_main.cpp" line="162"/>
+        <source>Open the Lessons tab at lesson N (counted from 1), step S, revealed with &apos;:reveal&apos; (N, N:S or N:S:reveal).</source>
+        <translation>在「课程」标签页打开第 N 课（从 1 数起）的第 S 步，加上 &apos;:reveal&apos; 则直接揭晓（N、N:S 或 N:S:reveal）。</translation>
     </message>
 </context>
 <context>
@@ -692,72 +703,77 @@
         <translation>点击以应用 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="203"/>
+        <location filename="../../ui/comparison_model.cpp" line="209"/>
         <source>Share of the whole peak without checkpointing that this plan saves</source>
         <translation>该方案相对于不使用检查点时的整体峰值所节省的比例</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="205"/>
+        <location filename="../../ui/comparison_model.cpp" line="211"/>
         <source>Share of the activations kept for backward without checkpointing that this plan saves</source>
         <translation>该方案相对于不使用检查点时为反向传播保存的激活所节省的比例</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="208"/>
+        <location filename="../../ui/comparison_model.cpp" line="214"/>
         <source>Extra step time over the whole step without checkpointing (forward, backward and optimizer)</source>
         <translation>相对于不使用检查点的整个训练步（前向、反向和优化器）增加的步时间</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="211"/>
+        <location filename="../../ui/comparison_model.cpp" line="217"/>
         <source>UNSAFE: the plan changes the gradients (dropout without a preserved RNG state, an in-place op overwriting a kept tensor)</source>
         <translation>不安全：该方案会改变梯度（未保存 RNG 状态的 dropout，或原地操作覆盖了保存的张量）</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="220"/>
+        <location filename="../../ui/comparison_model.cpp" line="226"/>
         <source>strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="222"/>
+        <location filename="../../ui/comparison_model.cpp" line="228"/>
         <source>peak</source>
         <translation>峰值</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="224"/>
+        <location filename="../../ui/comparison_model.cpp" line="228"/>
+        <source>peak per GPU (rank that peaks)</source>
+        <translation>每 GPU 峰值（峰值最高的 rank）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/comparison_model.cpp" line="230"/>
         <source>peak saved</source>
         <translation>峰值节省</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="226"/>
+        <location filename="../../ui/comparison_model.cpp" line="232"/>
         <source>activations saved</source>
         <translation>激活节省</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="228"/>
+        <location filename="../../ui/comparison_model.cpp" line="234"/>
         <source>recompute overhead</source>
         <translation>重计算开销</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="230"/>
+        <location filename="../../ui/comparison_model.cpp" line="236"/>
         <source>step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="232"/>
+        <location filename="../../ui/comparison_model.cpp" line="238"/>
         <source>largest micro-batch</source>
         <translation>最大微批次</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="234"/>
+        <location filename="../../ui/comparison_model.cpp" line="240"/>
         <source>fits</source>
         <translation>能否容纳</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="236"/>
+        <location filename="../../ui/comparison_model.cpp" line="242"/>
         <source>safe</source>
         <translation>安全</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_model.cpp" line="276"/>
+        <location filename="../../ui/comparison_model.cpp" line="282"/>
         <source>error: %1</source>
         <translation>错误：%1</translation>
     </message>
@@ -842,58 +858,63 @@
         <translation>尚无模型。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="278"/>
+        <location filename="../../ui/comparison_panel.cpp" line="298"/>
         <source>The strategies could not be compared: %1</source>
         <translation>无法比较各策略：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="297"/>
+        <location filename="../../ui/comparison_panel.cpp" line="318"/>
         <source>%1 strategies</source>
         <translation>%1 个策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="298"/>
+        <location filename="../../ui/comparison_panel.cpp" line="319"/>
         <source>%1 strategies for %2</source>
         <translation>%2 的 %1 个策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="302"/>
+        <location filename="../../ui/comparison_panel.cpp" line="323"/>
         <source>%1 on %2; computing the every:K curve…</source>
         <translation>%1，设备 %2；正在计算 every:K 曲线…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="304"/>
+        <location filename="../../ui/comparison_panel.cpp" line="325"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; computing the optimal frontier…</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；正在计算最优前沿…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="309"/>
+        <location filename="../../ui/comparison_panel.cpp" line="330"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; no optimal frontier: %4</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；无最优前沿：%4</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="314"/>
+        <location filename="../../ui/comparison_panel.cpp" line="335"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; the optimal frontier is one point: no plan lowers the peak.</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；最优前沿只有一个点：没有方案能降低峰值。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="319"/>
+        <location filename="../../ui/comparison_panel.cpp" line="340"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; %4 plans on the optimal frontier.</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；最优前沿上有 %4 个方案。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="355"/>
-        <location filename="../../ui/comparison_panel.cpp" line="363"/>
+        <location filename="../../ui/comparison_panel.cpp" line="345"/>
+        <source>Per GPU (rank that peaks): %1</source>
+        <translation>每 GPU（峰值最高的 rank）：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/comparison_panel.cpp" line="377"/>
+        <location filename="../../ui/comparison_panel.cpp" line="385"/>
         <source>There is no comparison to export yet.</source>
         <translation>尚无可导出的比较。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="369"/>
+        <location filename="../../ui/comparison_panel.cpp" line="391"/>
         <source>Checkpointing strategies for %1</source>
         <translation>%1 的检查点策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="373"/>
+        <location filename="../../ui/comparison_panel.cpp" line="395"/>
         <source>%1 (usable %2), micro-batch %3 × %4 accumulation steps, %5, %6.</source>
         <translation>%1（可用 %2），微批次 %3 × %4 个梯度累积步，%5，%6。</translation>
     </message>
@@ -944,132 +965,148 @@
 <context>
     <name>remat::ui::Document</name>
     <message>
-        <location filename="../../ui/document.cpp" line="119"/>
+        <location filename="../../ui/document.cpp" line="120"/>
         <source>untitled</source>
         <translation>未命名</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="151"/>
+        <location filename="../../ui/document.cpp" line="170"/>
         <source>Planning…</source>
         <translation>正在规划…</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="151"/>
+        <location filename="../../ui/document.cpp" line="170"/>
         <source>Simulating…</source>
         <translation>正在模拟…</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="432"/>
+        <location filename="../../ui/document.cpp" line="460"/>
         <source>Strategy %1</source>
         <translation>策略 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="438"/>
+        <location filename="../../ui/document.cpp" line="466"/>
         <source>Micro-batch %1</source>
         <translation>微批次 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="444"/>
+        <location filename="../../ui/document.cpp" line="472"/>
         <source>Accumulation steps %1</source>
         <translation>梯度累积步数 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="451"/>
+        <location filename="../../ui/document.cpp" line="479"/>
         <source>Precision %1</source>
         <translation>精度 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="457"/>
+        <location filename="../../ui/document.cpp" line="485"/>
         <source>Optimizer %1</source>
         <translation>优化器 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="463"/>
+        <location filename="../../ui/document.cpp" line="491"/>
+        <source>Preserve the RNG state</source>
+        <translation>保留随机数状态</translation>
+    </message>
+    <message>
+        <location filename="../../ui/document.cpp" line="491"/>
+        <source>Do not preserve the RNG state</source>
+        <translation>不保留随机数状态</translation>
+    </message>
+    <message>
+        <location filename="../../ui/document.cpp" line="498"/>
         <source>Device %1</source>
         <translation>设备 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="470"/>
+        <location filename="../../ui/document.cpp" line="505"/>
         <source>Layout %1</source>
         <translation>布局 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="478"/>
+        <location filename="../../ui/document.cpp" line="513"/>
         <source>Cluster %1</source>
         <translation>集群 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="492"/>
+        <location filename="../../ui/document.cpp" line="527"/>
         <source>Apply %1, %2, micro-batch %3 x %4</source>
         <translation>应用 %1，%2，微批次 %3 × %4</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="503"/>
+        <location filename="../../ui/document.cpp" line="538"/>
         <source>Edit input</source>
         <translation>编辑输入</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="510"/>
-        <location filename="../../ui/document.cpp" line="680"/>
+        <location filename="../../ui/document.cpp" line="545"/>
+        <location filename="../../ui/document.cpp" line="742"/>
         <source>a name may be at most %1 bytes (this one has %2)</source>
         <translation>名称最多 %1 字节（当前为 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="514"/>
+        <location filename="../../ui/document.cpp" line="549"/>
         <source>Rename network</source>
         <translation>重命名网络</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="542"/>
+        <location filename="../../ui/document.cpp" line="577"/>
         <source>Toggle checkpoint %1</source>
         <translation>切换检查点 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="549"/>
-        <location filename="../../ui/document.cpp" line="567"/>
+        <location filename="../../ui/document.cpp" line="584"/>
+        <location filename="../../ui/document.cpp" line="612"/>
+        <location filename="../../ui/document.cpp" line="629"/>
         <source>Checkpoint %1</source>
         <translation>为 %1 设置检查点</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="550"/>
-        <location filename="../../ui/document.cpp" line="568"/>
+        <location filename="../../ui/document.cpp" line="585"/>
+        <location filename="../../ui/document.cpp" line="630"/>
         <source>Keep %1</source>
         <translation>保留 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="575"/>
+        <location filename="../../ui/document.cpp" line="611"/>
+        <source>Merge into %1</source>
+        <translation>合并为 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/document.cpp" line="637"/>
         <source>Clear plan</source>
         <translation>清除方案</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="618"/>
+        <location filename="../../ui/document.cpp" line="680"/>
         <source>Add %1</source>
         <translation>添加 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="641"/>
+        <location filename="../../ui/document.cpp" line="703"/>
         <source>Remove %1</source>
         <translation>移除 %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/document.cpp" line="642"/>
+        <location filename="../../ui/document.cpp" line="704"/>
         <source>Remove %n layers</source>
         <translation>
             <numerusform>移除 %n 层</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="655"/>
+        <location filename="../../ui/document.cpp" line="717"/>
         <source>Duplicate %1</source>
         <translation>复制 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="673"/>
+        <location filename="../../ui/document.cpp" line="735"/>
         <source>Move %1</source>
         <translation>移动 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="690"/>
+        <location filename="../../ui/document.cpp" line="752"/>
         <source>Edit %1</source>
         <translation>编辑 %1</translation>
     </message>
@@ -1095,6 +1132,70 @@
         <location filename="../../ui/evaluation_progress.cpp" line="67"/>
         <source>%1 %2 s</source>
         <translation>%1 %2 秒</translation>
+    </message>
+</context>
+<context>
+    <name>remat::ui::ExportPlanDialog</name>
+    <message>
+        <location filename="../../ui/export_plan_dialog.cpp" line="25"/>
+        <location filename="../../ui/export_plan_dialog.cpp" line="110"/>
+        <source>Export plan as code</source>
+        <translation>将方案导出为代码</translation>
+    </message>
+    <message>
+        <location filename="../../ui/export_plan_dialog.cpp" line="28"/>
+        <source>&amp;Target:</source>
+        <translation>目标(&amp;T):</translation>
+    </message>
+    <message>
+        <location filename="../../ui/export_plan_dialog.cpp" line="30"/>
+        <source>PyTorch module (torch.utils.checkpoint)</source>
+        <translation>PyTorch 模块 (torch.utils.checkpoint)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/export_plan_dialog.cpp" line="31"/>
+        <source>Hugging Face transformers</source>
+        <translation>Hugging Face transformers</translation>
+    </message>
+    <message>
+        <location filename="../../ui/export_plan_dialog.cpp" line="32"/>
+        <source>Megatron-LM flags</source>
+        <translation>Megatron-LM 命令行参数</translation>
+    </message>
+    <message>
+        <location filename="../../ui/export_plan_dialog.cpp" line="33"/>
+        <source>DeepSpeed config section</source>
+        <translation>DeepSpeed 配置段</translation>
+    </message>
+    <message>
+        <location filename="../../ui/export_plan_dialog.cpp" line="48"/>
+        <source>&amp;Copy</source>
+        <translation>复制(&amp;C)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/export_plan_dialog.cpp" line="49"/>
+        <source>&amp;Save…</source>
+        <translation>保存(&amp;S)…</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../../ui/export_plan_dialog.cpp" line="79"/>
+        <source>Plan %1: %n checkpointed region(s).</source>
+        <translation><numerusform>方案 %1:%n 个检查点区域。</numerusform></translation>
+    </message>
+    <message>
+        <location filename="../../ui/export_plan_dialog.cpp" line="84"/>
+        <source>This target cannot take the plan: %1</source>
+        <translation>此目标无法表达该方案:%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/export_plan_dialog.cpp" line="111"/>
+        <source>Cannot write %1</source>
+        <translation>无法写入 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/export_plan_dialog.cpp" line="119"/>
+        <source>Save the export</source>
+        <translation>保存导出结果</translation>
     </message>
 </context>
 <context>
@@ -1268,6 +1369,14 @@
         <location filename="../../ui/fit_dialog.cpp" line="279"/>
         <source>  … and %1 more</source>
         <translation>  … 另有 %1 个</translation>
+    </message>
+</context>
+<context>
+    <name>remat::ui::HelpBrowser</name>
+    <message>
+        <location filename="../../ui/help_browser.cpp" line="29"/>
+        <source>This page is not built into this copy of Remat Studio.</source>
+        <translation>此版本的 Remat Studio 未内置该页面。</translation>
     </message>
 </context>
 <context>
@@ -1506,6 +1615,11 @@
         <source>Select consecutive layers: a region is one contiguous range.</source>
         <translation>请选择连续的层：一个区域是一段连续范围。</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../../ui/layer_stack_view.cpp" line="225"/>
+        <source>Merged %n region(s) into one region.</source>
+        <translation><numerusform>已将 %n 个区域合并为一个区域。</numerusform></translation>
+    </message>
 </context>
 <context>
     <name>remat::ui::LayoutButton</name>
@@ -1710,6 +1824,67 @@
     </message>
 </context>
 <context>
+    <name>remat::ui::LessonPanel</name>
+    <message>
+        <location filename="../../ui/lesson_panel.cpp" line="42"/>
+        <location filename="../../ui/lesson_panel.cpp" line="189"/>
+        <source>Reveal</source>
+        <translation>揭晓</translation>
+    </message>
+    <message>
+        <location filename="../../ui/lesson_panel.cpp" line="45"/>
+        <location filename="../../ui/lesson_panel.cpp" line="190"/>
+        <source>◀ Back</source>
+        <translation>◀ 上一步</translation>
+    </message>
+    <message>
+        <location filename="../../ui/lesson_panel.cpp" line="46"/>
+        <location filename="../../ui/lesson_panel.cpp" line="191"/>
+        <source>Next ▶</source>
+        <translation>下一步 ▶</translation>
+    </message>
+    <message>
+        <location filename="../../ui/lesson_panel.cpp" line="55"/>
+        <source>Language of the lesson text</source>
+        <translation>课程文字的语言</translation>
+    </message>
+    <message>
+        <location filename="../../ui/lesson_panel.cpp" line="193"/>
+        <source>No lessons could be loaded: %1</source>
+        <translation>无法加载课程：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/lesson_panel.cpp" line="200"/>
+        <source>Choose a lesson above. Each step sets up a model and a plan, asks you to predict, then shows the simulator&apos;s figures.</source>
+        <translation>请在上方选择一门课程。每一步会设置好模型和方案，请你先预测，然后显示模拟器的数字。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/lesson_panel.cpp" line="212"/>
+        <source>Step %1 of %2</source>
+        <translation>第 %1 步，共 %2 步</translation>
+    </message>
+    <message>
+        <location filename="../../ui/lesson_panel.cpp" line="224"/>
+        <source>This step could not be set up: %1</source>
+        <translation>无法设置这一步：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/lesson_panel.cpp" line="236"/>
+        <source>Answer: %1</source>
+        <translation>答案：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/lesson_panel.cpp" line="239"/>
+        <source>✔ Right: %1</source>
+        <translation>✔ 答对了：%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/lesson_panel.cpp" line="242"/>
+        <source>✘ Not quite: the answer is %1</source>
+        <translation>✘ 不太对：答案是 %1</translation>
+    </message>
+</context>
+<context>
     <name>remat::ui::LiveBlocksView</name>
     <message>
         <location filename="../../ui/live_blocks_view.cpp" line="44"/>
@@ -1740,324 +1915,381 @@
 <context>
     <name>remat::ui::MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.cpp" line="112"/>
+        <location filename="../../ui/main_window.cpp" line="119"/>
         <source>Strategy and training</source>
         <translation>策略与训练</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="120"/>
+        <location filename="../../ui/main_window.cpp" line="127"/>
         <source>Device and memory budget</source>
         <translation>设备与内存预算</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="131"/>
+        <location filename="../../ui/main_window.cpp" line="144"/>
         <source>Time the last edit took to simulate and redraw</source>
         <translation>上一次修改的模拟和重绘用时</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="157"/>
+        <location filename="../../ui/main_window.cpp" line="170"/>
         <source>Layer stack</source>
         <translation>层栈</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="158"/>
+        <location filename="../../ui/main_window.cpp" line="171"/>
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="159"/>
+        <location filename="../../ui/main_window.cpp" line="172"/>
         <source>Palette</source>
         <translation>层库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="162"/>
+        <location filename="../../ui/main_window.cpp" line="175"/>
         <source>Summary</source>
         <translation>摘要</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="165"/>
+        <location filename="../../ui/main_window.cpp" line="178"/>
         <source>Comparison</source>
         <translation>比较</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="166"/>
+        <location filename="../../ui/main_window.cpp" line="179"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="167"/>
+        <location filename="../../ui/main_window.cpp" line="180"/>
+        <location filename="../../ui/main_window_slides.cpp" line="21"/>
         <source>Sweep</source>
         <translation>扫描</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="174"/>
+        <location filename="../../ui/main_window.cpp" line="187"/>
         <source>Step-through</source>
         <translation>单步执行</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="176"/>
+        <location filename="../../ui/main_window.cpp" line="189"/>
         <source>Schedule</source>
         <translation>调度表</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="178"/>
+        <location filename="../../ui/main_window.cpp" line="191"/>
+        <location filename="../../ui/main_window_slides.cpp" line="23"/>
         <source>Two plans</source>
         <translation>两个方案</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="230"/>
+        <location filename="../../ui/main_window.cpp" line="203"/>
+        <source>Lessons</source>
+        <translation>课程</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window.cpp" line="250"/>
         <source>Edit refused: %1</source>
         <translation>修改被拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="281"/>
+        <location filename="../../ui/main_window.cpp" line="301"/>
         <source>Run finished: %1</source>
         <translation>运行完成：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="282"/>
+        <location filename="../../ui/main_window.cpp" line="302"/>
         <source>Run did not finish: %1</source>
         <translation>运行未完成：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="310"/>
+        <location filename="../../ui/main_window.cpp" line="331"/>
         <source>Runs are of one GPU: set the layout to 1 GPU to run the step and measure it.</source>
         <translation>运行只针对单块 GPU：把布局设为 1 块 GPU 才能运行并测量该步。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="318"/>
+        <location filename="../../ui/main_window.cpp" line="339"/>
         <source>updated in %1 ms</source>
         <translation>更新用时 %1 毫秒</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="338"/>
+        <location filename="../../ui/main_window.cpp" line="359"/>
         <source>%1[*] — Remat Studio</source>
         <translation>%1[*] — Remat Studio</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="56"/>
+        <location filename="../../ui/main_window_menus.cpp" line="61"/>
         <source>&amp;Duplicate layer</source>
         <translation>复制层(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="62"/>
+        <location filename="../../ui/main_window_menus.cpp" line="67"/>
         <source>De&amp;lete layer</source>
         <translation>删除层(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="66"/>
+        <location filename="../../ui/main_window_menus.cpp" line="71"/>
         <source>Move layer &amp;up</source>
         <translation>上移层(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="69"/>
+        <location filename="../../ui/main_window_menus.cpp" line="74"/>
         <source>Move layer do&amp;wn</source>
         <translation>下移层(&amp;W)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="78"/>
+        <location filename="../../ui/main_window_menus.cpp" line="83"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="79"/>
+        <location filename="../../ui/main_window_menus.cpp" line="84"/>
         <source>&amp;New</source>
         <translation>新建(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="80"/>
+        <location filename="../../ui/main_window_menus.cpp" line="85"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="81"/>
+        <location filename="../../ui/main_window_menus.cpp" line="86"/>
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="82"/>
+        <location filename="../../ui/main_window_menus.cpp" line="87"/>
         <source>&amp;Import Hugging Face config…</source>
         <translation>导入 Hugging Face 配置(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="83"/>
+        <location filename="../../ui/main_window_menus.cpp" line="88"/>
+        <source>Compare with a PyTorch &amp;snapshot…</source>
+        <translation>与 PyTorch 快照比较(&amp;S)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="90"/>
         <source>&amp;Presets</source>
         <translation>预设(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="96"/>
+        <location filename="../../ui/main_window_menus.cpp" line="103"/>
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="97"/>
+        <location filename="../../ui/main_window_menus.cpp" line="104"/>
         <source>Save &amp;As…</source>
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="99"/>
+        <location filename="../../ui/main_window_menus.cpp" line="106"/>
         <source>&amp;Export</source>
         <translation>导出(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="100"/>
+        <location filename="../../ui/main_window_menus.cpp" line="107"/>
         <source>Timeline plot (PNG, SVG, PDF)…</source>
         <translation>时间线图（PNG、SVG、PDF）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="102"/>
+        <location filename="../../ui/main_window_menus.cpp" line="109"/>
         <source>Trade-off plot (PNG, SVG, PDF)…</source>
         <translation>权衡图（PNG、SVG、PDF）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="104"/>
+        <location filename="../../ui/main_window_menus.cpp" line="111"/>
+        <source>For &amp;slides (title, size, PNG density)…</source>
+        <translation>用于幻灯片(&amp;S)（标题、尺寸、PNG 像素密度）…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="113"/>
         <source>Timeline as CSV…</source>
         <translation>时间线导出为 CSV…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="106"/>
+        <location filename="../../ui/main_window_menus.cpp" line="115"/>
         <source>Comparison as CSV…</source>
         <translation>比较导出为 CSV…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="108"/>
+        <location filename="../../ui/main_window_menus.cpp" line="117"/>
         <source>Comparison as Markdown…</source>
         <translation>比较导出为 Markdown…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="111"/>
+        <location filename="../../ui/main_window_menus.cpp" line="120"/>
+        <source>Export plan as &amp;code…</source>
+        <translation>将方案导出为代码(&amp;C)…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="127"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="113"/>
+        <location filename="../../ui/main_window_menus.cpp" line="129"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="114"/>
+        <location filename="../../ui/main_window_menus.cpp" line="130"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="116"/>
+        <location filename="../../ui/main_window_menus.cpp" line="132"/>
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="127"/>
+        <location filename="../../ui/main_window_menus.cpp" line="143"/>
         <source>&amp;Clear plan</source>
         <translation>清除方案(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="129"/>
+        <location filename="../../ui/main_window_menus.cpp" line="145"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="130"/>
+        <location filename="../../ui/main_window_menus.cpp" line="146"/>
         <source>Timeline &amp;x axis</source>
         <translation>时间线横轴(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="132"/>
+        <location filename="../../ui/main_window_menus.cpp" line="148"/>
         <source>&amp;Instruction</source>
         <translation>指令(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="133"/>
+        <location filename="../../ui/main_window_menus.cpp" line="149"/>
         <source>Predicted &amp;time</source>
         <translation>预测时间(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="147"/>
+        <location filename="../../ui/main_window_menus.cpp" line="163"/>
         <source>&amp;Units</source>
         <translation>单位(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="149"/>
+        <location filename="../../ui/main_window_menus.cpp" line="165"/>
         <source>GiB (2^30 bytes)</source>
         <translation>GiB（2^30 字节）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="150"/>
+        <location filename="../../ui/main_window_menus.cpp" line="166"/>
         <source>GB (10^9 bytes)</source>
         <translation>GB（10^9 字节）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="158"/>
+        <location filename="../../ui/main_window_menus.cpp" line="174"/>
         <source>&amp;Palette</source>
         <translation>配色(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="160"/>
+        <location filename="../../ui/main_window_menus.cpp" line="176"/>
         <source>&amp;Light</source>
         <translation>浅色(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="161"/>
+        <location filename="../../ui/main_window_menus.cpp" line="177"/>
         <source>&amp;Dark</source>
         <translation>深色(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="171"/>
+        <location filename="../../ui/main_window_menus.cpp" line="187"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="175"/>
+        <location filename="../../ui/main_window_menus.cpp" line="191"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="186"/>
+        <location filename="../../ui/main_window_menus.cpp" line="202"/>
         <source>The language changes when Remat Studio is started again.</source>
         <translation>重新启动 Remat Studio 后语言才会更改。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="188"/>
+        <location filename="../../ui/main_window_menus.cpp" line="204"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="196"/>
+        <location filename="../../ui/main_window_menus.cpp" line="206"/>
+        <source>&amp;Presentation mode</source>
+        <translation>演示模式(&amp;P)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="210"/>
+        <source>Larger fonts and lines for a projector; the palette, inspector and status bar hidden</source>
+        <translation>为投影仪放大字体和线条；隐藏组件面板、检查器和状态栏</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="219"/>
         <source>&amp;Tools</source>
         <translation>工具(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="198"/>
+        <location filename="../../ui/main_window_menus.cpp" line="221"/>
         <source>Make it &amp;fit…</source>
         <translation>让它装得下(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="200"/>
+        <location filename="../../ui/main_window_menus.cpp" line="223"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="201"/>
+        <location filename="../../ui/main_window_menus.cpp" line="225"/>
+        <source>&amp;Lessons</source>
+        <translation>课程(&amp;L)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="229"/>
+        <source>&amp;User guide</source>
+        <translation>用户指南(&amp;U)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="230"/>
+        <source>&amp;Glossary</source>
+        <translation>术语表(&amp;G)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="232"/>
         <source>&amp;About Remat Studio</source>
         <translation>关于 Remat Studio(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="202"/>
+        <location filename="../../ui/main_window_menus.cpp" line="233"/>
         <source>About &amp;Qt</source>
         <translation>关于 Qt(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="232"/>
+        <location filename="../../ui/main_window_menus.cpp" line="240"/>
+        <source>Remat Studio user guide</source>
+        <translation>Remat Studio 用户指南</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="240"/>
+        <source>Glossary</source>
+        <translation>术语表</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="273"/>
         <source>Opening %1… %2</source>
         <translation>正在打开 %1… %2</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="235"/>
-        <location filename="../../ui/main_window_menus.cpp" line="225"/>
+        <location filename="../../ui/main_window.cpp" line="255"/>
+        <location filename="../../ui/main_window_menus.cpp" line="266"/>
         <source>Cannot open model</source>
         <translation>无法打开模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="236"/>
-        <location filename="../../ui/main_window_menus.cpp" line="226"/>
+        <location filename="../../ui/main_window.cpp" line="256"/>
+        <location filename="../../ui/main_window_menus.cpp" line="267"/>
         <source>The model was not opened; the current one is unchanged.
 
 %1</source>
@@ -2066,24 +2298,24 @@
 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="243"/>
+        <location filename="../../ui/main_window_menus.cpp" line="284"/>
         <source>Opened %1</source>
         <translation>已打开 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="244"/>
+        <location filename="../../ui/main_window_menus.cpp" line="285"/>
         <source>Opened %1: %2</source>
         <translation>已打开 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="250"/>
-        <location filename="../../ui/main_window_menus.cpp" line="257"/>
+        <location filename="../../ui/main_window_menus.cpp" line="291"/>
+        <location filename="../../ui/main_window_menus.cpp" line="298"/>
         <source>Cannot import Hugging Face config</source>
         <translation>无法导入 Hugging Face 配置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="251"/>
-        <location filename="../../ui/main_window_menus.cpp" line="258"/>
+        <location filename="../../ui/main_window_menus.cpp" line="292"/>
+        <location filename="../../ui/main_window_menus.cpp" line="299"/>
         <source>The config was not imported; the current model is unchanged.
 
 %1</source>
@@ -2092,117 +2324,159 @@
 %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window_menus.cpp" line="263"/>
+        <location filename="../../ui/main_window_menus.cpp" line="304"/>
         <source>Imported %1 (model_type %2) as a new unsaved model; %n field(s) of the config ignored as changing neither memory nor time</source>
         <translation>
             <numerusform>已将 %1（model_type %2）导入为新的未保存模型；配置中有 %n 个字段既不影响内存也不影响时间，已忽略</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="273"/>
+        <location filename="../../ui/main_window_menus.cpp" line="314"/>
         <source>Import Hugging Face config</source>
         <translation>导入 Hugging Face 配置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="274"/>
+        <location filename="../../ui/main_window_menus.cpp" line="315"/>
         <source>Hugging Face configs (config.json *.json);;All files (*)</source>
         <translation>Hugging Face 配置 (config.json *.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="281"/>
+        <location filename="../../ui/main_window_menus.cpp" line="321"/>
+        <source>Compare with a PyTorch snapshot</source>
+        <translation>与 PyTorch 快照比较</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="322"/>
+        <source>PyTorch memory snapshots (*.pickle *.pkl);;All files (*)</source>
+        <translation>PyTorch 内存快照 (*.pickle *.pkl);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="329"/>
+        <source>Cannot compare with the snapshot</source>
+        <translation>无法与快照比较</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="351"/>
+        <source>a PyTorch snapshot is of one GPU; set the layout to 1 GPU</source>
+        <translation>PyTorch 快照只记录一个 GPU；请将布局设为 1 个 GPU</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="355"/>
+        <source>%1 cannot be laid over this plan: %2</source>
+        <translation>%1 无法叠加到此方案上：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="365"/>
+        <source>PyTorch allocated, peak %1 (%2, %3% vs predicted)</source>
+        <translation>PyTorch 已分配，峰值 %1（%2，相对预测 %3%）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="369"/>
+        <source>PyTorch reserved, peak %1</source>
+        <translation>PyTorch 已保留，峰值 %1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="372"/>
+        <source>Compared with %1: measured peak %2 allocated, %3 reserved; predicted %4</source>
+        <translation>已与 %1 比较：实测峰值 已分配 %2、已保留 %3；预测 %4</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_menus.cpp" line="381"/>
         <source>Cannot save</source>
         <translation>无法保存</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="286"/>
+        <location filename="../../ui/main_window_menus.cpp" line="386"/>
         <source>Saved %1</source>
         <translation>已保存 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="298"/>
+        <location filename="../../ui/main_window_menus.cpp" line="398"/>
         <source>New model</source>
         <translation>新建模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="303"/>
+        <location filename="../../ui/main_window_menus.cpp" line="403"/>
         <source>Open model</source>
         <translation>打开模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="304"/>
+        <location filename="../../ui/main_window_menus.cpp" line="404"/>
         <source>Remat models (*.json);;All files (*)</source>
         <translation>Remat 模型 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="316"/>
+        <location filename="../../ui/main_window_menus.cpp" line="416"/>
         <source>Save model</source>
         <translation>保存模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="317"/>
+        <location filename="../../ui/main_window_menus.cpp" line="417"/>
         <source>Remat models (*.json)</source>
         <translation>Remat 模型 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="324"/>
+        <location filename="../../ui/main_window_menus.cpp" line="424"/>
         <source>Unsaved changes</source>
         <translation>未保存的修改</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="325"/>
+        <location filename="../../ui/main_window_menus.cpp" line="425"/>
         <source>%1 has unsaved changes. Save them first?</source>
         <translation>%1 有未保存的修改。先保存吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="334"/>
-        <location filename="../../ui/main_window_menus.cpp" line="341"/>
-        <location filename="../../ui/main_window_menus.cpp" line="348"/>
-        <location filename="../../ui/main_window_menus.cpp" line="356"/>
+        <location filename="../../ui/main_window_menus.cpp" line="434"/>
+        <location filename="../../ui/main_window_menus.cpp" line="441"/>
+        <location filename="../../ui/main_window_menus.cpp" line="448"/>
+        <location filename="../../ui/main_window_menus.cpp" line="456"/>
+        <location filename="../../ui/main_window_slides.cpp" line="56"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="364"/>
+        <location filename="../../ui/main_window_menus.cpp" line="489"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
         <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="367"/>
+        <location filename="../../ui/main_window_menus.cpp" line="492"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="370"/>
+        <location filename="../../ui/main_window_menus.cpp" line="495"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="374"/>
+        <location filename="../../ui/main_window_menus.cpp" line="499"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="385"/>
+        <location filename="../../ui/main_window_menus.cpp" line="510"/>
+        <location filename="../../ui/main_window_slides.cpp" line="59"/>
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="410"/>
+        <location filename="../../ui/main_window_menus.cpp" line="535"/>
         <source>Recover unsaved work</source>
         <translation>恢复未保存的工作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="411"/>
+        <location filename="../../ui/main_window_menus.cpp" line="536"/>
         <source>Remat Studio closed unexpectedly. Recover the unsaved changes to %1 from %2?</source>
         <translation>Remat Studio 意外关闭。要恢复 %2 自动保存的对 %1 的未保存修改吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="428"/>
+        <location filename="../../ui/main_window_menus.cpp" line="553"/>
         <source>Recovered the unsaved changes to %1.</source>
         <translation>已恢复 %1 的未保存更改。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="440"/>
+        <location filename="../../ui/main_window_menus.cpp" line="565"/>
         <source>An autosave of unsaved work could not be read, nor moved aside; it stays at %1.
 
 %2</source>
@@ -2211,7 +2485,7 @@
 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="443"/>
+        <location filename="../../ui/main_window_menus.cpp" line="568"/>
         <source>An autosave of unsaved work could not be read. It was kept, not deleted: it is now %1.
 
 %2</source>
@@ -2220,19 +2494,59 @@
 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="449"/>
+        <location filename="../../ui/main_window_menus.cpp" line="574"/>
         <source>Unreadable autosave</source>
         <translation>无法读取的自动保存</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="459"/>
+        <location filename="../../ui/main_window_menus.cpp" line="584"/>
         <source>About Remat Studio</source>
         <translation>关于 Remat Studio</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="460"/>
+        <location filename="../../ui/main_window_menus.cpp" line="585"/>
         <source>&lt;h3&gt;Remat Studio %1&lt;/h3&gt;&lt;p&gt;A lab for activation checkpointing: stack layers, choose what to recompute, and see the memory and time it costs — predicted by the simulator, confirmed by running the plan on the CPU or a GPU.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Remat Studio %1&lt;/h3&gt;&lt;p&gt;激活检查点实验室：堆叠网络层，选择要重计算的部分，查看它在内存和时间上的开销——由模拟器预测，并通过在 CPU 或 GPU 上实际运行该方案来验证。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_slides.cpp" line="19"/>
+        <source>Memory timeline</source>
+        <translation>显存时间线</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_slides.cpp" line="20"/>
+        <source>Trade-off plot</source>
+        <translation>权衡图</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_slides.cpp" line="22"/>
+        <source>Schedule grid</source>
+        <translation>调度网格</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_slides.cpp" line="34"/>
+        <source>The trade-off plot is empty: wait for the comparison to finish.</source>
+        <translation>权衡图为空：请等待比较完成。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_slides.cpp" line="39"/>
+        <source>The sweep has no result yet: open the Sweep tab and let it finish.</source>
+        <translation>扫描还没有结果：请打开“扫描”标签页并等待其完成。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_slides.cpp" line="44"/>
+        <source>The schedule grid is empty: show it (View → Schedule grid) first.</source>
+        <translation>调度网格为空：请先显示它（视图 → 调度网格）。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_slides.cpp" line="49"/>
+        <source>Two plans shows nothing yet: choose the second plan in its panel first.</source>
+        <translation>“两个方案”尚无内容：请先在其面板中选择第二个方案。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_slides.cpp" line="53"/>
+        <source>There is no picture called &quot;%1&quot;.</source>
+        <translation>没有名为“%1”的图片。</translation>
     </message>
 </context>
 <context>
@@ -2374,17 +2688,12 @@
 <context>
     <name>remat::ui::PlotAdapter</name>
     <message>
-        <location filename="../../ui/plot_adapter.cpp" line="1063"/>
+        <location filename="../../ui/plot_adapter.cpp" line="1150"/>
         <source>Remat Studio plot</source>
         <translation>Remat Studio 图表</translation>
     </message>
     <message>
-        <location filename="../../ui/plot_adapter.cpp" line="1070"/>
-        <source>Cannot export to &quot;%1&quot;: choose a .png, .svg or .pdf file name.</source>
-        <translation>无法导出到“%1”：请选择 .png、.svg 或 .pdf 文件名。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/plot_adapter.cpp" line="1075"/>
+        <location filename="../../ui/plot_adapter.cpp" line="1164"/>
         <source>Could not write &quot;%1&quot;. Check that the folder exists and is writable.</source>
         <translation>无法写入“%1”。请检查文件夹是否存在且可写。</translation>
     </message>
@@ -2768,107 +3077,191 @@
     </message>
 </context>
 <context>
+    <name>remat::ui::SlideExportDialog</name>
+    <message>
+        <location filename="../../ui/slide_export_dialog.cpp" line="29"/>
+        <location filename="../../ui/slide_export_dialog.cpp" line="150"/>
+        <source>Export for slides</source>
+        <translation>导出用于幻灯片</translation>
+    </message>
+    <message>
+        <location filename="../../ui/slide_export_dialog.cpp" line="34"/>
+        <source>Picture:</source>
+        <translation>图片：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/slide_export_dialog.cpp" line="37"/>
+        <source>Title:</source>
+        <translation>标题：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/slide_export_dialog.cpp" line="41"/>
+        <source>%1 × %2</source>
+        <translation>%1 × %2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/slide_export_dialog.cpp" line="43"/>
+        <source>Custom</source>
+        <translation>自定义</translation>
+    </message>
+    <message>
+        <location filename="../../ui/slide_export_dialog.cpp" line="48"/>
+        <source> px</source>
+        <translation> 像素</translation>
+    </message>
+    <message>
+        <location filename="../../ui/slide_export_dialog.cpp" line="57"/>
+        <source>Size:</source>
+        <translation>尺寸：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/slide_export_dialog.cpp" line="74"/>
+        <source>%1×</source>
+        <translation>%1×</translation>
+    </message>
+    <message>
+        <location filename="../../ui/slide_export_dialog.cpp" line="76"/>
+        <source>PNG only: pixels per logical pixel. 2× stays sharp on a high-resolution projector or a scaled slide.</source>
+        <translation>仅限 PNG：每个逻辑像素对应的像素数。2× 在高分辨率投影仪或缩放的幻灯片上仍然清晰。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/slide_export_dialog.cpp" line="78"/>
+        <source>PNG density:</source>
+        <translation>PNG 像素密度：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/slide_export_dialog.cpp" line="81"/>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/slide_export_dialog.cpp" line="86"/>
+        <source>File (.png, .svg, .pdf):</source>
+        <translation>文件（.png、.svg、.pdf）：</translation>
+    </message>
+    <message>
+        <location filename="../../ui/slide_export_dialog.cpp" line="134"/>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/slide_export_dialog.cpp" line="151"/>
+        <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
+        <translation>PNG 图像 (*.png);;SVG 图形 (*.svg);;PDF 文档 (*.pdf)</translation>
+    </message>
+    <message>
+        <location filename="../../ui/slide_export_dialog.cpp" line="158"/>
+        <source>Choose a file to write.</source>
+        <translation>请选择要写入的文件。</translation>
+    </message>
+</context>
+<context>
     <name>remat::ui::StepThroughPanel</name>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="79"/>
+        <location filename="../../ui/step_through_panel.cpp" line="82"/>
         <source>First step</source>
         <translation>第一步</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="80"/>
+        <location filename="../../ui/step_through_panel.cpp" line="83"/>
         <source>Step back</source>
         <translation>后退一步</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="81"/>
-        <location filename="../../ui/step_through_panel.cpp" line="356"/>
+        <location filename="../../ui/step_through_panel.cpp" line="84"/>
+        <location filename="../../ui/step_through_panel.cpp" line="407"/>
         <source>Play</source>
         <translation>播放</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="82"/>
+        <location filename="../../ui/step_through_panel.cpp" line="85"/>
         <source>Step forward</source>
         <translation>前进一步</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="83"/>
+        <location filename="../../ui/step_through_panel.cpp" line="86"/>
         <source>Last step</source>
         <translation>最后一步</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="85"/>
+        <location filename="../../ui/step_through_panel.cpp" line="88"/>
         <source>Previous phase</source>
         <translation>上一阶段</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="87"/>
+        <location filename="../../ui/step_through_panel.cpp" line="90"/>
         <source>Next phase</source>
         <translation>下一阶段</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="88"/>
+        <location filename="../../ui/step_through_panel.cpp" line="91"/>
         <source>Peak</source>
         <translation>峰值</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="90"/>
+        <location filename="../../ui/step_through_panel.cpp" line="93"/>
         <source>◀ phase</source>
         <extracomment>Short labels of the phase and peak buttons</extracomment>
         <translation>◀ 阶段</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="91"/>
+        <location filename="../../ui/step_through_panel.cpp" line="94"/>
         <source>phase ▶</source>
         <translation>阶段 ▶</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="92"/>
+        <location filename="../../ui/step_through_panel.cpp" line="95"/>
         <source>peak</source>
         <translation>峰值</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="96"/>
+        <location filename="../../ui/step_through_panel.cpp" line="99"/>
         <source>Playback speed</source>
         <translation>播放速度</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="98"/>
+        <location filename="../../ui/step_through_panel.cpp" line="101"/>
         <source>%1/s</source>
         <comment>steps per second</comment>
         <translation>%1/秒</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="102"/>
+        <location filename="../../ui/step_through_panel.cpp" line="105"/>
         <source>allocs and frees</source>
         <translation>分配与释放</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="104"/>
+        <location filename="../../ui/step_through_panel.cpp" line="107"/>
         <source>Stop at every alloc and free too, not only at the work</source>
         <translation>在每次分配和释放处也停下，而不只是在计算处</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="110"/>
+        <location filename="../../ui/step_through_panel.cpp" line="113"/>
         <source>Drag to scrub through the program</source>
         <translation>拖动以浏览整个程序</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="289"/>
+        <location filename="../../ui/step_through_panel.cpp" line="274"/>
+        <source>Indexing the program&apos;s %1 instructions…</source>
+        <translation>正在为程序的 %1 条指令建立索引…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_through_panel.cpp" line="340"/>
         <source>No program to step through.</source>
         <translation>没有可单步执行的程序。</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="292"/>
+        <location filename="../../ui/step_through_panel.cpp" line="343"/>
         <source>%1 / %2</source>
         <translation>%1 / %2</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="293"/>
+        <location filename="../../ui/step_through_panel.cpp" line="344"/>
         <source>Step %1 of %2: instruction %3 of %4</source>
         <translation>第 %1 步，共 %2 步：指令 %3 / %4</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="356"/>
+        <location filename="../../ui/step_through_panel.cpp" line="407"/>
         <source>Pause</source>
         <translation>暂停</translation>
     </message>
@@ -2876,107 +3269,117 @@
 <context>
     <name>remat::ui::StrategyBar</name>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="44"/>
+        <location filename="../../ui/strategy_bar.cpp" line="45"/>
         <source>manual (click the stack)</source>
         <translation>手动（点击层栈）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="45"/>
+        <location filename="../../ui/strategy_bar.cpp" line="46"/>
         <source>none (keep everything)</source>
         <translation>无（全部保留）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="46"/>
+        <location filename="../../ui/strategy_bar.cpp" line="47"/>
         <source>full (every block)</source>
         <translation>全部（每个块）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="47"/>
+        <location filename="../../ui/strategy_bar.cpp" line="48"/>
         <source>every k blocks</source>
         <translation>每 k 个块</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="48"/>
+        <location filename="../../ui/strategy_bar.cpp" line="49"/>
         <source>sqrt(N) groups</source>
         <translation>sqrt(N) 分组</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="49"/>
+        <location filename="../../ui/strategy_bar.cpp" line="50"/>
         <source>selective (sub-modules)</source>
         <translation>选择性（子模块）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="50"/>
+        <location filename="../../ui/strategy_bar.cpp" line="51"/>
         <source>optimal under a budget</source>
         <translation>预算内最优</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="52"/>
+        <location filename="../../ui/strategy_bar.cpp" line="53"/>
         <source>optimal, nested, under a budget</source>
         <translation>预算内最优（嵌套）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="53"/>
+        <location filename="../../ui/strategy_bar.cpp" line="54"/>
         <source>revolve (c checkpoints)</source>
         <translation>revolve（c 个检查点）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="82"/>
+        <location filename="../../ui/strategy_bar.cpp" line="78"/>
+        <source>Preserve RNG</source>
+        <translation>保留随机数状态</translation>
+    </message>
+    <message>
+        <location filename="../../ui/strategy_bar.cpp" line="84"/>
         <source>Checkpointing strategy</source>
         <translation>检查点策略</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="85"/>
+        <location filename="../../ui/strategy_bar.cpp" line="87"/>
         <source>Blocks per checkpointed group (every k) or checkpoints (revolve)</source>
         <translation>每个检查点分组的块数（every k），或检查点个数（revolve）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="94"/>
+        <location filename="../../ui/strategy_bar.cpp" line="96"/>
         <source>Sub-module kinds to checkpoint</source>
         <translation>要设置检查点的子模块类型</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="98"/>
+        <location filename="../../ui/strategy_bar.cpp" line="100"/>
         <source>Memory budget for the optimal planner</source>
         <translation>最优规划器的内存预算</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="103"/>
+        <location filename="../../ui/strategy_bar.cpp" line="105"/>
         <source>Samples per micro-batch</source>
         <translation>每个微批次的样本数</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="107"/>
+        <location filename="../../ui/strategy_bar.cpp" line="109"/>
         <source>Gradient-accumulation steps (micro-batches per optimizer step)</source>
         <translation>梯度累积步数（每次优化器更新的微批次数）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="116"/>
+        <location filename="../../ui/strategy_bar.cpp" line="118"/>
         <source>Strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="121"/>
+        <location filename="../../ui/strategy_bar.cpp" line="123"/>
         <source>Micro-batch</source>
         <translation>微批次</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="123"/>
+        <location filename="../../ui/strategy_bar.cpp" line="125"/>
         <source>× steps</source>
         <translation>× 步</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="125"/>
+        <location filename="../../ui/strategy_bar.cpp" line="127"/>
         <source>Precision</source>
         <translation>精度</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="127"/>
+        <location filename="../../ui/strategy_bar.cpp" line="129"/>
         <source>Optimizer</source>
         <translation>优化器</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="182"/>
+        <location filename="../../ui/strategy_bar.cpp" line="133"/>
+        <source>PyTorch&apos;s preserve_rng_state: a recomputed dropout draws the same mask as in forward. Untick it to see the damage: new masks on recompute, gradients that differ from training without checkpointing</source>
+        <translation>PyTorch 的 preserve_rng_state：重算时 dropout 抽取与前向相同的掩码。取消勾选可看到后果：重算时抽取新掩码，梯度与不做检查点的训练不同</translation>
+    </message>
+    <message>
+        <location filename="../../ui/strategy_bar.cpp" line="193"/>
         <source>kinds…</source>
         <translation>类型…</translation>
     </message>
@@ -2984,199 +3387,214 @@
 <context>
     <name>remat::ui::SummaryPanel</name>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="60"/>
+        <location filename="../../ui/summary_panel.cpp" line="58"/>
         <source>Peak memory</source>
         <translation>峰值内存</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="61"/>
+        <location filename="../../ui/summary_panel.cpp" line="59"/>
         <source>Activations kept for backward</source>
         <translation>为反向传播保存的激活</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="62"/>
+        <location filename="../../ui/summary_panel.cpp" line="60"/>
         <source>Peak reached at</source>
         <translation>峰值出现于</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="63"/>
+        <location filename="../../ui/summary_panel.cpp" line="61"/>
         <source>Recompute overhead</source>
         <translation>重计算开销</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="64"/>
+        <location filename="../../ui/summary_panel.cpp" line="62"/>
         <source>Predicted step time</source>
         <translation>预测单步时间</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="65"/>
+        <location filename="../../ui/summary_panel.cpp" line="63"/>
         <source>Throughput</source>
         <translation>吞吐量</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="66"/>
+        <location filename="../../ui/summary_panel.cpp" line="64"/>
         <source>MFU</source>
         <translation>MFU</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="67"/>
+        <location filename="../../ui/summary_panel.cpp" line="65"/>
         <source>Largest micro-batch that fits</source>
         <translation>可容纳的最大微批次</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="68"/>
+        <location filename="../../ui/summary_panel.cpp" line="66"/>
         <source>Model FLOPs utilization: the model&apos;s forward and backward FLOPs per step (no recompute) over the step time, the GPUs and their peak</source>
         <translation>模型 FLOPs 利用率：每步模型前向和反向的 FLOPs（不含重计算）除以步时间、GPU 数和其峰值</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="74"/>
+        <location filename="../../ui/summary_panel.cpp" line="72"/>
         <source>What the peak is made of</source>
         <translation>峰值构成</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="189"/>
+        <location filename="../../ui/summary_panel.cpp" line="198"/>
         <source>No plan evaluated yet.</source>
         <translation>尚未评估任何方案。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="214"/>
+        <location filename="../../ui/summary_panel.cpp" line="225"/>
+        <source>⚠ Fits on %1: peak %2 of %3 usable (%4), but the plan is unsafe: its gradients may differ from training without checkpointing.</source>
+        <translation>⚠ 在 %1 上放得下：峰值 %2，可用 %3（%4），但该方案不安全：其梯度可能与不做检查点的训练不同。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="228"/>
         <source>⚠ Fits on %1: peak %2 of %3 usable (%4), but the plan is unsafe: its gradients differ from training without checkpointing.</source>
         <translation>⚠ 可在 %1 上容纳：峰值 %2，可用 %3（%4），但该方案不安全：其梯度与不使用检查点的训练不同。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="219"/>
+        <location filename="../../ui/summary_panel.cpp" line="233"/>
         <source>✔ Fits on %1: peak %2 of %3 usable (%4).</source>
         <translation>✔ 可在 %1 上容纳：峰值 %2，可用 %3（%4）。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="226"/>
+        <location filename="../../ui/summary_panel.cpp" line="240"/>
         <source>✘ Does not fit on %1: the state offloaded to host memory takes %2 per node, more than the node&apos;s %3.</source>
         <translation>✘ 在 %1 上装不下：卸载到主机内存的状态每节点需要 %2，超过节点的 %3。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="231"/>
+        <location filename="../../ui/summary_panel.cpp" line="245"/>
         <source>✘ Does not fit on %1, whatever the plan: model states alone (parameters, gradients, optimizer state) take %2 of the device&apos;s %3 usable; no checkpointing plan or micro-batch changes that.</source>
         <translation>✘ 无论采用何种方案都无法在 %1 上容纳：仅模型状态（参数、梯度、优化器状态）就占用设备可用 %3 中的 %2；任何检查点方案或微批次都无法改变这一点。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="235"/>
+        <location filename="../../ui/summary_panel.cpp" line="249"/>
         <source>✘ Does not fit on %1: the peak of %2 exceeds the %3 usable by %4.</source>
         <translation>✘ 无法在 %1 上容纳：峰值 %2 超出可用的 %3 达 %4。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="238"/>
+        <location filename="../../ui/summary_panel.cpp" line="252"/>
         <source>The plan is also unsafe (see below).</source>
         <translation>该方案同时不安全（见下文）。</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="247"/>
+        <location filename="../../ui/summary_panel.cpp" line="261"/>
         <source>%1, %2 less than the peak without checkpointing (%3)</source>
         <translation>%1，比不使用检查点时的峰值（%3）少 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="250"/>
+        <location filename="../../ui/summary_panel.cpp" line="264"/>
         <source>%1, %2 more than the peak without checkpointing (%3)</source>
         <translation>%1，比不使用检查点时的峰值（%3）多 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="258"/>
+        <location filename="../../ui/summary_panel.cpp" line="272"/>
         <source>%1, %2 less than the activations kept without checkpointing (%3)</source>
         <translation>%1，比不使用检查点时保存的激活（%3）少 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="262"/>
+        <location filename="../../ui/summary_panel.cpp" line="276"/>
         <source>%1, %2 more than the activations kept without checkpointing (%3)</source>
         <translation>%1，比不使用检查点时保存的激活（%3）多 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="271"/>
+        <location filename="../../ui/summary_panel.cpp" line="285"/>
         <source>%1 more step time than the whole step without checkpointing (%2), from %3 of recompute per step</source>
         <translation>步时间比不使用检查点的整个训练步（%2）多 %1，来自每步 %3 的重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="280"/>
+        <location filename="../../ui/summary_panel.cpp" line="294"/>
         <source>%1 (compute %2, pipeline bubble %3, pipeline transfers %4, data-parallel communication %5 exposed of %6, optimizer %7, offload transfers %8)</source>
         <translation>%1（计算 %2，流水线气泡 %3，流水线传输 %4，数据并行通信暴露 %5 / 共 %6，优化器 %7，卸载传输 %8）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="286"/>
+        <location filename="../../ui/summary_panel.cpp" line="300"/>
         <source>per GPU, pipeline stage %1 of %2 (the rank that peaks) of %3 on %4 GPUs (%5)</source>
         <translation>每块 GPU，%4 块 GPU（%5）上 %3 的第 %1 / %2 个流水线阶段（峰值最高的 rank）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="293"/>
+        <location filename="../../ui/summary_panel.cpp" line="307"/>
         <source>%1 (hardware FLOPs utilization, recompute counted: %2)</source>
         <translation>%1（硬件 FLOPs 利用率，计入重计算：%2）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="296"/>
+        <location filename="../../ui/summary_panel.cpp" line="310"/>
         <source>host memory %1 per node offloaded</source>
         <translation>每节点卸载到主机内存 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="321"/>
+        <location filename="../../ui/summary_panel.cpp" line="335"/>
         <source>none: model states alone take %1 of the %2 usable</source>
         <translation>无：仅模型状态就占用可用 %2 中的 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="325"/>
+        <location filename="../../ui/summary_panel.cpp" line="339"/>
         <source>none: not even one sample fits; model states take %1, leaving %2 of the %3 usable for activations and workspace</source>
         <translation>无：连一个样本都放不下；模型状态占用 %1，可用 %3 中仅剩 %2 用于激活和工作区</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="253"/>
-        <location filename="../../ui/summary_panel.cpp" line="265"/>
+        <location filename="../../ui/summary_panel.cpp" line="392"/>
+        <source>⚠ Possibly unsafe plan: %1. Gradients may differ from a run without checkpointing.</source>
+        <translation>⚠ 方案可能不安全：%1。梯度可能与不做检查点的运行不同。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="396"/>
+        <source>ℹ %1.</source>
+        <translation>ℹ %1。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/summary_panel.cpp" line="267"/>
+        <location filename="../../ui/summary_panel.cpp" line="279"/>
         <source>%1, the same as without checkpointing</source>
         <translation>%1，与不使用检查点时相同</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="59"/>
+        <location filename="../../ui/summary_panel.cpp" line="57"/>
         <source>Figures are</source>
         <translation>数字针对</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="276"/>
+        <location filename="../../ui/summary_panel.cpp" line="290"/>
         <source>none: nothing is recomputed</source>
         <translation>无：没有任何重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="300"/>
+        <location filename="../../ui/summary_panel.cpp" line="314"/>
         <source>%1 (forward %2, backward %3, recompute %4, optimizer %5)</source>
         <translation>%1（前向 %2，反向 %3，重计算 %4，优化器 %5）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="313"/>
+        <location filename="../../ui/summary_panel.cpp" line="327"/>
         <source>%1 samples/s (1 sample per step)</source>
         <translation>%1 样本/秒（每步 1 个样本）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="314"/>
+        <location filename="../../ui/summary_panel.cpp" line="328"/>
         <source>%1 samples/s (%2 samples per step)</source>
         <translation>%1 样本/秒（每步 %2 个样本）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="318"/>
+        <location filename="../../ui/summary_panel.cpp" line="332"/>
         <source>unbounded: memory does not grow with the micro-batch</source>
         <translation>无上限：内存不随微批次增长</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="330"/>
+        <location filename="../../ui/summary_panel.cpp" line="344"/>
         <source>%1 (now %2)</source>
         <translation>%1（当前 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="345"/>
-        <location filename="../../ui/summary_panel.cpp" line="407"/>
+        <location filename="../../ui/summary_panel.cpp" line="359"/>
+        <location filename="../../ui/summary_panel.cpp" line="430"/>
         <source>&lt; 0.1%</source>
         <translation>&lt; 0.1%</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="360"/>
+        <location filename="../../ui/summary_panel.cpp" line="374"/>
         <source>%1: %2 (%3)</source>
         <translation>%1：%2（%3）</translation>
     </message>
     <message>
-        <location filename="../../ui/summary_panel.cpp" line="374"/>
+        <location filename="../../ui/summary_panel.cpp" line="388"/>
         <source>⚠ Unsafe plan: %1. Gradients will differ from a run without checkpointing.</source>
         <translation>⚠ 不安全的方案：%1。梯度将与不使用检查点的运行结果不同。</translation>
     </message>
@@ -3269,226 +3687,241 @@
         <translation>沿深度、序列长度或微批次扫描模型。</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="216"/>
+        <location filename="../../ui/sweep_panel.cpp" line="219"/>
         <source>Sweep cancelled.</source>
         <translation>扫描已取消。</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="237"/>
+        <location filename="../../ui/sweep_panel.cpp" line="240"/>
         <source>The sweep could not run: %1</source>
         <translation>无法进行扫描：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="296"/>
+        <location filename="../../ui/sweep_panel.cpp" line="300"/>
         <source>blocks (repeats of %1)</source>
         <translation>块数（%1 的重复次数）</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="297"/>
+        <location filename="../../ui/sweep_panel.cpp" line="301"/>
         <source>sequence length (tokens)</source>
         <translation>序列长度（词元）</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="298"/>
+        <location filename="../../ui/sweep_panel.cpp" line="302"/>
         <source>micro-batch (samples)</source>
         <translation>微批次（样本）</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="304"/>
+        <location filename="../../ui/sweep_panel.cpp" line="308"/>
         <source>recompute overhead (%)</source>
         <translation>重计算开销（%）</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="308"/>
+        <location filename="../../ui/sweep_panel.cpp" line="312"/>
         <source>block activations</source>
         <translation>块激活</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="309"/>
+        <location filename="../../ui/sweep_panel.cpp" line="313"/>
         <source>activations</source>
         <translation>激活</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="310"/>
+        <location filename="../../ui/sweep_panel.cpp" line="314"/>
         <source>peak</source>
         <translation>峰值</translation>
     </message>
     <message>
-        <location filename="../../ui/sweep_panel.cpp" line="323"/>
+        <location filename="../../ui/sweep_panel.cpp" line="327"/>
         <source>Activations of the blocks from %1 to %2 (%3): %4.</source>
         <translation>块的激活从 %1 到 %2（%3）：%4。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/sweep_panel.cpp" line="330"/>
+        <location filename="../../ui/sweep_panel.cpp" line="334"/>
         <source>%n point(s) refused: %1</source>
         <translation>
             <numerusform>有 %n 个点被拒绝：%1</numerusform>
         </translation>
     </message>
+    <message>
+        <location filename="../../ui/sweep_panel.cpp" line="336"/>
+        <source>Per GPU (rank that peaks).</source>
+        <translation>每 GPU（峰值最高的 rank）。</translation>
+    </message>
 </context>
 <context>
     <name>remat::ui::TimelinePlot</name>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="55"/>
+        <location filename="../../ui/timeline_plot.cpp" line="57"/>
         <source>fwd</source>
         <comment>phase strip</comment>
         <translation>前</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="57"/>
+        <location filename="../../ui/timeline_plot.cpp" line="59"/>
         <source>re</source>
         <comment>phase strip</comment>
         <translation>重</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="59"/>
+        <location filename="../../ui/timeline_plot.cpp" line="61"/>
         <source>bwd</source>
         <comment>phase strip</comment>
         <translation>反</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="61"/>
+        <location filename="../../ui/timeline_plot.cpp" line="63"/>
         <source>opt</source>
         <comment>phase strip</comment>
         <translation>优</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="72"/>
+        <location filename="../../ui/timeline_plot.cpp" line="74"/>
         <source>setup</source>
         <translation>准备</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="74"/>
+        <location filename="../../ui/timeline_plot.cpp" line="76"/>
         <source>forward</source>
         <translation>前向</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="76"/>
+        <location filename="../../ui/timeline_plot.cpp" line="78"/>
         <source>recompute</source>
         <translation>重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="78"/>
+        <location filename="../../ui/timeline_plot.cpp" line="80"/>
         <source>backward</source>
         <translation>反向</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="80"/>
+        <location filename="../../ui/timeline_plot.cpp" line="82"/>
         <source>optimizer</source>
         <translation>优化器</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="82"/>
+        <location filename="../../ui/timeline_plot.cpp" line="84"/>
         <source>teardown</source>
         <translation>收尾</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="136"/>
-        <location filename="../../ui/timeline_plot.cpp" line="222"/>
+        <location filename="../../ui/timeline_plot.cpp" line="140"/>
+        <location filename="../../ui/timeline_plot.cpp" line="228"/>
         <source>instruction</source>
         <translation>指令</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="137"/>
+        <location filename="../../ui/timeline_plot.cpp" line="141"/>
         <source>live memory</source>
         <translation>存活内存</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="219"/>
+        <location filename="../../ui/timeline_plot.cpp" line="225"/>
         <source>live memory (%1)</source>
         <translation>存活内存（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="225"/>
+        <location filename="../../ui/timeline_plot.cpp" line="231"/>
         <source>predicted time (%1)</source>
         <translation>预测时间（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="333"/>
+        <location filename="../../ui/timeline_plot.cpp" line="349"/>
         <source>%1 × %2</source>
         <translation>%1 × %2</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="334"/>
+        <location filename="../../ui/timeline_plot.cpp" line="350"/>
         <source>%1, micro-batches %2–%3 (× %4, same memory)</source>
         <translation>%1，微批次 %2–%3（× %4，内存相同）</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="341"/>
+        <location filename="../../ui/timeline_plot.cpp" line="357"/>
         <source>%1 (micro-batch %2)</source>
         <translation>%1（微批次 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="358"/>
+        <location filename="../../ui/timeline_plot.cpp" line="374"/>
         <source>usable capacity</source>
         <translation>可用容量</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="359"/>
+        <location filename="../../ui/timeline_plot.cpp" line="375"/>
         <source>usable capacity %1, above this scale</source>
         <translation>可用容量 %1，超出此坐标范围</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="366"/>
+        <location filename="../../ui/timeline_plot.cpp" line="382"/>
         <source>peak %1
 at %2</source>
         <translation>峰值 %1
 位于 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="363"/>
+        <location filename="../../ui/timeline_plot.cpp" line="379"/>
         <source>usable capacity %1</source>
         <translation>可用容量 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="430"/>
+        <location filename="../../ui/timeline_plot.cpp" line="446"/>
         <source>measured</source>
         <translation>实测</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="473"/>
+        <location filename="../../ui/timeline_plot.cpp" line="508"/>
         <source>phase: %1, micro-batches %2–%3 of %4: runs %5 times, with the same memory each time; its time is that of all runs</source>
         <translation>阶段：%1，第 %2–%3 个微批次（共 %4 个）：运行 %5 次，每次内存相同；其时间为所有运行的总和</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="481"/>
+        <location filename="../../ui/timeline_plot.cpp" line="516"/>
         <source>phase: %1, micro-batch %2 of %3</source>
         <translation>阶段：%1，第 %2 个微批次，共 %3 个</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="489"/>
+        <location filename="../../ui/timeline_plot.cpp" line="524"/>
         <source>layer: %1 (%2)</source>
         <translation>层：%1（%2）</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="496"/>
+        <location filename="../../ui/timeline_plot.cpp" line="531"/>
         <source>predicted time: starts at %1, takes %2</source>
         <translation>预测时间：开始于 %1，耗时 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="497"/>
+        <location filename="../../ui/timeline_plot.cpp" line="532"/>
         <source>predicted time: starts at %1, takes no time</source>
         <translation>预测时间：开始于 %1，不耗时</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="509"/>
+        <location filename="../../ui/timeline_plot.cpp" line="544"/>
         <source>live in total</source>
         <translation>存活总量</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="515"/>
+        <location filename="../../ui/timeline_plot.cpp" line="551"/>
+        <source>PyTorch allocated</source>
+        <translation>PyTorch 已分配</translation>
+    </message>
+    <message>
+        <location filename="../../ui/timeline_plot.cpp" line="552"/>
+        <source>PyTorch reserved</source>
+        <translation>PyTorch 已保留</translation>
+    </message>
+    <message>
+        <location filename="../../ui/timeline_plot.cpp" line="555"/>
         <source>This is the peak.</source>
         <translation>这是峰值。</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="538"/>
-        <location filename="../../ui/timeline_plot.cpp" line="546"/>
+        <location filename="../../ui/timeline_plot.cpp" line="578"/>
+        <location filename="../../ui/timeline_plot.cpp" line="586"/>
         <source>There is no timeline to export yet.</source>
         <translation>尚无可导出的时间线。</translation>
     </message>
     <message>
-        <location filename="../../ui/timeline_plot.cpp" line="551"/>
-        <location filename="../../ui/timeline_plot.cpp" line="576"/>
+        <location filename="../../ui/timeline_plot.cpp" line="591"/>
+        <location filename="../../ui/timeline_plot.cpp" line="616"/>
         <source>Could not write &quot;%1&quot;: %2</source>
         <translation>无法写入“%1”：%2</translation>
     </message>
@@ -3496,92 +3929,117 @@ at %2</source>
 <context>
     <name>remat::ui::TradeoffPlot</name>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="72"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="64"/>
+        <source>Drag to pan, wheel to zoom, double-click to reset; click a point to apply its plan.</source>
+        <translation>拖动平移，滚轮缩放，双击复原；点击某个点即应用其方案。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tradeoff_plot.cpp" line="79"/>
         <source>&lt;b&gt;optimal frontier&lt;/b&gt;&lt;br&gt;peak %1&lt;br&gt;step time %2&lt;br&gt;click to apply %3</source>
         <translation>&lt;b&gt;最优前沿&lt;/b&gt;&lt;br&gt;峰值 %1&lt;br&gt;单步时间 %2&lt;br&gt;点击以应用 %3</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="76"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="83"/>
         <source>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;peak %2&lt;br&gt;step time %3&lt;br&gt;click to apply</source>
         <translation>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;峰值 %2&lt;br&gt;单步时间 %3&lt;br&gt;点击以应用</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="134"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="142"/>
         <source>optimal, %1</source>
         <translation>最优，%1</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="135"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="143"/>
         <source>%1 (unsafe)</source>
         <translation>%1（不安全）</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="142"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="150"/>
         <source>predicted step time</source>
         <translation>预测单步时间</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="143"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="151"/>
         <source>peak memory</source>
         <translation>峰值内存</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="162"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="181"/>
         <source>predicted step time (%1)</source>
         <translation>预测单步时间（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="163"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="183"/>
+        <source>peak per GPU, rank that peaks (%1)</source>
+        <translation>每 GPU 峰值，峰值最高的 rank（%1）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tradeoff_plot.cpp" line="184"/>
+        <source>peak per GPU, rank that peaks (%1, axis not from 0)</source>
+        <translation>每 GPU 峰值，峰值最高的 rank（%1，坐标轴不从 0 开始）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tradeoff_plot.cpp" line="186"/>
         <source>peak memory (%1)</source>
         <translation>峰值内存（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="188"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="187"/>
+        <source>peak memory (%1, axis not from 0)</source>
+        <translation>峰值显存（%1，坐标轴不从 0 开始）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tradeoff_plot.cpp" line="214"/>
         <source>every:K for K = 1 … %1</source>
         <translation>every:K，K = 1 … %1</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="206"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="232"/>
         <source>optimal frontier</source>
         <translation>最优前沿</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="213"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="239"/>
         <source>named strategies</source>
         <translation>命名策略</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="221"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="247"/>
         <source>unsafe: gradients differ</source>
         <translation>不安全：梯度不同</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="229"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="255"/>
         <source>current plan</source>
         <translation>当前方案</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="240"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="266"/>
         <source>usable capacity</source>
         <translation>可用容量</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="241"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="267"/>
         <source>usable capacity %1 (above this scale)</source>
         <translation>可用容量 %1（超出此坐标范围）</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="245"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="271"/>
         <source>usable capacity %1</source>
         <translation>可用容量 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="284"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="310"/>
         <source>%1 +%2 more</source>
         <translation>%1 及另外 %2 个</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="321"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="322"/>
+        <source>K=%1</source>
+        <translation>K=%1</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tradeoff_plot.cpp" line="364"/>
         <source>There is no comparison to export yet.</source>
         <translation>尚无可导出的比较。</translation>
     </message>
