@@ -257,10 +257,13 @@ void TestTradeoffFrontier::peakAxisLeavesZeroOnlyWhenPeaksAreClose() {
     const QPointF y = plot.plotAdapter()->range(PlotAxis::Y);
     QVERIFY(y.x() > 50.0 * (1 << 30));
     QVERIFY(y.x() < 100.0 * (1 << 30));
+    // The legend says where the axis starts.
+    QVERIFY(!plot.plotAdapter()->legendSwatchNames().filter("not 0").isEmpty());
     // Peaks from 1 to 10 GiB: the axis starts at zero.
     plot.setData(syntheticCurve(12, 1.0 * (1 << 30), 10.0 * (1 << 30)));
     QVERIFY(plot.peakAxisFromZero());
     QCOMPARE(plot.plotAdapter()->range(PlotAxis::Y).x(), 0.0);
+    QVERIFY(plot.plotAdapter()->legendSwatchNames().filter("not 0").isEmpty());
 }
 
 void TestTradeoffFrontier::wheelZoomsBothAxesAndDoubleClickResets() {

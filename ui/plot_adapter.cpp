@@ -665,6 +665,13 @@ void PlotAdapter::addLegendSwatch(const QString& name, const QColor& color) {
     swatch->setName(name);
 }
 
+QStringList PlotAdapter::legendSwatchNames() const {
+    QStringList names;
+    for (int i = 0; i < m_plot->plottableCount(); ++i)
+        if (auto* s = dynamic_cast<const Swatch*>(m_plot->plottable(i))) names << s->name();
+    return names;
+}
+
 void PlotAdapter::setLegendVisible(bool visible) {
     // A hidden legend must not keep its row, so it leaves the layout.
     QCPLayoutGrid* layout = m_plot->plotLayout();

@@ -110,6 +110,7 @@ public:
 
     // A legend entry with no data: a colour swatch naming something drawn as spans.
     void addLegendSwatch(const QString& name, const QColor& color);
+    QStringList legendSwatchNames() const;
     void setLegendVisible(bool visible);
 
     // Vertical span from x0 to x1 over the full plot height; `group` lets one kind be cleared.

@@ -180,12 +180,7 @@ void TradeoffPlot::rebuild() {
     m_yFromZero = bottom == 0.0;
     m_plot->setAxis(PlotAxis::X, tr("predicted step time (%1)").arg(time.name), time.scale);
     m_plot->setAxis(PlotAxis::Y,
-                    (m_perGpu ? (m_yFromZero ? tr("peak per GPU, rank that peaks (%1)")
-                                             : tr("peak per GPU, rank that peaks (%1, axis not "
-                                                  "from 0)"))
-                              : (m_yFromZero ? tr("peak memory (%1)")
-                                             : tr("peak memory (%1, axis not from 0)")))
-                        .arg(bytes.name),
+                    (m_perGpu ? tr("peak per GPU (%1)") : tr("peak memory (%1)")).arg(bytes.name),
                     bytes.scale);
     m_plot->setRange(PlotAxis::X, tMin - pad, tMax + pad);
     m_plot->setRange(PlotAxis::Y, bottom, top);
@@ -270,6 +265,13 @@ void TradeoffPlot::rebuild() {
             m_plot->addHorizontalLine(kGroupReference, double(m_usableBytes), kCapacityColor,
                                       tr("usable capacity %1").arg(amount));
     }
+
+    if (!m_yFromZero)
+        // Said where there is room for it (a long axis title is cut on a short plot).
+        m_plot->addLegendSwatch(
+            tr("peak axis starts at %1, not 0")
+                .arg(bytesText(std::int64_t(bottom), m_units)),
+            palette().color(QPalette::Mid));
 
     m_plot->replot();
     updateLabels();

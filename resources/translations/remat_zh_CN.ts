@@ -1180,7 +1180,9 @@
     <message numerus="yes">
         <location filename="../../ui/export_plan_dialog.cpp" line="79"/>
         <source>Plan %1: %n checkpointed region(s).</source>
-        <translation><numerusform>方案 %1:%n 个检查点区域。</numerusform></translation>
+        <translation>
+            <numerusform>方案 %1:%n 个检查点区域。</numerusform>
+        </translation>
     </message>
     <message>
         <location filename="../../ui/export_plan_dialog.cpp" line="84"/>
@@ -1618,7 +1620,9 @@
     <message numerus="yes">
         <location filename="../../ui/layer_stack_view.cpp" line="225"/>
         <source>Merged %n region(s) into one region.</source>
-        <translation><numerusform>已将 %n 个区域合并为一个区域。</numerusform></translation>
+        <translation>
+            <numerusform>已将 %n 个区域合并为一个区域。</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2688,12 +2692,12 @@
 <context>
     <name>remat::ui::PlotAdapter</name>
     <message>
-        <location filename="../../ui/plot_adapter.cpp" line="1150"/>
+        <location filename="../../ui/plot_adapter.cpp" line="1157"/>
         <source>Remat Studio plot</source>
         <translation>Remat Studio 图表</translation>
     </message>
     <message>
-        <location filename="../../ui/plot_adapter.cpp" line="1164"/>
+        <location filename="../../ui/plot_adapter.cpp" line="1171"/>
         <source>Could not write &quot;%1&quot;. Check that the folder exists and is writable.</source>
         <translation>无法写入“%1”。请检查文件夹是否存在且可写。</translation>
     </message>
@@ -3970,76 +3974,71 @@ at %2</source>
     </message>
     <message>
         <location filename="../../ui/tradeoff_plot.cpp" line="183"/>
-        <source>peak per GPU, rank that peaks (%1)</source>
-        <translation>每 GPU 峰值，峰值最高的 rank（%1）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="184"/>
-        <source>peak per GPU, rank that peaks (%1, axis not from 0)</source>
-        <translation>每 GPU 峰值，峰值最高的 rank（%1，坐标轴不从 0 开始）</translation>
-    </message>
-    <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="186"/>
         <source>peak memory (%1)</source>
         <translation>峰值内存（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="187"/>
-        <source>peak memory (%1, axis not from 0)</source>
-        <translation>峰值显存（%1，坐标轴不从 0 开始）</translation>
+        <location filename="../../ui/tradeoff_plot.cpp" line="183"/>
+        <source>peak per GPU (%1)</source>
+        <translation>每 GPU 峰值（%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="214"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="209"/>
         <source>every:K for K = 1 … %1</source>
         <translation>every:K，K = 1 … %1</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="232"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="227"/>
         <source>optimal frontier</source>
         <translation>最优前沿</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="239"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="234"/>
         <source>named strategies</source>
         <translation>命名策略</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="247"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="242"/>
         <source>unsafe: gradients differ</source>
         <translation>不安全：梯度不同</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="255"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="250"/>
         <source>current plan</source>
         <translation>当前方案</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="266"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="261"/>
         <source>usable capacity</source>
         <translation>可用容量</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="267"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="262"/>
         <source>usable capacity %1 (above this scale)</source>
         <translation>可用容量 %1（超出此坐标范围）</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="271"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="266"/>
         <source>usable capacity %1</source>
         <translation>可用容量 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="310"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="272"/>
+        <source>peak axis starts at %1, not 0</source>
+        <translation>峰值坐标轴从 %1 开始，而非 0</translation>
+    </message>
+    <message>
+        <location filename="../../ui/tradeoff_plot.cpp" line="312"/>
         <source>%1 +%2 more</source>
         <translation>%1 及另外 %2 个</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="322"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="324"/>
         <source>K=%1</source>
         <translation>K=%1</translation>
     </message>
     <message>
-        <location filename="../../ui/tradeoff_plot.cpp" line="364"/>
+        <location filename="../../ui/tradeoff_plot.cpp" line="366"/>
         <source>There is no comparison to export yet.</source>
         <translation>尚无可导出的比较。</translation>
     </message>
