@@ -20,6 +20,7 @@
 #include "cpu/cpu_backend.h"
 #include "cpu/host_budget.h"
 #include "device.h"
+#include "executor_test_support.h"
 #include "fault_injection.h"
 #include "float16.h"
 #include "initial_values.h"
@@ -31,6 +32,7 @@
 #include "verification.h"
 
 using namespace remat;
+using namespace remat::test;
 
 namespace {
 
@@ -113,24 +115,6 @@ std::vector<RegionSpec> manualPlanFor(const std::string& net) {
     if (net == "gqa")
         return {layers(0, 1), path("1/attention/attention_core"), path("2/mlp"), layers(3, 4)};
     return {layers(0, 1), path("1/mlp"), layers(2, 4)};  // tied
-}
-
-ModelFile parse(const std::string& json) {
-    auto m = parseModel(json, "test");
-    if (!m) qFatal("%s", m.error().message.c_str());
-    return *m;
-}
-
-Graph lowerOrDie(const ModelFile& m, Precision precision) {
-    auto g = lower(m.network, precision);
-    if (!g) qFatal("%s", g.error().message.c_str());
-    return std::move(*g);
-}
-
-Program compileOrDie(const Graph& g, const Plan& plan, const TrainingConfig& cfg) {
-    auto p = compile(g, plan, cfg, CompileOptions{});
-    if (!p) qFatal("%s", p.error().message.c_str());
-    return std::move(*p);
 }
 
 Plan planFor(const Graph& g, const std::string& strategy, const std::vector<RegionSpec>& manual) {

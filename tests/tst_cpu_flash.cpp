@@ -18,6 +18,7 @@
 #include "compiler.h"
 #include "cpu/cpu_backend.h"
 #include "device.h"
+#include "executor_test_support.h"
 #include "lower.h"
 #include "model_file.h"
 #include "program_driver.h"
@@ -27,6 +28,7 @@
 #include "verification.h"
 
 using namespace remat;
+using namespace remat::test;
 
 namespace {
 
@@ -65,24 +67,6 @@ std::string gpt3Json(const char* attention, int tokens, const char* dropout) {
 std::string networkJson(const QString& name, const char* attention = "flash", bool dropout = true) {
     return name == "llama" ? llamaJson(attention, 80)
                            : gpt3Json(attention, 80, dropout ? "0.1" : "0.0");
-}
-
-ModelFile parse(const std::string& json) {
-    auto m = parseModel(json, "test");
-    if (!m) qFatal("%s", m.error().message.c_str());
-    return *m;
-}
-
-Graph lowerOrDie(const ModelFile& m, Precision precision) {
-    auto g = lower(m.network, precision);
-    if (!g) qFatal("%s", g.error().message.c_str());
-    return std::move(*g);
-}
-
-Program compileOrDie(const Graph& g, const Plan& plan, const TrainingConfig& cfg) {
-    auto p = compile(g, plan, cfg, CompileOptions{});
-    if (!p) qFatal("%s", p.error().message.c_str());
-    return std::move(*p);
 }
 
 const DeviceSpec& device() {

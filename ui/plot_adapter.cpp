@@ -950,11 +950,12 @@ QStringList PlotAdapter::visiblePointLabels(const QString& group) const {
     return texts;
 }
 
-std::vector<QRectF> PlotAdapter::visiblePointLabelRects() const {
+std::vector<QRectF> PlotAdapter::visiblePointLabelRects(const QString& group) const {
     std::vector<QRectF> rects;
     for (auto it = m_pointLabels.cbegin(); it != m_pointLabels.cend(); ++it)
-        for (const LabelItem& l : it.value())
-            if (!l.placed.isEmpty()) rects.push_back(l.placed);
+        if (group.isEmpty() || it.key() == group)
+            for (const LabelItem& l : it.value())
+                if (!l.placed.isEmpty()) rects.push_back(l.placed);
     return rects;
 }
 

@@ -132,9 +132,10 @@ public:
     // Schedules a replot, which places the labels again.
     void layoutPointLabels();
     // The texts of a group's labels that are shown after the last placement, and the pixel
-    // rectangles they occupy (widget coordinates), for tests.
+    // rectangles they occupy (widget coordinates; every group's when `group` is empty), for
+    // tests.
     QStringList visiblePointLabels(const QString& group) const;
-    std::vector<QRectF> visiblePointLabelRects() const;
+    std::vector<QRectF> visiblePointLabelRects(const QString& group = QString()) const;
     // Returns both axes to the ranges setRange gave (what a double-click does).
     void resetZoom();
     void clearGroup(const QString& group);

@@ -29,6 +29,23 @@ struct MaxBatchOptions {
 
 constexpr std::int64_t kMaxGlobalBatch = std::int64_t{1} << 30;
 
+// One strategy's row of `max-batch --json`: `unsafe` the compiler's reasons (empty: safe);
+// `noFitReason` is reported only when nothing fits.
+nlohmann::json fitJson(const BatchFit& f, const std::vector<std::string>& unsafe,
+                       const std::string& noFitReason) {
+    return {{"strategy", f.label},
+            {"max_micro_batch", f.maxMicroBatch},
+            {"micro_batch", f.microBatch},
+            {"accumulation_steps", f.accumulationSteps},
+            {"peak_bytes", f.peakBytes},
+            {"step_time_s", f.stepTimeS},
+            {"samples_per_s", f.samplesPerS},
+            {"regions", f.plan.regions.size()},
+            {"unsafe", unsafe},
+            {"no_fit_reason", f.microBatch >= 1 ? nlohmann::json(nullptr)
+                                                : nlohmann::json(noFitReason)}};
+}
+
 // Why not even one sample fits with any plan: the plan with the least memory (every chain
 // element its own region) at micro-batch 1, explained.
 std::string whyNothingFits(const Context& c) {
@@ -67,19 +84,10 @@ int runMaxBatchParallel(const MaxBatchOptions& o, const Context& c, std::int64_t
         nlohmann::json all = nlohmann::json::array();
         for (const ParallelBatchFit& pf : fits) {
             const BatchFit& f = pf.fit;
-            all.push_back({{"strategy", f.label},
-                           {"max_micro_batch", f.maxMicroBatch},
-                           {"micro_batch", f.microBatch},
-                           {"accumulation_steps", f.accumulationSteps},
-                           {"global_batch", pf.globalBatch},
-                           {"peak_bytes", f.peakBytes},
-                           {"step_time_s", f.stepTimeS},
-                           {"samples_per_s", f.samplesPerS},
-                           {"regions", f.plan.regions.size()},
-                           {"unsafe", pf.unsafe},
-                           {"no_fit_reason", f.microBatch >= 1 ? nlohmann::json(nullptr)
-                                                               : nlohmann::json(pf.noFitReason)},
-                           {"parallel", layoutToJson(lay)}});
+            nlohmann::json row = fitJson(f, pf.unsafe, pf.noFitReason);
+            row["global_batch"] = pf.globalBatch;
+            row["parallel"] = layoutToJson(lay);
+            all.push_back(std::move(row));
         }
         std::cout << dumpJson(all) << "\n";
         return 0;
@@ -167,17 +175,7 @@ int runMaxBatch(const MaxBatchOptions& o) {
         nlohmann::json all = nlohmann::json::array();
         for (std::size_t i = 0; i < fits.size(); ++i) {
             const BatchFit& f = fits[i];
-            all.push_back({{"strategy", f.label},
-                           {"max_micro_batch", f.maxMicroBatch},
-                           {"micro_batch", f.microBatch},
-                           {"accumulation_steps", f.accumulationSteps},
-                           {"peak_bytes", f.peakBytes},
-                           {"step_time_s", f.stepTimeS},
-                           {"samples_per_s", f.samplesPerS},
-                           {"regions", f.plan.regions.size()},
-                           {"unsafe", unsafe[i]},
-                           {"no_fit_reason",
-                            f.microBatch >= 1 ? nlohmann::json(nullptr) : nlohmann::json(noFit)}});
+            all.push_back(fitJson(f, unsafe[i], noFit));
         }
         std::cout << dumpJson(all) << "\n";
         return 0;

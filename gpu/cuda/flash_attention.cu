@@ -36,6 +36,19 @@ struct FlashDims {
     __device__ std::int64_t group() const { return heads / kvHeads; }
 };
 
+// Keys and values j0 .. j0+bc-1 of KV head `kv` of one sample (`base`: its qkv rows) into the
+// shared tiles, by all the block's threads (the caller synchronises around it).
+template <typename T>
+__device__ void loadKvTile(float* kt, float* vt, const T* base, std::int64_t j0, std::int64_t bc,
+                           std::int64_t kv, const FlashDims& g) {
+    const std::int64_t D = g.headDim, W = g.width();
+    for (std::int64_t e = threadIdx.x; e < bc * D; e += blockDim.x) {
+        const std::int64_t r = e / D, d = e % D;
+        kt[e] = toFloat(base[(j0 + r) * W + (g.heads + kv) * D + d]);
+        vt[e] = toFloat(base[(j0 + r) * W + (g.heads + g.kvHeads + kv) * D + d]);
+    }
+}
+
 // Forward: block (x: query tile, y: b * heads + h).
 template <typename T>
 __global__ void flashForwardKernel(const T* qkv, T* out, float* lse, FlashDims g) {
@@ -60,11 +73,7 @@ __global__ void flashForwardKernel(const T* qkv, T* out, float* lse, FlashDims g
     for (std::int64_t j0 = 0; j0 < keyEnd; j0 += kTile) {
         const std::int64_t bc = min(std::int64_t(kTile), T_ - j0);
         __syncthreads();
-        for (std::int64_t e = threadIdx.x; e < bc * D; e += blockDim.x) {
-            const std::int64_t r = e / D, d = e % D;
-            kt[e] = toFloat(base[(j0 + r) * W + (g.heads + kv) * D + d]);
-            vt[e] = toFloat(base[(j0 + r) * W + (g.heads + g.kvHeads + kv) * D + d]);
-        }
+        loadKvTile(kt, vt, base, j0, bc, kv, g);
         __syncthreads();
         if (!active) continue;
         for (std::int64_t r = 0; r < bc; ++r) {
@@ -119,11 +128,7 @@ __global__ void flashBackwardDqKernel(const T* qkv, const T* out, const float* l
     for (std::int64_t j0 = 0; j0 < keyEnd; j0 += kTile) {
         const std::int64_t bc = min(std::int64_t(kTile), T_ - j0);
         __syncthreads();
-        for (std::int64_t e = threadIdx.x; e < bc * D; e += blockDim.x) {
-            const std::int64_t r = e / D, d = e % D;
-            kt[e] = toFloat(base[(j0 + r) * W + (g.heads + kv) * D + d]);
-            vt[e] = toFloat(base[(j0 + r) * W + (g.heads + g.kvHeads + kv) * D + d]);
-        }
+        loadKvTile(kt, vt, base, j0, bc, kv, g);
         __syncthreads();
         if (!active) continue;
         for (std::int64_t r = 0; r < bc; ++r) {
