@@ -313,10 +313,14 @@ Status checkRunnable(const Backend& backend, const Graph& graph, const Program& 
         return makeError(who + " runs fp32 matmuls in full FP32; run with --tf32 conv or none "
                          "(tf32 " + std::string(tf32ModeName(program.tf32)) +
                          " is simulated only)");
-    for (const Op& op : graph.ops)
+    for (const Op& op : graph.ops) {
         if (op.kind == OpKind::LinearCrossEntropy)
             return makeError(who + " runs the standard cross-entropy; the chunked one "
                              "(loss_impl chunked, '" + op.name + "') is simulated only");
+        if (op.kind == OpKind::Embedding && op.attrs.tokenTypes > 0)
+            return makeError(who + " cannot run token-type embeddings (token_types of the "
+                             "embedding '" + op.name + "') yet: they are simulated only");
+    }
     // Every instruction's op is one of the graph's: when the backend runs all of them, no
     // instruction needs a look (a program near the size limit has millions). Otherwise the
     // first instruction that it cannot run is named.

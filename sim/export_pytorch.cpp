@@ -265,6 +265,8 @@ std::string constructor(const Layer& l, const Shape& in) {
                    ", " + py(l.variant == ResidualVariant::Bottleneck) + ")";
         case LayerKind::CrossEntropy: return "CrossEntropy()";
         case LayerKind::Mse: return "MSE()";
+        case LayerKind::PatchEmbedding:
+        case LayerKind::SelectToken: break;  // refused by exportPytorch
     }
     return "None";
 }
@@ -293,6 +295,21 @@ Result<std::string> exportPytorch(const Network& net, const PlanDescription& d) 
         if (isLoss(net.layers[sources[i]].kind)) lossLayer = std::int64_t(i);
     if (lossLayer != std::int64_t(count) - 1)
         return makeError("the PyTorch export needs the network to end with its loss layer");
+    // Layers and fields whose modules the export does not write yet: refused by name rather
+    // than written as a different network.
+    for (std::size_t i = 0; i < net.layers.size(); ++i) {
+        const Layer& l = net.layers[i];
+        std::string what;
+        if (l.kind == LayerKind::PatchEmbedding || l.kind == LayerKind::SelectToken)
+            what = "the layer kind " + std::string(layerKindName(l.kind));
+        else if (l.kind == LayerKind::TransformerBlock && l.normPosition == NormPosition::Post)
+            what = "norm_position \"post\"";
+        else if (l.kind == LayerKind::Embedding && l.tokenTypes > 0)
+            what = "token_types";
+        if (!what.empty())
+            return makeError("the PyTorch export cannot write " + what + " (layer " +
+                             layerLabel(net, i) + ") yet");
+    }
 
     // The model file's checkpoint implementation: PyTorch's reentrant one is written as
     // use_reentrant=True, with checkpoint_sequential where the plan has its shape; every other

@@ -169,9 +169,15 @@ int opKernelCount(const Op& op, Direction dir) {
         // Token lookup (and position lookup and their sum); backward: one
         // embedding_dense_backward per table.
         case OpKind::Embedding: {
-            const bool positions = op.attrs.positions > 0;
-            return fwd ? (positions ? 3 : 1) : (positions ? 2 : 1);
+            const int tables = 1 + (op.attrs.positions > 0 ? 1 : 0) + (op.attrs.tokenTypes > 0 ? 1 : 0);
+            return fwd ? 2 * tables - 1 : tables;
         }
+        // cat of the class token (when there is one) and the position add; backward: the
+        // position and class-token gradients' reductions over the batch and the copy of the
+        // patches' gradient into the convolution's layout.
+        case OpKind::PatchTokens: return fwd ? (op.attrs.classToken ? 2 : 1) : (op.attrs.classToken ? 3 : 2);
+        // A view; backward: select_backward (zero fill, then the copy of token 0's gradient).
+        case OpKind::SelectToken: return fwd ? 0 : 2;
         // repeat_interleave of K and of V; backward: one reduction each.
         case OpKind::ExpandKv: return 2;
         // Gradients of both factors.

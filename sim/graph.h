@@ -96,6 +96,10 @@ enum class OpKind {
     Mse,
     Cast,                // dtype conversion (autocast): of an activation, or of parameters
     LinearCrossEntropy,  // the head's linear and the cross-entropy fused, run over row chunks
+    // ViT: a patch convolution's output [dim, h, w] read as h*w tokens (flatten(2).transpose),
+    // the learned class token prepended (cat) and the learned positions added.
+    PatchTokens,
+    SelectToken,  // x[:, 0]: a view of token 0 (the class token); backward scatters into zeros
 };
 std::string_view opKindName(OpKind k);
 
@@ -109,6 +113,8 @@ struct OpAttrs {
     std::int64_t in = 0, out = 0;          // linear features; conv channels
     std::int64_t tokens = 0, heads = 0, kvHeads = 0, headDim = 0;
     std::int64_t vocab = 0, positions = 0;
+    std::int64_t tokenTypes = 0;  // embedding: rows of the token-type table (0: none)
+    bool classToken = false;      // patch_tokens: a class token is prepended
     std::int64_t kernel = 0, stride = 1, padding = 0;
     double p = 0.0;        // dropout probability
     // Parallel layouts: a sequence-parallel linear runs on `rowsFactor` times the rows its

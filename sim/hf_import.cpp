@@ -111,6 +111,17 @@ public:
         return v.get<bool>();
     }
 
+    // The entries of an object (id2label), or 0 after failing when it is not one.
+    std::int64_t mapSize(const char* key) {
+        present({key});
+        const json& v = m_root.at(key);
+        if (!v.is_object()) {
+            fail(key, "expected an object mapping label ids to names, got " + typeName(v));
+            return 0;
+        }
+        return static_cast<std::int64_t>(v.size());
+    }
+
     // A string; `def` when absent. `key` names the field for messages.
     std::string string(std::initializer_list<const char*> keys, const std::string& def) {
         const std::string key = present(keys);
@@ -394,26 +405,243 @@ const std::map<std::string, std::string>& knownIgnored() {
         {"_attn_implementation", "the attention kernel is chosen by the import (docs/import.md)"},
         {"tokenizer_class", "the tokenizer: no memory, no time"},
         {"model_max_length", "a tokenizer setting: the sequence length is max_position_embeddings or --seq-len"},
+        {"encoder_stride", "the decoder of ViTForMaskedImageModeling, not image classification"},
+        {"chunk_size_feed_forward", "splits the MLP's rows into chunks in inference; training runs it whole"},
+        {"output_past", "a generation setting: no memory, no time in training"},
     };
     return reasons;
 }
 
-const std::vector<std::string> kSupported = {"gemma", "gpt2",    "gpt_neox", "llama",
-                                             "mistral", "phi3", "qwen2"};
+const std::vector<std::string> kSupported = {"bert",    "gemma", "gpt2",  "gpt_neox", "llama",
+                                             "mistral", "phi3",  "qwen2", "roberta",  "vit"};
 
-// Architectures listed in docs/import.md that the model format cannot express exactly yet.
+// Architectures listed in docs/import.md that the model format cannot express exactly yet
+// (none at present: the list stays for the next one).
 const std::map<std::string, std::string>& refusedTypes() {
-    static const std::map<std::string, std::string> reasons = {
-        {"bert", "BERT normalises after each residual add (post-LN) and adds token-type "
-                 "embeddings; the model format's transformer_block is pre-LN and its embedding "
-                 "has no token types"},
-        {"roberta", "RoBERTa normalises after each residual add (post-LN) and adds token-type "
-                    "embeddings; the model format's transformer_block is pre-LN and its "
-                    "embedding has no token types"},
-        {"vit", "ViT turns image patches into tokens and prepends a class token, and its head "
-                "reads that one token; the model format has no layer for either"},
-    };
+    static const std::map<std::string, std::string> reasons = {};
     return reasons;
+}
+
+// ---- encoders: BERT, RoBERTa (masked LM) and ViT (image classification) ----------------
+
+// The encoder block both families share: non-causal attention, LayerNorm, biases, one dropout
+// for the attention probabilities and the hidden states (the config's two must agree).
+struct Encoder {
+    std::int64_t hidden = 0, layers = 0, heads = 0, inner = 0;
+    Activation activation = Activation::Gelu;
+    double dropout = 0.0;
+};
+
+void readEncoder(Fields& f, Encoder& e) {
+    e.hidden = f.integer({"hidden_size"}, 1, kMaxSize);
+    e.layers = f.integer({"num_hidden_layers"}, 1, kMaxLayerInstances);
+    e.heads = f.integer({"num_attention_heads"}, 1, kMaxSize);
+    if (f.failed()) return;
+    if (e.hidden % e.heads != 0) {
+        f.fail("num_attention_heads", std::to_string(e.heads) + " heads do not divide the width of " +
+                                          std::to_string(e.hidden));
+        return;
+    }
+    e.inner = f.integer({"intermediate_size"}, 1, kMaxSize);
+    e.activation = readActivation(f, {"hidden_act"}, "gelu");
+    const double attn = f.probability("attention_probs_dropout_prob", 0.1);
+    const double hidden = f.probability("hidden_dropout_prob", 0.1);
+    if (!f.failed() && attn != hidden)
+        f.fail("attention_probs_dropout_prob",
+               "attention dropout " + printableJson(json(attn)) + " differs from the hidden dropout " +
+                   printableJson(json(hidden)) +
+                   " ($.hidden_dropout_prob): a transformer_block has one dropout for both");
+    e.dropout = hidden;
+    if (f.boolean("is_decoder", false) && !f.failed())
+        f.fail("is_decoder", "a causal (decoder) encoder is not the masked language model or "
+                             "image classifier the import writes");
+    if (f.boolean("add_cross_attention", false) && !f.failed())
+        f.fail("add_cross_attention", "cross-attention to an encoder is not a layer the model "
+                                      "format has");
+}
+
+Layer encoderBlock(const Encoder& e, NormPosition position) {
+    Layer block;
+    block.kind = LayerKind::TransformerBlock;
+    block.repeat = e.layers;
+    block.heads = e.heads;
+    block.mlpHidden = e.inner;
+    block.activation = e.activation;
+    block.norm = NormKind::LayerNorm;
+    block.normPosition = position;
+    block.dropout = e.dropout;
+    // Flash attention unless the probabilities have dropout, which the flash op does not model.
+    block.attention = e.dropout > 0.0 ? AttentionImpl::Eager : AttentionImpl::Flash;
+    block.causal = false;
+    block.bias = true;
+    return block;
+}
+
+Layer layerOf(LayerKind kind) {
+    Layer l;
+    l.kind = kind;
+    return l;
+}
+
+Layer activationLayer(Activation a) {
+    switch (a) {
+        case Activation::Relu: return layerOf(LayerKind::Relu);
+        case Activation::Silu: return layerOf(LayerKind::Silu);
+        case Activation::Gelu: break;
+    }
+    return layerOf(LayerKind::Gelu);
+}
+
+// BertForMaskedLM / RobertaForMaskedLM: embeddings (token, position and token-type lookups
+// summed, LayerNorm, dropout), post-LN blocks, the MLM head (dense, activation, LayerNorm,
+// decoder tied to the token embedding with its own bias) and the cross-entropy. No pooler:
+// the masked-LM models do not have one.
+void buildBertLike(Fields& f, const std::string& type, const HfImportOptions& options,
+                   Network& net, std::vector<std::string>& notes, std::string& summary) {
+    Encoder e;
+    const std::int64_t vocab = f.integer({"vocab_size"}, 2, kMaxSize);
+    readEncoder(f, e);
+    const std::int64_t positions = f.integer({"max_position_embeddings"}, 1, kMaxSize);
+    const std::int64_t types = f.integer({"type_vocab_size"}, 0, kMaxSize, 2);
+    const std::string kind = f.string({"position_embedding_type"}, "absolute");
+    if (!f.failed() && kind != "absolute")
+        f.fail("position_embedding_type",
+               "\"" + printable(kind) + "\" position embeddings (distance embeddings inside "
+               "attention) are not in the model format; only \"absolute\" imports");
+    // RoBERTa numbers positions from padding_idx + 1 (pad_token_id 1: positions 2..513 of 514).
+    std::int64_t offset = 0;
+    if (type == "roberta") offset = f.integer({"pad_token_id"}, 0, kMaxSize, 1) + 1;
+    const bool tied = f.boolean("tie_word_embeddings", true);
+    if (f.failed()) return;
+    const std::int64_t maxTokens = positions - offset;
+    if (maxTokens < 1) {
+        f.fail("max_position_embeddings", std::to_string(positions) +
+                                              " positions leave no token after the padding "
+                                              "offset of " + std::to_string(offset));
+        return;
+    }
+    const std::int64_t tokens = options.seqLen.value_or(maxTokens);
+    if (tokens > maxTokens) {
+        f.fail("max_position_embeddings",
+               "a sequence of " + std::to_string(tokens) + " tokens is longer than the " +
+                   std::to_string(maxTokens) + " positions the model takes" +
+                   (offset ? " (" + std::to_string(positions) + " less the padding offset of " +
+                                 std::to_string(offset) + ")"
+                           : std::string()));
+        return;
+    }
+    net.input.tokens = tokens;
+    net.input.vocab = vocab;
+    net.tieEmbeddings = tied;
+
+    Layer embedding = layerOf(LayerKind::Embedding);
+    embedding.dim = e.hidden;
+    embedding.positions = positions;
+    embedding.tokenTypes = types;
+    net.layers.push_back(embedding);
+    net.layers.push_back(layerOf(LayerKind::LayerNorm));
+    if (e.dropout > 0.0) {
+        Layer drop = layerOf(LayerKind::Dropout);
+        drop.p = e.dropout;
+        net.layers.push_back(drop);
+    }
+    net.layers.push_back(encoderBlock(e, NormPosition::Post));
+    Layer dense = layerOf(LayerKind::Linear);
+    dense.out = e.hidden;
+    net.layers.push_back(dense);
+    // RobertaLMHead applies gelu whatever hidden_act says; BertPredictionHeadTransform applies
+    // hidden_act.
+    net.layers.push_back(activationLayer(type == "roberta" ? Activation::Gelu : e.activation));
+    net.layers.push_back(layerOf(LayerKind::LayerNorm));
+    Layer decoder = layerOf(LayerKind::Linear);
+    decoder.out = vocab;
+    decoder.bias = true;
+    net.layers.push_back(decoder);
+    net.layers.push_back(layerOf(LayerKind::CrossEntropy));
+
+    if (e.dropout > 0.0)
+        notes.push_back("Eager attention: the attention probabilities have dropout, which the "
+                        "flash attention op does not model.");
+    if (offset > 0)
+        notes.push_back("Positions start after the padding index: " + std::to_string(positions) +
+                        " learned positions, at most " + std::to_string(maxTokens) + " tokens.");
+    summary = std::to_string(e.layers) + " post-LN blocks of width " + std::to_string(e.hidden) +
+              ", " + std::to_string(e.heads) + " heads, MLP " + std::to_string(e.inner) +
+              ", vocabulary " + std::to_string(vocab) + ", " + std::to_string(types) +
+              " token types, " + std::to_string(tokens) + " tokens (learned positions), " +
+              (tied ? "tied" : "untied") + " embeddings; masked-LM head (" +
+              (type == "roberta" ? "RobertaForMaskedLM" : "BertForMaskedLM") + ", no pooler)";
+}
+
+// ViTForImageClassification: the patch embedding (with the class token and learned positions),
+// pre-LN blocks, the final LayerNorm over every token, and the classifier on the class token.
+void buildVit(Fields& f, const HfImportOptions& options, Network& net,
+              std::vector<std::string>& notes, std::string& summary) {
+    if (options.seqLen) {
+        f.fail("image_size", "a sequence length (--seq-len) does not apply to an image model: its "
+                             "tokens are the image's patches and the class token");
+        return;
+    }
+    Encoder e;
+    readEncoder(f, e);
+    const std::int64_t image = f.integer({"image_size"}, 1, kMaxSize, 224);
+    const std::int64_t patch = f.integer({"patch_size"}, 1, kMaxSize, 16);
+    const std::int64_t channels = f.integer({"num_channels"}, 1, kMaxSize, 3);
+    const bool qkvBias = f.boolean("qkv_bias", true);
+    // The classifier's size: id2label's entries, else num_labels, else transformers' default
+    // of 2 labels.
+    std::int64_t labels = 2;
+    std::string labelsFrom = "transformers' default of 2 (no id2label or num_labels)";
+    const std::string labelKey = f.present({"id2label", "num_labels"});
+    f.present({"label2id"});
+    if (f.failed()) return;
+    if (image % patch != 0) {
+        f.fail("patch_size", "the image size " + std::to_string(image) +
+                                 " ($.image_size) is not divisible by the patch size " +
+                                 std::to_string(patch));
+        return;
+    }
+    if (!labelKey.empty()) {
+        if (labelKey == "num_labels") {
+            labels = f.integer({"num_labels"}, 2, kMaxSize);
+            labelsFrom = "num_labels";
+        } else {
+            labels = f.mapSize("id2label");
+            labelsFrom = "the entries of id2label";
+            if (!f.failed() && labels < 2)
+                f.fail("id2label", "a classifier needs at least 2 labels, got " +
+                                       std::to_string(labels));
+        }
+        if (f.failed()) return;
+    }
+    net.input.shape = {channels, image, image};
+    Layer embed = layerOf(LayerKind::PatchEmbedding);
+    embed.dim = e.hidden;
+    embed.kernel = patch;
+    embed.classToken = true;
+    embed.dropout = e.dropout;
+    net.layers.push_back(embed);
+    Layer block = encoderBlock(e, NormPosition::Pre);
+    if (!qkvBias) block.qkvBias = false;
+    net.layers.push_back(block);
+    net.layers.push_back(layerOf(LayerKind::LayerNorm));
+    net.layers.push_back(layerOf(LayerKind::SelectToken));
+    Layer classifier = layerOf(LayerKind::Linear);
+    classifier.out = labels;
+    net.layers.push_back(classifier);
+    net.layers.push_back(layerOf(LayerKind::CrossEntropy));
+    if (e.dropout > 0.0)
+        notes.push_back("Eager attention: the attention probabilities have dropout, which the "
+                        "flash attention op does not model.");
+    const std::int64_t side = image / patch;
+    summary = std::to_string(e.layers) + " blocks of width " + std::to_string(e.hidden) + ", " +
+              std::to_string(e.heads) + " heads, MLP " + std::to_string(e.inner) + (qkvBias ? "" : ", no q/k/v biases") +
+              ", " + std::to_string(channels) + "x" + std::to_string(image) + "x" +
+              std::to_string(image) + " images in " + std::to_string(side * side) + " patches of " +
+              std::to_string(patch) + "x" + std::to_string(patch) +
+              " and a class token, " + std::to_string(labels) + " labels (" + labelsFrom +
+              "); image-classification head (ViTForImageClassification: final LayerNorm, "
+              "classifier on the class token)";
 }
 
 std::string joined(const std::vector<std::string>& v) {
@@ -426,6 +654,42 @@ std::string baseName(const std::string& origin) {
     std::filesystem::path p(origin);
     if (p.filename() == "config.json" && p.has_parent_path()) return p.parent_path().filename().string();
     return p.stem().string();
+}
+
+// What every import ends with: the name, the training settings, the ignored fields, and the
+// check that the result loads and lowers like any model file.
+Result<HfImport> finishImport(HfImport out, Fields& f, const json& root, const std::string& origin,
+                              const HfImportOptions& options) {
+    const std::string shownOrigin = printable(origin, 200);
+    ModelFile& m = out.model;
+    if (m.network.name.empty()) {
+        const std::string nameOrPath = f.string({"_name_or_path"}, "");
+        if (f.failed()) return f.error();
+        std::string name = !nameOrPath.empty() ? nameOrPath : baseName(origin);
+        if (name.empty()) name = out.modelType;
+        m.network.name = printable(name, 50);
+    }
+    m.training.microBatch = options.microBatch.value_or(1);
+    m.training.precision = Precision::MixedBf16;
+    m.training.optimizer = Optimizer::AdamW;
+
+    for (const auto& [key, value] : root.items()) {
+        if (f.used().count(key)) continue;
+        auto it = knownIgnored().find(key);
+        out.ignored.push_back(
+            {printable(key),
+             it != knownIgnored().end()
+                 ? it->second
+                 : std::string("not a field the import knows: taken to change neither memory nor "
+                               "time (docs/import.md lists what it reads)")});
+    }
+
+    // The result must load and lower like any model file (docs/model-format.md's limits).
+    auto again = parseModel(modelToJson(m), origin);
+    if (!again) return again.error();
+    auto g = lower(m.network, m.training);
+    if (!g) return makeError(shownOrigin + ": " + g.error().message);
+    return out;
 }
 
 }  // namespace
@@ -468,6 +732,23 @@ Result<HfImport> importHfConfig(const std::string& text, const std::string& orig
     if (!f.present({"quantization_config"}).empty())
         return makeError(shownOrigin + ": $.quantization_config: quantized weights are not in the "
                                        "model format (it trains full-size parameters)");
+
+    if (type == "bert" || type == "roberta" || type == "vit") {
+        HfImport out;
+        out.modelType = type;
+        Network& net = out.model.network;
+        std::vector<std::string> notes;
+        std::string summary;
+        if (type == "vit") buildVit(f, options, net, notes, summary);
+        else buildBertLike(f, type, options, net, notes, summary);
+        if (f.failed()) return f.error();
+        std::string description = "Imported from the Hugging Face config " + printable(origin, 200) +
+                                  " (model_type " + type + "): " + summary +
+                                  ". Trained with mixed-bf16 and AdamW.";
+        for (const auto& n : notes) description += " " + n;
+        out.model.description = description;
+        return finishImport(std::move(out), f, root, origin, options);
+    }
 
     Decoder d;
     if (type == "gpt2") readGpt2(f, d);
@@ -550,9 +831,6 @@ Result<HfImport> importHfConfig(const std::string& text, const std::string& orig
     loss.kind = LayerKind::CrossEntropy;
     net.layers.push_back(loss);
 
-    m.training.microBatch = options.microBatch.value_or(1);
-    m.training.precision = Precision::MixedBf16;
-    m.training.optimizer = Optimizer::AdamW;
 
     std::string description = "Imported from the Hugging Face config " + printable(origin, 200) +
                               " (model_type " + type + "): " + std::to_string(d.layers) +
@@ -567,24 +845,7 @@ Result<HfImport> importHfConfig(const std::string& text, const std::string& orig
                    (d.tied ? "tied" : "untied") + " embeddings. Trained with mixed-bf16 and AdamW.";
     for (const auto& n : d.notes) description += " " + n;
     m.description = description;
-
-    for (const auto& [key, value] : root.items()) {
-        if (f.used().count(key)) continue;
-        auto it = knownIgnored().find(key);
-        out.ignored.push_back(
-            {printable(key),
-             it != knownIgnored().end()
-                 ? it->second
-                 : std::string("not a field the import knows: taken to change neither memory nor "
-                               "time (docs/import.md lists what it reads)")});
-    }
-
-    // The result must load and lower like any model file (docs/model-format.md's limits).
-    auto again = parseModel(modelToJson(m), origin);
-    if (!again) return again.error();
-    auto g = lower(m.network, m.training);
-    if (!g) return makeError(shownOrigin + ": " + g.error().message);
-    return out;
+    return finishImport(std::move(out), f, root, origin, options);
 }
 
 Result<HfImport> importHfConfigFile(const std::string& path, const HfImportOptions& options) {

@@ -538,7 +538,24 @@ private:
         return dropout("dropout", hdn, l.dropout);
     }
 
+    // BERT / RoBERTa (post-LN): LayerNorm(x + dropout(attention(x))), then
+    // LayerNorm(h + dropout(mlp(h))). The attention reads the block input, the MLP and the
+    // second residual the first norm's output; each norm saves its sum (its input).
+    TensorId postNormBlock(const Layer& l, TensorId x) {
+        push("attention", "attention");
+        TensorId a = attention(l, x);
+        pop();
+        TensorId x1 = binary(OpKind::Add, "add1", x, a);
+        TensorId h = norm(l.norm, "ln1", x1);
+        push("mlp", "mlp");
+        TensorId m = mlp(l, h);
+        pop();
+        TensorId x2 = binary(OpKind::Add, "add2", h, m);
+        return norm(l.norm, "ln2", x2);
+    }
+
     TensorId transformerBlock(const Layer& l, TensorId x) {
+        if (l.normPosition == NormPosition::Post) return postNormBlock(l, x);
         TensorId h = norm(l.norm, "ln1", x);
         push("attention", "attention");
         TensorId a = attention(l, h);
@@ -692,16 +709,76 @@ private:
         }
         op.params = {m_tokenEmbedding};
         if (l.positions > 0) op.params.push_back(param("wpe", {l.positions, l.dim}));
+        // Token types (BERT's segment ids): one more lookup added to the sum. The ids are
+        // transformers' default, all 0, a registered buffer expanded over the batch: no memory
+        // per sample, and the lookup saves that view only.
+        if (l.tokenTypes > 0) op.params.push_back(param("wtt", {l.tokenTypes, l.dim}));
         op.saved = {tokens};
         op.attrs.vocab = m_net.input.vocab;
         op.attrs.positions = l.positions;
+        op.attrs.tokenTypes = l.tokenTypes;
         op.attrs.tokens = t;
         op.attrs.out = l.dim;
         Affine io = bytesOf(tokens) + bytesOf(y) + bytesOf(y);
-        op.forward = elementwise(elemsOf(y), 1, io);
-        op.backward = elementwise(elemsOf(y), 1, io + bytesOf(y));
+        if (l.tokenTypes > 0) io += bytesOf(y) + bytesOf(y);  // the type rows read, one more sum
+        op.forward = elementwise(elemsOf(y), l.tokenTypes > 0 ? 2 : 1, io);
+        op.backward = elementwise(elemsOf(y), l.tokenTypes > 0 ? 2 : 1, io + bytesOf(y));
         addOp(std::move(op));
         return dropout("dropout", y, l.dropout);
+    }
+
+    // ViT's embeddings (transformers' ViTEmbeddings): a convolution with kernel = stride =
+    // patch, its output read as tokens (flatten(2).transpose(1, 2): a view), the class token
+    // prepended (torch.cat: a new tensor), the learned positions added and dropout. The conv
+    // saves its input (the image) and weight; cat and add save nothing; the cat's result lives
+    // only until the add has read it: the patch_tokens op's forward workspace.
+    TensorId patchEmbedding(const Layer& l, TensorId x) {
+        TensorId c = conv("conv", x, l.dim, l.kernel, l.kernel, 0, true);
+        const Tensor ct = m_g.tensor(c);
+        const std::int64_t patches = ct.shape[1] * ct.shape[2];
+        const std::int64_t tokens = patches + (l.classToken ? 1 : 0);
+        std::vector<TensorId> params;
+        if (l.classToken) params.push_back(param("cls_token", {l.dim}));
+        params.push_back(param("position_embeddings", {tokens, l.dim}));
+        // Under autocast the 16-bit patches meet fp32 parameters: cat and add promote to fp32,
+        // as the embedding lookup's residual stream is fp32.
+        const DType outType = m_autocast ? m_paramType : ct.dtype;
+        TensorId y = activation("tokens", outType, {tokens, l.dim});
+        Op op;
+        op.kind = OpKind::PatchTokens;
+        op.name = opName("tokens");
+        op.inputs = {c};
+        op.outputs = {y};
+        op.params = params;
+        op.attrs.tokens = tokens;
+        op.attrs.out = l.dim;
+        op.attrs.classToken = l.classToken;
+        if (l.classToken) op.workspaceForward = bytesOf(y);
+        Affine io = bytesOf(c) + bytesOf(y) + bytesOf(y);
+        if (l.classToken) io += bytesOf(y) + bytesOf(y);  // cat writes, the add reads it
+        op.forward = elementwise(elemsOf(y), 1, io);
+        op.backward = elementwise(elemsOf(y), 1, bytesOf(y) + bytesOf(c) + bytesOf(y));
+        addOp(std::move(op));
+        return dropout("dropout", y, l.dropout);
+    }
+
+    // `x[:, 0]`: a view of the first token (no memory, no work). Whatever saves the view keeps
+    // its base alive (autograd saves the view, whose storage is the base's); backward makes the
+    // gradient of the whole input, zeros but for token 0 (select_backward).
+    TensorId selectToken(TensorId x) {
+        const Tensor in = m_g.tensor(x);
+        TensorId y = activation("select", in.dtype, {in.shape.back()}, in.batched);
+        m_g.tensors[y.index()].storage = in.storage;
+        Op op;
+        op.kind = OpKind::SelectToken;
+        op.name = opName("select");
+        op.inputs = {x};
+        op.outputs = {y};
+        op.attrs.tokens = in.shape.front();
+        op.attrs.out = in.shape.back();
+        op.backward = elementwise(elemsOf(x), 0, bytesOf(x) + bytesOf(y));
+        addOp(std::move(op));
+        return y;
     }
 
     TensorId loss(LayerKind kind, TensorId x) {
@@ -981,6 +1058,8 @@ private:
             case LayerKind::ResidualBlock: return residualBlock(l, x);
             case LayerKind::CrossEntropy:
             case LayerKind::Mse: return loss(l.kind, x);
+            case LayerKind::PatchEmbedding: return patchEmbedding(l, x);
+            case LayerKind::SelectToken: return selectToken(x);
         }
         return makeError("unknown layer kind");
     }
@@ -1058,6 +1137,8 @@ std::string_view opKindName(OpKind k) {
         case OpKind::Mse: return "mse";
         case OpKind::Cast: return "cast";
         case OpKind::LinearCrossEntropy: return "linear_cross_entropy";
+        case OpKind::PatchTokens: return "patch_tokens";
+        case OpKind::SelectToken: return "select_token";
     }
     return "?";
 }

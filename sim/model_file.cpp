@@ -30,7 +30,18 @@ constexpr std::size_t kMaxPathBytes = 4096;
 
 // Fields that version 2 of the format added (docs/model-format.md#versioning): a version 1
 // file holding one is refused as holding an unknown field, as a version 1 reader does.
-const std::set<std::string> kVersion2Fields = {"qkv_bias", "parallel_residual"};
+const std::set<std::string> kVersion2Fields = {"qkv_bias", "parallel_residual", "norm_position",
+                                               "token_types"};
+// Layer kinds that version 2 added: unknown kinds to a version 1 reader.
+bool isVersion2Kind(LayerKind k) {
+    return k == LayerKind::PatchEmbedding || k == LayerKind::SelectToken;
+}
+
+std::optional<NormPosition> parseNormPosition(std::string_view s) {
+    if (s == "pre") return NormPosition::Pre;
+    if (s == "post") return NormPosition::Post;
+    return std::nullopt;
+}
 
 // Fields each layer kind accepts besides "kind", "name", "checkpoint".
 const std::map<LayerKind, std::set<std::string>>& kindFields() {
@@ -45,7 +56,7 @@ const std::map<LayerKind, std::set<std::string>>& kindFields() {
         {LayerKind::LayerNorm, {}},
         {LayerKind::RmsNorm, {}},
         {LayerKind::Dropout, {"p", "inplace"}},
-        {LayerKind::Embedding, {"dim", "positions", "dropout"}},
+        {LayerKind::Embedding, {"dim", "positions", "dropout", "token_types"}},
         {LayerKind::Conv2d, {"out_channels", "kernel", "stride", "padding", "bias"}},
         {LayerKind::BatchNorm2d, {}},
         {LayerKind::MaxPool2d, {"kernel", "stride", "padding"}},
@@ -56,10 +67,12 @@ const std::map<LayerKind, std::set<std::string>>& kindFields() {
         {LayerKind::Mlp, {"mlp_hidden", "activation", "gated", "dropout", "bias"}},
         {LayerKind::TransformerBlock,
          {"repeat", "heads", "kv_heads", "mlp_hidden", "activation", "gated", "norm", "dropout",
-          "attention", "causal", "bias", "qkv_bias", "parallel_residual"}},
+          "attention", "causal", "bias", "qkv_bias", "parallel_residual", "norm_position"}},
         {LayerKind::ResidualBlock, {"repeat", "variant", "channels", "stride"}},
         {LayerKind::CrossEntropy, {}},
         {LayerKind::Mse, {}},
+        {LayerKind::PatchEmbedding, {"dim", "patch", "class_token", "dropout"}},
+        {LayerKind::SelectToken, {}},
     };
     return fields;
 }
@@ -214,6 +227,12 @@ Layer readLayer(Reader& r, const json& o, const std::string& path, int version) 
                "unknown layer kind \"" + printable(kindName) + "\" (known: " + known + ")");
         return l;
     }
+    if (version < 2 && isVersion2Kind(*kind)) {
+        r.fail(path + ".kind", "layer kind \"" + kindName +
+                                   "\" is unknown in remat-model/1 (it needs \"format\": "
+                                   "\"remat-model/2\")");
+        return l;
+    }
     l.kind = *kind;
     std::set<std::string> allowed = kindFields().at(l.kind);
     allowed.insert({"kind", "name", "checkpoint"});
@@ -241,9 +260,13 @@ Layer readLayer(Reader& r, const json& o, const std::string& path, int version) 
     l.causal = r.boolean(o, "causal", path, true);
     if (o.contains("qkv_bias")) l.qkvBias = r.boolean(o, "qkv_bias", path, l.bias);
     l.parallelResidual = r.boolean(o, "parallel_residual", path, false);
+    l.normPosition = r.choice(o, "norm_position", path, NormPosition::Pre, parseNormPosition,
+                              "pre, post");
+    l.tokenTypes = r.size(o, "token_types", path, 0, 0);
+    l.classToken = r.boolean(o, "class_token", path, true);
     l.p = r.fraction(o, "p", path);
     l.outChannels = r.size(o, "out_channels", path, 0);
-    l.kernel = r.size(o, "kernel", path, 0);
+    l.kernel = r.size(o, l.kind == LayerKind::PatchEmbedding ? "patch" : "kernel", path, 0);
     l.stride = r.size(o, "stride", path, 1);
     l.padding = r.size(o, "padding", path, 0, 0);
     l.variant = r.choice(o, "variant", path, ResidualVariant::Basic, parseVariant,
@@ -263,6 +286,7 @@ Layer readLayer(Reader& r, const json& o, const std::string& path, int version) 
         case LayerKind::Mlp: require("mlp_hidden"); break;
         case LayerKind::TransformerBlock: require("heads"); require("mlp_hidden"); break;
         case LayerKind::ResidualBlock: require("channels"); break;
+        case LayerKind::PatchEmbedding: require("dim"); require("patch"); break;
         default: break;
     }
     if (l.kind == LayerKind::MaxPool2d && !o.contains("stride")) l.stride = l.kernel;
@@ -293,6 +317,10 @@ json writeLayer(const Layer& l) {
     if (has("causal")) o["causal"] = l.causal;
     if (has("qkv_bias") && l.qkvBias) o["qkv_bias"] = *l.qkvBias;
     if (has("parallel_residual") && l.parallelResidual) o["parallel_residual"] = true;
+    if (has("norm_position") && l.normPosition == NormPosition::Post) o["norm_position"] = "post";
+    if (has("token_types") && l.tokenTypes > 0) o["token_types"] = l.tokenTypes;
+    if (has("patch")) o["patch"] = l.kernel;
+    if (has("class_token")) o["class_token"] = l.classToken;
     if (has("out_channels")) o["out_channels"] = l.outChannels;
     if (has("kernel")) o["kernel"] = l.kernel;
     if (has("stride")) o["stride"] = l.stride;
@@ -639,7 +667,11 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrig
 bool needsVersion2(const ModelFile& m) {
     return !m.training.parallel.single() ||
            std::any_of(m.network.layers.begin(), m.network.layers.end(),
-                       [](const Layer& l) { return l.qkvBias.has_value() || l.parallelResidual; });
+                       [](const Layer& l) {
+                           return l.qkvBias.has_value() || l.parallelResidual ||
+                                  l.normPosition == NormPosition::Post || l.tokenTypes > 0 ||
+                                  isVersion2Kind(l.kind);
+                       });
 }
 
 std::string modelToJson(const ModelFile& m) {

@@ -13,7 +13,7 @@ constexpr std::array<std::string_view, kLayerKindCount> kKindNames = {
     "sigmoid",   "softmax",    "layernorm",   "rmsnorm",        "dropout",
     "embedding", "conv2d",     "batchnorm2d", "maxpool2d",      "global_avg_pool",
     "flatten",   "attention",  "mlp",         "transformer_block", "residual_block",
-    "cross_entropy", "mse"};
+    "cross_entropy", "mse", "patch_embedding", "select_token"};
 
 constexpr std::int64_t kMaxDim = std::int64_t{1} << 31;
 // Elements per sample of any one layer output: keeps per-sample byte counts (at most 8 bytes an
@@ -209,6 +209,8 @@ Result<std::vector<Shape>> inferShapes(const Network& net) {
                     if (auto e = positive(l.dim, "dim")) return *e;
                     if (l.positions < 0 || l.positions > kMaxDim)
                         return fail("positions must be 0 or a positive size");
+                    if (l.tokenTypes < 0 || l.tokenTypes > kMaxDim)
+                        return fail("token_types must be 0 or a positive size");
                     if (l.positions > 0 && l.positions < net.input.tokens)
                         return fail("positions (" + std::to_string(l.positions) +
                                     ") is shorter than the sequence (" +
@@ -268,8 +270,32 @@ Result<std::vector<Shape>> inferShapes(const Network& net) {
                     if (l.kind != LayerKind::Attention)
                         if (auto e = positive(l.mlpHidden, "mlp_hidden")) return *e;
                     if (auto e = probability(l.dropout, "dropout")) return *e;
+                    if (l.kind == LayerKind::TransformerBlock &&
+                        l.normPosition == NormPosition::Post && l.parallelResidual)
+                        return fail("norm_position \"post\" normalises after each residual add; "
+                                    "parallel_residual has one add for both branches");
                     break;
                 }
+                case LayerKind::PatchEmbedding: {
+                    if (cur.size() != 3) return mismatch("an image [channels, height, width]");
+                    if (auto e = positive(l.dim, "dim")) return *e;
+                    if (auto e = positive(l.kernel, "patch")) return *e;
+                    if (auto e = probability(l.dropout, "dropout")) return *e;
+                    const char* side[] = {"height", "width"};
+                    for (int d = 0; d < 2; ++d)
+                        if (cur[1 + d] % l.kernel != 0)
+                            return fail("patch: the image " + std::string(side[d]) + " " +
+                                        std::to_string(cur[1 + d]) +
+                                        " is not divisible by the patch " +
+                                        std::to_string(l.kernel));
+                    cur = {(cur[1] / l.kernel) * (cur[2] / l.kernel) + (l.classToken ? 1 : 0),
+                           l.dim};
+                    break;
+                }
+                case LayerKind::SelectToken:
+                    if (cur.size() != 2) return mismatch("a sequence [tokens, width]");
+                    cur = {cur[1]};
+                    break;
                 case LayerKind::ResidualBlock: {
                     if (cur.size() != 3) return mismatch("an image [channels, height, width]");
                     if (auto e = positive(l.channels, "channels")) return *e;

@@ -40,8 +40,12 @@ enum class LayerKind {
     ResidualBlock,
     CrossEntropy,
     Mse,
+    // Model format 2: ViT's patch embedding (image -> tokens with a class token) and the head's
+    // selection of the class token.
+    PatchEmbedding,
+    SelectToken,
 };
-inline constexpr int kLayerKindCount = 22;
+inline constexpr int kLayerKindCount = 24;
 
 std::string_view layerKindName(LayerKind k);  // model-file spelling: "transformer_block"
 std::optional<LayerKind> parseLayerKind(std::string_view s);
@@ -56,6 +60,9 @@ std::optional<Activation> parseActivation(std::string_view s);
 enum class AttentionImpl { Eager, Flash };
 enum class NormKind { LayerNorm, RmsNorm };
 enum class ResidualVariant { Basic, Bottleneck };
+// Where a transformer block normalises: before attention and the MLP (GPT-2, Llama) or after
+// each residual add (BERT, RoBERTa).
+enum class NormPosition { Pre, Post };
 
 // One row of the stack. A flat record: each kind reads the fields it documents and ignores
 // the rest (docs/model-format.md lists which). Defaults are the model format's defaults.
@@ -86,9 +93,14 @@ struct Layer {
     // block whose attention and MLP both read the block's input (GPT-NeoX, GPT-J).
     std::optional<bool> qkvBias;
     bool parallelResidual = false;
+    // Model format 2: post-LN blocks (BERT), token-type embeddings added to the token and
+    // position lookups, and a patch embedding's learned class token.
+    NormPosition normPosition = NormPosition::Pre;
+    std::int64_t tokenTypes = 0;
+    bool classToken = true;
     // dropout layer
     double p = 0.0;
-    // conv / pool
+    // conv / pool; patch_embedding's patch size (kernel = stride = patch)
     std::int64_t outChannels = 0;
     std::int64_t kernel = 0;
     std::int64_t stride = 1;

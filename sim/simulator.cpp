@@ -74,6 +74,7 @@ double instructionTimeWith(const Graph& g, const Program& p, const std::vector<B
         }
     }
     if (op.kind == OpKind::Flatten) return 0.0;
+    if (op.kind == OpKind::SelectToken && ins.kind != InstrKind::Backward) return 0.0;  // a view
     // TF32 (PyTorch's allow_tf32 flags): convolutions and matmuls each by their own flag.
     const bool tf32 = op.kind == OpKind::Conv2d ? tf32ForConv(p.tf32) : tf32ForMatmul(p.tf32);
     return opTime(g, op, ins.kind == InstrKind::Backward ? Direction::Backward : Direction::Forward,

@@ -18,7 +18,9 @@ std::string CpuBackend::deviceName() const {
 bool CpuBackend::supports(OpKind kind) const {
     switch (kind) {
         case OpKind::Cast:
-        case OpKind::LinearCrossEntropy: return false;
+        case OpKind::LinearCrossEntropy:
+        case OpKind::PatchTokens:
+        case OpKind::SelectToken: return false;
         default: return true;
     }
 }

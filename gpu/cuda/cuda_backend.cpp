@@ -135,6 +135,8 @@ bool CudaBackend::supports(OpKind kind) const {
     switch (kind) {
         case OpKind::Cast:
         case OpKind::LinearCrossEntropy:
+        case OpKind::PatchTokens:
+        case OpKind::SelectToken:
             return false;
         default:
             return true;
