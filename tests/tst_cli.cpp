@@ -664,9 +664,18 @@ void TstCli::userErrors_data() {
                 "positions the model takes";
     QTest::newRow("import-hf --micro-batch 0")
         << QStringList{"import-hf", hf + "gpt2.json", "-b", "0"} << "--micro-batch";
-    QTest::newRow("import-hf unsupported model_type")
-        << QStringList{"import-hf", hf + "vit-base-patch16-224.json"}
-        << hf + "vit-base-patch16-224.json: $.model_type: \"vit\" is not supported";
+    QTest::newRow("import-hf --seq-len on an image model")
+        << QStringList{"import-hf", hf + "vit-base-patch16-224.json", "--seq-len", "100"}
+        << hf + "vit-base-patch16-224.json: $.image_size: a sequence length (--seq-len) does not "
+                "apply to an image model";
+    QTest::newRow("import-hf image not divisible by the patch")
+        << QStringList{"import-hf", kDataDir + "/cli/hf_vit_patch_15.json"}
+        << kDataDir + "/cli/hf_vit_patch_15.json: $.patch_size: the image size 224 ($.image_size) "
+                      "is not divisible by the patch size 15";
+    QTest::newRow("import-hf RoBERTa --seq-len past the padding offset")
+        << QStringList{"import-hf", hf + "roberta-base.json", "--seq-len", "513"}
+        << hf + "roberta-base.json: $.max_position_embeddings: a sequence of 513 tokens is longer "
+                "than the 512 positions the model takes (514 less the padding offset of 2)";
     QTest::newRow("import-hf missing field")
         << QStringList{"import-hf", kDataDir + "/cli/hf_missing_hidden_size.json"}
         << kDataDir + "/cli/hf_missing_hidden_size.json: $.hidden_size: missing (a required field)";
@@ -1224,6 +1233,33 @@ void TstCli::importHfOutputLoadsEverywhere() {
                                     QStringList{"program", out, "-s", "full"}}) {
         const RunResult r = runRemat(args);
         QVERIFY2(r.finished && r.exitCode == 0, qPrintable(describe(args, r)));
+    }
+
+    // The encoders: BERT's masked LM and ViT's image classifier, written and compared under
+    // every strategy (selective ones on the post-LN block's attention and MLP included).
+    const QString bert = dir.filePath("bert.json");
+    const RunResult wroteBert =
+        runRemat({"import-hf", kDataDir + "/hf/bert-base-uncased.json", "-o", bert, "--seq-len", "128"});
+    QVERIFY2(wroteBert.finished && wroteBert.exitCode == 0, qPrintable(describe({"import-hf"}, wroteBert)));
+    QVERIFY2(wroteBert.out.startsWith("wrote " + bert + ": bert-base-uncased (model_type bert), "
+                                      "109514298 parameters, 128 tokens, micro-batch 1\n"),
+             qPrintable(wroteBert.out));
+    const QString vit = dir.filePath("vit.json");
+    const RunResult wroteVit =
+        runRemat({"import-hf", kDataDir + "/hf/vit-base-patch16-224.json", "-o", vit});
+    QVERIFY2(wroteVit.finished && wroteVit.exitCode == 0, qPrintable(describe({"import-hf"}, wroteVit)));
+    QVERIFY2(wroteVit.out.startsWith("wrote " + vit + ": google/vit-base-patch16-224 (model_type vit), "
+                                     "85800194 parameters, input [3, 224, 224], micro-batch 1\n"),
+             qPrintable(wroteVit.out));
+    for (const QString& file : {bert, vit}) {
+        const json cmp = runJson({"compare", file, "--json"}, &ok);
+        QVERIFY(ok);
+        QVERIFY(cmp.is_array() && cmp.size() > 3);
+        for (const QString& s : {QString("selective:attention_core"), QString("selective:mlp")}) {
+            const json r = runJson({"simulate", file, "-s", s, "--json"}, &ok);
+            QVERIFY2(ok, qPrintable(file + " " + s));
+            QVERIFY(r.at("time_s").at("recompute").get<double>() > 0);
+        }
     }
 }
 

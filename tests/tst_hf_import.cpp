@@ -1,8 +1,10 @@
 // Tests of the Hugging Face config import (sim/hf_import.h, docs/import.md) on the published
 // configs of tests/data/hf: the exact published parameter counts; GPT-2's import simulating
 // exactly like the gpt2-small preset; the mapping of GQA, gated MLPs, norms, tied embeddings,
-// positions, parallel residual blocks, q/k/v-only biases and the attention kernel; the ignored fields with their reasons; the architectures
-// refused with their reason; and every error path (missing field, wrong type, out-of-range
+// positions, parallel residual blocks, q/k/v-only biases and the attention kernel; the encoders
+// (BERT and RoBERTa's masked LM with post-LN blocks and token types, ViT's image classifier with
+// its patch embedding and class-token head) and the saved activations of a post-LN block derived
+// by hand; the ignored fields with their reasons; and every error path (missing field, wrong type, out-of-range
 // value, unsupported model_type, bad sequence length) with its one-line message.
 #include <QtTest/QtTest>
 
@@ -10,11 +12,13 @@
 #include <QTemporaryDir>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "analysis.h"
 #include "device.h"
 #include "hf_import.h"
+#include "graph.h"
 #include "lower.h"
 #include "model_file.h"
 #include "strategy.h"
@@ -55,8 +59,9 @@ private slots:
     void mapping();
     void attentionKernel();
     void ignoredFieldsAreListedWithReasons();
-    void refusedArchitectures_data();
-    void refusedArchitectures();
+    void encoderMapping();
+    void vitLabelsAndPublishedCount();
+    void postLnBlockSavedActivations();
     void errors_data();
     void errors();
     void sequenceAndBatchOptions();
@@ -78,6 +83,10 @@ void TstHfImport::publishedParameterCounts_data() {
     QTest::newRow("Qwen2-0.5B") << "qwen2-0.5b.json" << qint64(494032768);
     // Pythia's model card: 85,056,000 non-embedding parameters, 162,322,944 in all.
     QTest::newRow("pythia-160m") << "pythia-160m.json" << qint64(162322944);
+    // BertForMaskedLM and RobertaForMaskedLM (transformers' num_parameters()): the encoder and
+    // the MLM head, whose decoder is tied to the token embedding but has its own bias.
+    QTest::newRow("bert-base-uncased") << "bert-base-uncased.json" << qint64(109514298);
+    QTest::newRow("roberta-base") << "roberta-base.json" << qint64(124697433);
 }
 
 void TstHfImport::publishedParameterCounts() {
@@ -254,25 +263,142 @@ void TstHfImport::ignoredFieldsAreListedWithReasons() {
         QVERIFY(i->ignored[k - 1].key < i->ignored[k].key);
 }
 
-void TstHfImport::refusedArchitectures_data() {
-    QTest::addColumn<QString>("file");
-    QTest::addColumn<QString>("message");
-    QTest::newRow("bert") << "bert-base-uncased.json"
-                          << "bert-base-uncased.json: $.model_type: \"bert\" is not supported: BERT normalises after each residual add (post-LN)";
-    QTest::newRow("roberta") << "roberta-base.json"
-                             << "roberta-base.json: $.model_type: \"roberta\" is not supported";
-    QTest::newRow("vit") << "vit-base-patch16-224.json"
-                         << "vit-base-patch16-224.json: $.model_type: \"vit\" is not supported: ViT turns image patches into tokens";
+// The encoders' layer stacks: BERT and RoBERTa as embeddings (with token types), LayerNorm and
+// dropout, post-LN non-causal blocks and the masked-LM head tied to the token embedding; ViT as
+// the patch embedding, pre-LN non-causal blocks, the final LayerNorm, the class token and the
+// classifier. The published base models' BertModel / RobertaModel counts (with the pooler) are
+// the masked-LM counts less the MLM head's LayerNorm and decoder bias: the pooler's dense layer
+// is the size of the head's.
+void TstHfImport::encoderMapping() {
+    auto bert = importHfConfigFile(hfPath("bert-base-uncased.json"));
+    QVERIFY2(bert.ok(), bert.ok() ? "" : bert.error().message.c_str());
+    const Network& b = bert->model.network;
+    QCOMPARE(b.layers.size(), std::size_t(9));
+    QCOMPARE(b.input.tokens, std::int64_t(512));
+    QCOMPARE(b.input.vocab, std::int64_t(30522));
+    QVERIFY(b.tieEmbeddings);
+    QCOMPARE(b.layers[0].kind, LayerKind::Embedding);
+    QCOMPARE(b.layers[0].positions, std::int64_t(512));
+    QCOMPARE(b.layers[0].tokenTypes, std::int64_t(2));
+    QCOMPARE(b.layers[0].dropout, 0.0);
+    QCOMPARE(b.layers[1].kind, LayerKind::LayerNorm);
+    QCOMPARE(b.layers[2].kind, LayerKind::Dropout);
+    QCOMPARE(b.layers[2].p, 0.1);
+    const Layer& bb = b.layers[3];
+    QCOMPARE(bb.kind, LayerKind::TransformerBlock);
+    QCOMPARE(bb.repeat, std::int64_t(12));
+    QCOMPARE(bb.normPosition, NormPosition::Post);
+    QVERIFY(!bb.causal);
+    QCOMPARE(bb.attention, AttentionImpl::Eager);  // dropout on the probabilities
+    QCOMPARE(bb.dropout, 0.1);
+    QCOMPARE(bb.mlpHidden, std::int64_t(3072));
+    QCOMPARE(b.layers[4].kind, LayerKind::Linear);
+    QCOMPARE(b.layers[4].out, std::int64_t(768));
+    QCOMPARE(b.layers[5].kind, LayerKind::Gelu);
+    QCOMPARE(b.layers[6].kind, LayerKind::LayerNorm);
+    QCOMPARE(b.layers[7].out, std::int64_t(30522));
+    QVERIFY(b.layers[7].bias);
+    QCOMPARE(b.layers[8].kind, LayerKind::CrossEntropy);
+    QCOMPARE(parameters(bert->model) - (2 * 768 + 30522), std::int64_t(109482240));  // BertModel
+    QVERIFY(QString::fromStdString(bert->model.description).contains("BertForMaskedLM, no pooler"));
+
+    // RoBERTa: 514 learned positions numbered from padding_idx + 1, so 512 tokens at most; one
+    // token type.
+    auto roberta = importHfConfigFile(hfPath("roberta-base.json"));
+    QVERIFY(roberta.ok());
+    const Network& r = roberta->model.network;
+    QCOMPARE(r.input.tokens, std::int64_t(512));
+    QCOMPARE(r.layers[0].positions, std::int64_t(514));
+    QCOMPARE(r.layers[0].tokenTypes, std::int64_t(1));
+    QCOMPARE(parameters(roberta->model) - (2 * 768 + 50265), std::int64_t(124645632));  // RobertaModel
+
+    auto vit = importHfConfigFile(hfPath("vit-base-patch16-224.json"));
+    QVERIFY2(vit.ok(), vit.ok() ? "" : vit.error().message.c_str());
+    const Network& v = vit->model.network;
+    QCOMPARE(v.input.shape, (Shape{3, 224, 224}));
+    QVERIFY(!v.input.isTokens());
+    QCOMPARE(v.layers.size(), std::size_t(6));
+    QCOMPARE(v.layers[0].kind, LayerKind::PatchEmbedding);
+    QCOMPARE(v.layers[0].kernel, std::int64_t(16));
+    QCOMPARE(v.layers[0].dim, std::int64_t(768));
+    QVERIFY(v.layers[0].classToken);
+    QCOMPARE(v.layers[1].normPosition, NormPosition::Pre);
+    QVERIFY(!v.layers[1].causal);
+    QCOMPARE(v.layers[1].attention, AttentionImpl::Flash);  // no dropout anywhere
+    QCOMPARE(v.layers[2].kind, LayerKind::LayerNorm);
+    QCOMPARE(v.layers[3].kind, LayerKind::SelectToken);
+    QCOMPARE(v.layers[4].kind, LayerKind::Linear);
+    QCOMPARE(v.layers[5].kind, LayerKind::CrossEntropy);
+    auto shapes = inferShapes(v);
+    QVERIFY(shapes.ok());
+    QCOMPARE((*shapes)[1], (Shape{197, 768}));  // 14 x 14 patches and the class token
+    QCOMPARE((*shapes)[14], (Shape{197, 768}));  // the final LayerNorm, every token
+    QCOMPARE((*shapes)[15], (Shape{768}));       // the class token
 }
 
-void TstHfImport::refusedArchitectures() {
-    QFETCH(QString, file);
-    QFETCH(QString, message);
-    auto i = importHfConfigFile((kHfDir + "/" + file).toStdString());
-    QVERIFY(!i.ok());
-    const QString got = QString::fromStdString(i.error().message);
-    QVERIFY2(got.contains(message), qPrintable(got));
-    QVERIFY(!got.contains('\n'));
+// The classifier's size: id2label's entries, else num_labels, else transformers' default of 2.
+// With the 1,000 ImageNet labels of the published config (its id2label, which the shipped file
+// omits) the count is the published 86,567,656.
+void TstHfImport::vitLabelsAndPublishedCount() {
+    const json base = config("vit-base-patch16-224.json");
+    auto two = importHfConfig(base.dump(), "vit.json");
+    QVERIFY(two.ok());
+    QCOMPARE(two->model.network.layers[4].out, std::int64_t(2));
+    QCOMPARE(parameters(two->model), std::int64_t(86567656 - 769000 + 2 * 768 + 2));
+
+    json withMap = base;
+    for (int i = 0; i < 1000; ++i) withMap["id2label"][std::to_string(i)] = "class " + std::to_string(i);
+    auto mapped = importHfConfig(withMap.dump(), "vit.json");
+    QVERIFY2(mapped.ok(), mapped.ok() ? "" : mapped.error().message.c_str());
+    QCOMPARE(parameters(mapped->model), std::int64_t(86567656));
+    for (const auto& f : mapped->ignored) QVERIFY(f.key != "id2label");
+
+    json withCount = base;
+    withCount["num_labels"] = 1000;
+    auto counted = importHfConfig(withCount.dump(), "vit.json");
+    QVERIFY(counted.ok());
+    QCOMPARE(parameters(counted->model), std::int64_t(86567656));
+}
+
+// Saved activations of one post-LN block (BERT's order), derived by hand from what autograd
+// saves (docs/memory-model.md) and checked against the lowered graph; fp32, dropout on, eager
+// attention. Per sample, with T tokens, width C, h heads and MLP width I (4-byte floats):
+//   qkv's input x (T C) and output (3 T C: scores read q and k, the context v), the softmax
+//   output (h T T), the attention dropout's mask (h T T bytes) and output (h T T), the context
+//   (T C, the projection's input), the projection dropout's mask (T C bytes), ln1's input
+//   (T C) with mean and rstd (2 T), ln1's output (T C: fc1's input), fc1's output (I T: GELU's
+//   input), GELU's output (I T: fc2's input), the MLP dropout's mask (T C bytes), ln2's input
+//   (T C) with mean and rstd (2 T):
+//   4 (8 T C + 2 h T T + 2 T I + 4 T) + h T T + 2 T C
+// tests/torch/test_post_ln_saved.py counts the same tensors in PyTorch with
+// saved_tensors_hooks.
+void TstHfImport::postLnBlockSavedActivations() {
+    const std::int64_t T = 16, C = 32, h = 4, I = 64;
+    json c = {{"model_type", "bert"},        {"vocab_size", 100},
+              {"hidden_size", C},            {"num_hidden_layers", 2},
+              {"num_attention_heads", h},    {"intermediate_size", I},
+              {"max_position_embeddings", T}, {"type_vocab_size", 2},
+              {"hidden_dropout_prob", 0.1},  {"attention_probs_dropout_prob", 0.1}};
+    auto tiny = importHfConfig(c.dump(), "tiny-bert.json");
+    QVERIFY2(tiny.ok(), tiny.ok() ? "" : tiny.error().message.c_str());
+    auto g = lower(tiny->model.network, Precision::Fp32);
+    QVERIFY(g.ok());
+    const std::int64_t expected = 4 * (8 * T * C + 2 * h * T * T + 2 * T * I + 4 * T) + h * T * T + 2 * T * C;
+    QCOMPARE(expected, std::int64_t(35072));
+    // Instances 3 and 4 are the two blocks (embedding, layernorm, dropout before them).
+    for (int inst : {3, 4}) {
+        const Module& block = g->module(g->layerModules.at(std::size_t(inst)));
+        std::set<std::uint32_t> storages;
+        std::int64_t bytes = 0;
+        for (std::uint32_t o = block.firstOp; o < block.firstOp + block.opCount; ++o)
+            for (TensorId t : g->ops[o].saved) {
+                const TensorId s = g->storageOf(t);
+                if (g->tensor(s).kind != TensorKind::Activation || !storages.insert(s.index()).second)
+                    continue;
+                bytes += g->tensor(s).bytes().perSample;
+            }
+        QCOMPARE(bytes, expected);
+    }
 }
 
 void TstHfImport::errors_data() {
@@ -285,7 +411,7 @@ void TstHfImport::errors_data() {
                                         << "$.model_type: missing (a required field; supported: gemma, gpt2, gpt_neox, llama, mistral, phi3, qwen2)";
     QTest::newRow("model_type number") << "gpt2.json" << R"({"model_type": 2})" << "$.model_type: expected a string, got a number";
     QTest::newRow("model_type unsupported") << "gpt2.json" << R"({"model_type": "t5"})"
-                                            << "$.model_type: unsupported model_type \"t5\" (supported: gemma, gpt2, gpt_neox, llama, mistral, phi3, qwen2)";
+                                            << "$.model_type: unsupported model_type \"t5\" (supported: bert, gemma, gpt2, gpt_neox, llama, mistral, phi3, qwen2, roberta, vit)";
     QTest::newRow("model_type escaped") << "gpt2.json" << R"({"model_type": "\u001b]0;x\u0007"})"
                                         << "unsupported model_type \"\\x1b]0;x\\x07\"";
     QTest::newRow("gpt2 n_embd missing") << "gpt2.json" << R"({"n_embd": null})" << "$.n_embd: missing (a required field)";
@@ -334,6 +460,24 @@ void TstHfImport::errors_data() {
                                            << "$.attention_dropout: attention dropout 0.1 differs from the hidden dropout 0";
     QTest::newRow("qwen2 window not a number") << "qwen2-0.5b.json" << R"({"use_sliding_window": true, "sliding_window": "4k"})"
                                                << "$.sliding_window: expected a whole number, got a string";
+    QTest::newRow("bert relative positions") << "bert-base-uncased.json" << R"({"position_embedding_type": "relative_key"})"
+                                             << "$.position_embedding_type: \"relative_key\" position embeddings";
+    QTest::newRow("bert two dropouts") << "bert-base-uncased.json" << R"({"attention_probs_dropout_prob": 0.2})"
+                                       << "$.attention_probs_dropout_prob: attention dropout 0.2 differs from the hidden dropout 0.1";
+    QTest::newRow("bert decoder") << "bert-base-uncased.json" << R"({"is_decoder": true})"
+                                  << "$.is_decoder: a causal (decoder) encoder";
+    QTest::newRow("bert intermediate_size missing") << "bert-base-uncased.json" << R"({"intermediate_size": null})"
+                                                    << "$.intermediate_size: missing (a required field)";
+    QTest::newRow("roberta positions within the offset") << "roberta-base.json" << R"({"max_position_embeddings": 2})"
+                                                         << "$.max_position_embeddings: 2 positions leave no token after the padding offset of 2";
+    QTest::newRow("vit image not divisible") << "vit-base-patch16-224.json" << R"({"image_size": 200})"
+                                             << "$.patch_size: the image size 200 ($.image_size) is not divisible by the patch size 16";
+    QTest::newRow("vit image size a list") << "vit-base-patch16-224.json" << R"({"image_size": [224, 224]})"
+                                           << "$.image_size: expected a whole number, got an array";
+    QTest::newRow("vit id2label not a map") << "vit-base-patch16-224.json" << R"({"id2label": ["cat", "dog"]})"
+                                            << "$.id2label: expected an object mapping label ids to names, got an array";
+    QTest::newRow("vit one label") << "vit-base-patch16-224.json" << R"({"num_labels": 1})"
+                                   << "$.num_labels: expected a whole number from 2 to 2147483648, got 1";
     QTest::newRow("sliding window zero") << "mistral-7b-v0.1.json" << R"({"sliding_window": 0})"
                                          << "$.sliding_window: expected a whole number from 1 to 2147483648, got 0";
 }
@@ -414,7 +558,8 @@ void TstHfImport::directoryAndFileErrors() {
 void TstHfImport::importsRoundTripAndLoad() {
     for (const char* file : {"gpt2.json", "llama-2-7b.json", "meta-llama-3-8b.json",
                              "mistral-7b-v0.1.json", "gemma-2b.json", "phi-3-mini-4k-instruct.json",
-                             "qwen2-0.5b.json", "pythia-160m.json"}) {
+                             "qwen2-0.5b.json", "pythia-160m.json", "bert-base-uncased.json",
+                             "roberta-base.json", "vit-base-patch16-224.json"}) {
         auto i = importHfConfigFile(hfPath(file));
         QVERIFY2(i.ok(), file);
         auto again = parseModel(modelToJson(i->model), file);

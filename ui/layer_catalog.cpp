@@ -30,7 +30,7 @@ std::vector<CatalogGroup> layerCatalog() {
          {LayerKind::Embedding, LayerKind::Attention, LayerKind::Mlp, LayerKind::TransformerBlock}},
         {LayerCatalogText::tr("Vision"),
          {LayerKind::Conv2d, LayerKind::MaxPool2d, LayerKind::GlobalAvgPool,
-          LayerKind::ResidualBlock}},
+          LayerKind::ResidualBlock, LayerKind::PatchEmbedding, LayerKind::SelectToken}},
         {LayerCatalogText::tr("Losses"), {LayerKind::CrossEntropy, LayerKind::Mse}},
     };
 }
@@ -77,7 +77,8 @@ QString layerDescription(LayerKind kind) {
             return LayerCatalogText::tr("Two-layer MLP, optionally gated (SwiGLU).");
         case LayerKind::TransformerBlock:
             return LayerCatalogText::tr(
-                "Pre-LN transformer block: attention and MLP with residuals; repeatable.");
+                "Transformer block (pre-LN or post-LN): attention and MLP with residuals; "
+                "repeatable.");
         case LayerKind::ResidualBlock:
             return LayerCatalogText::tr(
                 "ResNet block (basic or bottleneck) with shortcut; repeatable.");
@@ -85,6 +86,13 @@ QString layerDescription(LayerKind kind) {
             return LayerCatalogText::tr("Cross-entropy loss over the last dimension.");
         case LayerKind::Mse:
             return LayerCatalogText::tr("Mean squared error loss.");
+        case LayerKind::PatchEmbedding:
+            return LayerCatalogText::tr(
+                "ViT patch embedding: image patches to tokens, a class token and learned "
+                "positions.");
+        case LayerKind::SelectToken:
+            return LayerCatalogText::tr(
+                "Takes the first (class) token: a view that keeps its input alive while saved.");
     }
     return {};
 }
@@ -125,6 +133,10 @@ Layer defaultLayer(LayerKind kind, const Shape& input) {
             break;
         case LayerKind::ResidualBlock:
             l.channels = channels;
+            break;
+        case LayerKind::PatchEmbedding:
+            l.dim = 768;
+            l.kernel = 16;
             break;
         default:
             break;

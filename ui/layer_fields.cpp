@@ -76,6 +76,21 @@ LayerField normField() {
             }};
 }
 
+LayerField normPositionField() {
+    return {QStringLiteral("norm_position"),
+            LayerFieldsText::tr("Norm position"),
+            FieldType::Choice,
+            {QStringLiteral("pre"), QStringLiteral("post")},
+            [](const Layer& l) {
+                return QVariant(l.normPosition == NormPosition::Post ? QStringLiteral("post")
+                                                                     : QStringLiteral("pre"));
+            },
+            [](Layer& l, const QVariant& v) {
+                l.normPosition = v.toString() == QLatin1String("post") ? NormPosition::Post
+                                                                       : NormPosition::Pre;
+            }};
+}
+
 LayerField attentionImplField() {
     return {QStringLiteral("attention"),
             LayerFieldsText::tr("Attention core"),
@@ -153,6 +168,8 @@ std::vector<LayerField> fieldsFor(LayerKind kind) {
             f.push_back(sizeField("dim", LayerFieldsText::tr("Width"), &Layer::dim));
             f.push_back(sizeField("positions", LayerFieldsText::tr("Learned positions (0: none)"),
                                   &Layer::positions, FieldType::Count));
+            f.push_back(sizeField("token_types", LayerFieldsText::tr("Token types (0: none)"),
+                                  &Layer::tokenTypes, FieldType::Count));
             f.push_back(
                 probabilityField("dropout", LayerFieldsText::tr("Dropout"), &Layer::dropout));
             break;
@@ -186,6 +203,7 @@ std::vector<LayerField> fieldsFor(LayerKind kind) {
             f.push_back(
                 boolField("gated", LayerFieldsText::tr("Gated MLP (SwiGLU)"), &Layer::gated));
             f.push_back(normField());
+            f.push_back(normPositionField());
             f.push_back(attentionImplField());
             f.push_back(boolField("causal", LayerFieldsText::tr("Causal"), &Layer::causal));
             f.push_back(
@@ -209,6 +227,14 @@ std::vector<LayerField> fieldsFor(LayerKind kind) {
             f.push_back(sizeField("stride", LayerFieldsText::tr("Stride"), &Layer::stride));
             f.push_back(sizeField("padding", LayerFieldsText::tr("Padding"), &Layer::padding,
                                   FieldType::Count));
+            break;
+        case LayerKind::PatchEmbedding:
+            f.push_back(sizeField("dim", LayerFieldsText::tr("Width"), &Layer::dim));
+            f.push_back(sizeField("patch", LayerFieldsText::tr("Patch"), &Layer::kernel));
+            f.push_back(
+                boolField("class_token", LayerFieldsText::tr("Class token"), &Layer::classToken));
+            f.push_back(
+                probabilityField("dropout", LayerFieldsText::tr("Dropout"), &Layer::dropout));
             break;
         case LayerKind::ResidualBlock:
             f.push_back(variantField());

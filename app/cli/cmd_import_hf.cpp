@@ -43,7 +43,10 @@ int runImportHf(const ImportOptions& o) {
         notes << "wrote " << shown(o.out, kSentenceLimit) << ": " << shown(model.network.name)
               << " (model_type " << shown(imported->modelType) << "), "
               << (g ? std::to_string(g->parameterCount) : std::string("?")) << " parameters, "
-              << model.network.input.tokens << " tokens, micro-batch "
+              << (model.network.input.isTokens()
+                      ? std::to_string(model.network.input.tokens) + " tokens"
+                      : "input " + shapeToString(model.network.input.shape))
+              << ", micro-batch "
               << model.training.microBatch << "\n";
     }
     for (const auto& field : imported->ignored)
