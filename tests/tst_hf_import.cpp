@@ -408,7 +408,7 @@ void TstHfImport::errors_data() {
     QTest::newRow("not JSON") << "" << "{" << "$: not valid JSON";
     QTest::newRow("not an object") << "" << "[1, 2]" << "$: expected a Hugging Face config (a JSON object), got an array";
     QTest::newRow("model_type missing") << "gpt2.json" << R"({"model_type": null})"
-                                        << "$.model_type: missing (a required field; supported: gemma, gpt2, gpt_neox, llama, mistral, phi3, qwen2)";
+                                        << "$.model_type: missing (a required field; supported: bert, gemma, gpt2, gpt_neox, llama, mistral, phi3, qwen2, roberta, vit)";
     QTest::newRow("model_type number") << "gpt2.json" << R"({"model_type": 2})" << "$.model_type: expected a string, got a number";
     QTest::newRow("model_type unsupported") << "gpt2.json" << R"({"model_type": "t5"})"
                                             << "$.model_type: unsupported model_type \"t5\" (supported: bert, gemma, gpt2, gpt_neox, llama, mistral, phi3, qwen2, roberta, vit)";
