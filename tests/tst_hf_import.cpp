@@ -62,6 +62,7 @@ private slots:
     void encoderMapping();
     void vitLabelsAndPublishedCount();
     void postLnBlockSavedActivations();
+    void encoderModelFilesAreVersion2();
     void errors_data();
     void errors();
     void sequenceAndBatchOptions();
@@ -399,6 +400,46 @@ void TstHfImport::postLnBlockSavedActivations() {
             }
         QCOMPARE(bytes, expected);
     }
+}
+
+// The encoders' layers are model format 2: written as remat-model/2, refused by name in a
+// remat-model/1 file, and bad values named by field.
+void TstHfImport::encoderModelFilesAreVersion2() {
+    auto bert = importHfConfigFile(hfPath("bert-base-uncased.json"));
+    auto vit = importHfConfigFile(hfPath("vit-base-patch16-224.json"));
+    QVERIFY(bert.ok() && vit.ok());
+    for (const HfImport* i : {&*bert, &*vit}) {
+        json j = json::parse(modelToJson(i->model));
+        QCOMPARE(j.at("format").get<std::string>(), std::string("remat-model/2"));
+        j["format"] = "remat-model/1";
+        auto old = parseModel(j.dump(), "m.json");
+        QVERIFY(!old.ok());
+        const QString got = QString::fromStdString(old.error().message);
+        QVERIFY2(got.contains(i == &*bert ? "m.json: $.layers[0].token_types: unknown field"
+                                          : "m.json: $.layers[0].kind: layer kind \"patch_embedding\" "
+                                            "is unknown in remat-model/1"),
+                 qPrintable(got));
+    }
+    auto refused = [](json j, const char* message) {
+        auto m = parseModel(j.dump(), "m.json");
+        if (m.ok()) return QString("accepted");
+        const QString got = QString::fromStdString(m.error().message);
+        return got.contains(message) ? QString() : got;
+    };
+    json v = json::parse(modelToJson(vit->model));
+    v["input"]["shape"] = {3, 224, 200};
+    QCOMPARE(refused(v, "layer 0 (patch_embedding): patch: the image width 200 is not divisible by the patch 16"),
+             QString());
+    json b = json::parse(modelToJson(bert->model));
+    b["layers"][3]["parallel_residual"] = true;
+    QCOMPARE(refused(b, "layer 3 (transformer_block): norm_position \"post\" normalises after each residual add"),
+             QString());
+    b = json::parse(modelToJson(bert->model));
+    b["layers"][3]["norm_position"] = "middle";
+    QCOMPARE(refused(b, "$.layers[3].norm_position"), QString());
+    b = json::parse(modelToJson(bert->model));
+    b["layers"][0]["token_types"] = -1;
+    QCOMPARE(refused(b, "$.layers[0].token_types: expected a whole number from 0"), QString());
 }
 
 void TstHfImport::errors_data() {
