@@ -18,6 +18,7 @@
 #include "comparison_panel.h"
 #include "document.h"
 #include "inspector.h"
+#include "layer_catalog.h"
 #include "layer_fields.h"
 #include "layer_stack_model.h"
 #include "layer_stack_view.h"
@@ -86,6 +87,7 @@ private slots:
     void droppingAFileOpensIt();
     void importingAHuggingFaceConfig();
     void blockFormHasFormat2Fields();
+    void encoderFieldsInTheInspector();
     void exportsWriteFiles();
     void comparisonRowAppliesStrategy();
     void cpuRunOfTheMlpMatchesThePrediction();
@@ -319,8 +321,10 @@ void TstMainWindow::importingAHuggingFaceConfig() {
     QVERIFY(w.openModel("mlp-3x1024"));
     QVERIFY(w.document()->toggleRegion(RegionSpec{false, 0, 0, ""}).ok());
     const ModelFile before = w.document()->model();
-    QVERIFY(!w.importHfConfig(hf + "bert-base-uncased.json"));
-    QVERIFY2(w.lastError().contains("bert-base-uncased.json: $.model_type: \"bert\" is not supported"),
+    const QString bad = QStringLiteral(REMAT_TEST_DATA_DIR) + "/cli/hf_vit_patch_15.json";
+    QVERIFY(!w.importHfConfig(bad));
+    QVERIFY2(w.lastError().contains("hf_vit_patch_15.json: $.patch_size: the image size 224 "
+                                    "($.image_size) is not divisible by the patch size 15"),
              qPrintable(w.lastError()));
     QVERIFY(w.document()->model() == before);
     QCOMPARE(w.document()->undoStack()->count(), 1);
@@ -348,6 +352,48 @@ void TstMainWindow::importingAHuggingFaceConfig() {
     QVERIFY(w.document()->filePath().isEmpty());
     QVERIFY(w.document()->isModified());
     QCOMPARE(w.document()->graph().parameterCount, std::int64_t(124439808));
+
+    // The encoders open too: BERT's masked LM with its post-LN blocks and token types.
+    QVERIFY2(w.importHfConfig(hf + "bert-base-uncased.json"), qPrintable(w.lastError()));
+    QCOMPARE(w.document()->graph().parameterCount, std::int64_t(109514298));
+}
+
+// The inspector's forms for format 2's encoder fields: a block's norm position, an embedding's
+// token types, and the patch embedding's patch and class token, written onto the layer.
+void TstMainWindow::encoderFieldsInTheInspector() {
+    auto field = [](const std::vector<LayerField>& fields, const char* key) -> const LayerField* {
+        for (const auto& f : fields)
+            if (f.key == QLatin1String(key)) return &f;
+        return nullptr;
+    };
+    Layer block;
+    block.kind = LayerKind::TransformerBlock;
+    const auto blockFields = fieldsFor(LayerKind::TransformerBlock);
+    const LayerField* position = field(blockFields, "norm_position");
+    QVERIFY(position);
+    QCOMPARE(position->get(block).toString(), QStringLiteral("pre"));
+    position->set(block, QStringLiteral("post"));
+    QCOMPARE(block.normPosition, NormPosition::Post);
+    Layer embedding;
+    embedding.kind = LayerKind::Embedding;
+    const LayerField* types = field(fieldsFor(LayerKind::Embedding), "token_types");
+    QVERIFY(types);
+    types->set(embedding, qlonglong(2));
+    QCOMPARE(embedding.tokenTypes, std::int64_t(2));
+    Layer patches = defaultLayer(LayerKind::PatchEmbedding, {3, 224, 224});
+    const auto patchFields = fieldsFor(LayerKind::PatchEmbedding);
+    const LayerField* patch = field(patchFields, "patch");
+    const LayerField* cls = field(patchFields, "class_token");
+    QVERIFY(patch && cls && field(patchFields, "dim") && field(patchFields, "dropout"));
+    QCOMPARE(patch->get(patches).toLongLong(), 16LL);
+    QCOMPARE(cls->get(patches).toBool(), true);
+    cls->set(patches, false);
+    QVERIFY(!patches.classToken);
+    bool listed = false;
+    for (const auto& group : layerCatalog())
+        for (LayerKind k : group.kinds) listed |= k == LayerKind::SelectToken;
+    QVERIFY(listed);
+    QVERIFY(!layerDescription(LayerKind::PatchEmbedding).isEmpty());
 }
 
 // The inspector's form for a block offers format 2's qkv_bias ("same" follows bias) and
