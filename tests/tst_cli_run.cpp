@@ -20,6 +20,7 @@ private slots:
     void jsonHasPredictionAndMeasurement();
     void textShowsBothColumns();
     void format2BlocksRunOnTheCpu();
+    void encoderLayersRunOrAreRefusedByName();
     void cudaWithoutGpuIsExitCode2();
     void unsafeProgramRefusedUnlessAllowed();
     void shrinkRunsPresetsAndSaysWhat();
@@ -150,6 +151,44 @@ void TestCliRun::format2BlocksRunOnTheCpu() {
         QCOMPARE(j["max_live_bytes_difference"].toInteger(), qint64(0));
         QCOMPARE(j["grad_check"].toObject()["bitwise_equal"].toBool(), true);
     }
+}
+
+// BERT's post-LN blocks (non-causal, dropout on) run on the CPU executor exactly as predicted;
+// the ops only simulated so far (token-type lookups, ViT's patch tokens) are refused by name.
+void TestCliRun::encoderLayersRunOrAreRefusedByName() {
+    const QString model = writeModel("post_ln", R"({"format": "remat-model/2",
+        "input": {"tokens": 16, "vocab": 48}, "tie_embeddings": true,
+        "layers": [{"kind": "embedding", "dim": 16, "positions": 16}, {"kind": "layernorm"},
+                   {"kind": "dropout", "p": 0.1},
+                   {"kind": "transformer_block", "repeat": 2, "heads": 4, "mlp_hidden": 32,
+                    "dropout": 0.1, "causal": false, "norm_position": "post"},
+                   {"kind": "linear", "out": 16}, {"kind": "gelu"}, {"kind": "layernorm"},
+                   {"kind": "linear", "out": 48}, {"kind": "cross_entropy"}]})");
+    for (const char* strategy : {"none", "full", "selective:attention_core"}) {
+        const Output o = run({"run", model, "--backend", "cpu", "--strategy", strategy,
+                              "--micro-batch", "2", "--json"});
+        QVERIFY2(o.exitCode == 0, o.err.constData());
+        const QJsonObject j = QJsonDocument::fromJson(o.out).object();
+        QCOMPARE(j["measured"].toObject()["peak_bytes"].toInteger(), j["peak_bytes"].toInteger());
+        QCOMPARE(j["max_live_bytes_difference"].toInteger(), qint64(0));
+        QCOMPARE(j["grad_check"].toObject()["bitwise_equal"].toBool(), true);
+    }
+    const QString types = writeModel("token_types", R"({"format": "remat-model/2",
+        "input": {"tokens": 8, "vocab": 32},
+        "layers": [{"kind": "embedding", "dim": 16, "token_types": 2},
+                   {"kind": "linear", "out": 32}, {"kind": "cross_entropy"}]})");
+    const Output t = run({"run", types, "--backend", "cpu"});
+    QCOMPARE(t.exitCode, 2);
+    QVERIFY2(t.err.contains("cannot run token-type embeddings (token_types of the embedding '0/embed')"),
+             t.err.constData());
+    const QString vit = writeModel("vit", R"({"format": "remat-model/2",
+        "input": {"shape": [3, 16, 16]},
+        "layers": [{"kind": "patch_embedding", "dim": 16, "patch": 8},
+                   {"kind": "select_token"}, {"kind": "linear", "out": 4},
+                   {"kind": "cross_entropy"}]})");
+    const Output v = run({"run", vit, "--backend", "cpu"});
+    QCOMPARE(v.exitCode, 2);
+    QVERIFY2(v.err.contains("cannot run patch_tokens (layer 0, '0/tokens') yet"), v.err.constData());
 }
 
 void TestCliRun::cudaWithoutGpuIsExitCode2() {
