@@ -153,8 +153,8 @@ void TestCliRun::format2BlocksRunOnTheCpu() {
     }
 }
 
-// BERT's post-LN blocks (non-causal, dropout on) run on the CPU executor exactly as predicted;
-// the ops only simulated so far (token-type lookups, ViT's patch tokens) are refused by name.
+// BERT's post-LN blocks (non-causal, dropout on) and token-type embeddings run on the CPU
+// executor exactly as predicted; ViT's patch tokens, simulated only so far, are refused by name.
 void TestCliRun::encoderLayersRunOrAreRefusedByName() {
     const QString model = writeModel("post_ln", R"({"format": "remat-model/2",
         "input": {"tokens": 16, "vocab": 48}, "tie_embeddings": true,
@@ -175,12 +175,19 @@ void TestCliRun::encoderLayersRunOrAreRefusedByName() {
     }
     const QString types = writeModel("token_types", R"({"format": "remat-model/2",
         "input": {"tokens": 8, "vocab": 32},
-        "layers": [{"kind": "embedding", "dim": 16, "token_types": 2},
+        "layers": [{"kind": "embedding", "dim": 16, "positions": 8, "token_types": 2},
+                   {"kind": "transformer_block", "heads": 2, "mlp_hidden": 32, "causal": false,
+                    "norm_position": "post"},
                    {"kind": "linear", "out": 32}, {"kind": "cross_entropy"}]})");
-    const Output t = run({"run", types, "--backend", "cpu"});
-    QCOMPARE(t.exitCode, 2);
-    QVERIFY2(t.err.contains("cannot run token-type embeddings (token_types of the embedding '0/embed')"),
-             t.err.constData());
+    for (const char* strategy : {"none", "full"}) {
+        const Output t = run({"run", types, "--backend", "cpu", "--strategy", strategy,
+                              "--micro-batch", "2", "--json"});
+        QVERIFY2(t.exitCode == 0, t.err.constData());
+        const QJsonObject j = QJsonDocument::fromJson(t.out).object();
+        QCOMPARE(j["measured"].toObject()["peak_bytes"].toInteger(), j["peak_bytes"].toInteger());
+        QCOMPARE(j["max_live_bytes_difference"].toInteger(), qint64(0));
+        QCOMPARE(j["grad_check"].toObject()["bitwise_equal"].toBool(), true);
+    }
     const QString vit = writeModel("vit", R"({"format": "remat-model/2",
         "input": {"shape": [3, 16, 16]},
         "layers": [{"kind": "patch_embedding", "dim": 16, "patch": 8},

@@ -270,11 +270,13 @@ Fixture binaryFixture(OpKind kind, std::mt19937& rng) {
     return f;
 }
 
-Fixture embeddingFixture(std::mt19937& rng, bool positions) {
+// `types` > 0 adds a token-type table of that many rows (BERT's segments, every id 0).
+Fixture embeddingFixture(std::mt19937& rng, bool positions, std::int64_t types = 0) {
     Fixture f;
     f.op.kind = OpKind::Embedding;
     f.op.attrs.vocab = 7;
     f.op.attrs.positions = positions ? 5 : 0;
+    f.op.attrs.tokenTypes = types;
     f.op.attrs.tokens = 4;
     f.op.attrs.out = 3;
     f.microBatch = 2;
@@ -287,6 +289,7 @@ Fixture embeddingFixture(std::mt19937& rng, bool positions) {
     f.outputs.emplace_back(DType::F32, Shape{2, 4, 3});
     f.params.push_back(randomTensor(DType::F32, {7, 3}, rng));
     if (positions) f.params.push_back(randomTensor(DType::F32, {5, 3}, rng));
+    if (types > 0) f.params.push_back(randomTensor(DType::F32, {types, 3}, rng));
     f.wire({f.inputId(0)});
     return f;
 }
@@ -435,7 +438,8 @@ void TestCpuOps::finiteDifferences_data() {
         {"layernorm", 3e-3, 6e-4, 1e-3},      {"rmsnorm", 3e-3, 4e-4, 1e-3},
         {"dropout", 1e-2, 5e-5, 1e-4},        {"mul", 1e-2, 3e-5, 1e-4},
         {"add", 1e-2, 3e-5, 1e-4},            {"embedding", 1e-2, 3e-5, 1e-4},
-        {"embedding_nopos", 1e-2, 3e-5, 1e-4}, {"attn_scores", 1e-2, 3e-5, 1e-4},
+        {"embedding_nopos", 1e-2, 3e-5, 1e-4}, {"embedding_types", 1e-2, 3e-5, 1e-4},
+        {"embedding_types_nopos", 1e-2, 3e-5, 1e-4}, {"attn_scores", 1e-2, 3e-5, 1e-4},
         {"attn_scores_expanded", 1e-2, 3e-5, 1e-4}, {"attn_context", 1e-2, 3e-5, 1e-4},
         {"attn_context_expanded", 1e-2, 3e-5, 1e-4}, {"expand_kv", 1e-2, 3e-5, 1e-4},
         {"cross_entropy", 1e-2, 1e-4, 1e-3},  {"mse", 1e-2, 3e-5, 1e-4},
@@ -467,6 +471,8 @@ void TestCpuOps::finiteDifferences() {
     else if (name == "add") f = binaryFixture(OpKind::Add, rng);
     else if (name == "embedding") f = embeddingFixture(rng, true);
     else if (name == "embedding_nopos") f = embeddingFixture(rng, false);
+    else if (name == "embedding_types") f = embeddingFixture(rng, true, 2);
+    else if (name == "embedding_types_nopos") f = embeddingFixture(rng, false, 1);
     else if (name == "attn_scores") f = scoresFixture(rng, false);
     else if (name == "attn_scores_expanded") f = scoresFixture(rng, true);
     else if (name == "attn_context") f = contextFixture(rng, false);

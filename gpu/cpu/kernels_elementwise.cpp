@@ -226,9 +226,15 @@ Status embeddingForward(Scratch& s, const OpCall& c) {
     const std::int64_t vocab = c.params[0].shape[0], width = c.params[0].shape[1];
     const std::int64_t seq = tokens.shape.back();
     const std::int64_t count = tokens.elements();
-    const bool positions = c.params.size() > 1;
+    // Parameters: the token table, the position table when attrs.positions > 0, the
+    // token-type table when attrs.tokenTypes > 0 (its row 0: every token's type id is 0).
+    const bool positions = c.op->attrs.positions > 0 || (c.op->attrs.tokenTypes == 0 && c.params.size() > 1);
+    const bool types = c.op->attrs.tokenTypes > 0;
+    const std::size_t typeIndex = positions ? 2 : 1;
     if (positions && c.params[1].shape[0] < seq)
         return makeError("embedding: sequence longer than the learned positions");
+    if (types && c.params.size() <= typeIndex)
+        return makeError("embedding: the token-type table is missing");
     const auto* ids = static_cast<const std::int64_t*>(tokens.data);
     for (std::int64_t i = 0; i < count; ++i)
         if (ids[i] < 0 || ids[i] >= vocab)
@@ -236,6 +242,7 @@ Status embeddingForward(Scratch& s, const OpCall& c) {
                              std::to_string(vocab) + ")");
     ReadF32 wte(s, c.params[0]);
     ReadF32 wpe(s, positions ? c.params[1] : TensorRef{});
+    ReadF32 wtt(s, types ? c.params[typeIndex] : TensorRef{});
     WriteF32 y(s, c.outputs[0], WriteF32::Mode::Overwrite);
     eachRow(s, count, width, [&](std::int64_t i) {
         const float* row = wte.data() + ids[i] * width;
@@ -246,6 +253,8 @@ Status embeddingForward(Scratch& s, const OpCall& c) {
         } else {
             for (std::int64_t j = 0; j < width; ++j) out[j] = row[j];
         }
+        if (types)
+            for (std::int64_t j = 0; j < width; ++j) out[j] += wtt.data()[j];
     });
     return Ok{};
 }
@@ -273,7 +282,19 @@ Status embeddingBackward(Scratch& s, const OpCall& c) {
             }
         });
     }
-    if (c.params.size() > 1 && c.paramGrads.size() > 1 && c.paramGrads[1].bound()) {
+    const bool positions = c.op->attrs.positions > 0 || (c.op->attrs.tokenTypes == 0 && c.params.size() > 1);
+    const std::size_t typeIndex = positions ? 2 : 1;
+    if (c.op->attrs.tokenTypes > 0 && c.paramGrads.size() > typeIndex && c.paramGrads[typeIndex].bound()) {
+        // Every token has type 0: row 0 gathers every token's gradient, in token order.
+        WriteF32 dwtt(s, c.paramGrads[typeIndex], WriteF32::Mode::Accumulate);
+        forEachChunk(s.pool(), width, kColumnChunk, [&](std::int64_t j0, std::int64_t j1) {
+            for (std::int64_t i = 0; i < count; ++i) {
+                const float* d = dy.data() + i * width;
+                for (std::int64_t j = j0; j < j1; ++j) dwtt.data()[j] += d[j];
+            }
+        });
+    }
+    if (positions && c.paramGrads.size() > 1 && c.paramGrads[1].bound()) {
         WriteF32 dwpe(s, c.paramGrads[1], WriteF32::Mode::Accumulate);
         forEachChunk(s.pool(), width, kColumnChunk, [&](std::int64_t j0, std::int64_t j1) {
             for (std::int64_t i = 0; i < count; ++i) {

@@ -254,13 +254,19 @@ Status embeddingForward(Call& c) {
     if (auto st = need(c, 1, 1, 1); !st) return st;
     const Values &ids = c.inputs[0], &wte = c.params[0];
     const std::int64_t vocab = wte.shape.at(0), width = wte.shape.at(1), seq = lastDim(ids);
-    const bool positions = c.params.size() > 1;
+    // Parameters: tokens, positions (attrs.positions > 0), token types (attrs.tokenTypes > 0;
+    // every token's type id is 0).
+    const bool positions = c.op->attrs.positions > 0 || (c.op->attrs.tokenTypes == 0 && c.params.size() > 1);
+    const bool types = c.op->attrs.tokenTypes > 0;
+    const std::size_t typeIndex = positions ? 2 : 1;
+    if (types && c.params.size() <= typeIndex) return makeError("embedding: the token-type table is missing");
     for (std::int64_t i = 0; i < ids.elements(); ++i) {
         const auto id = std::int64_t(ids[i]);
         if (id < 0 || id >= vocab) return makeError("embedding: token id out of range");
         for (std::int64_t j = 0; j < width; ++j)
             c.outputs[0][i * width + j] =
-                wte[id * width + j] + (positions ? c.params[1][(i % seq) * width + j] : 0.0);
+                wte[id * width + j] + (positions ? c.params[1][(i % seq) * width + j] : 0.0) +
+                (types ? c.params[typeIndex][j] : 0.0);
     }
     return Ok{};
 }
@@ -270,12 +276,17 @@ Status embeddingBackward(Call& c) {
     if (!c.gradOutputs[0].bound()) return Ok{};
     const Values &ids = c.saved[0], &dy = c.gradOutputs[0];
     const std::int64_t width = c.params[0].shape.at(1), seq = lastDim(ids);
+    const bool positions = c.op->attrs.positions > 0 || (c.op->attrs.tokenTypes == 0 && c.params.size() > 1);
+    const std::size_t typeIndex = positions ? 2 : 1;
+    const bool types = c.op->attrs.tokenTypes > 0 && c.paramGrads.size() > typeIndex &&
+                       c.paramGrads[typeIndex].bound();
     for (std::int64_t i = 0; i < ids.elements(); ++i) {
         const auto id = std::int64_t(ids[i]);
         for (std::int64_t j = 0; j < width; ++j) {
             if (c.paramGrads[0].bound()) c.paramGrads[0][id * width + j] += dy[i * width + j];
-            if (c.paramGrads.size() > 1 && c.paramGrads[1].bound())
+            if (positions && c.paramGrads.size() > 1 && c.paramGrads[1].bound())
                 c.paramGrads[1][(i % seq) * width + j] += dy[i * width + j];
+            if (types) c.paramGrads[typeIndex][j] += dy[i * width + j];
         }
     }
     return Ok{};
