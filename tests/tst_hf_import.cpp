@@ -63,6 +63,7 @@ private slots:
     void vitLabelsAndPublishedCount();
     void postLnBlockSavedActivations();
     void encoderModelFilesAreVersion2();
+    void vitHeadKeepsTheNormOutputThroughTheView();
     void errors_data();
     void errors();
     void sequenceAndBatchOptions();
@@ -440,6 +441,30 @@ void TstHfImport::encoderModelFilesAreVersion2() {
     b = json::parse(modelToJson(bert->model));
     b["layers"][0]["token_types"] = -1;
     QCOMPARE(refused(b, "$.layers[0].token_types: expected a whole number from 0"), QString());
+}
+
+// ViT's classifier reads `layernorm(x)[:, 0]`: where the linear takes the view as it is (fp32,
+// mixed-bf16) it saves the view, whose storage is the LayerNorm's whole output; under autocast
+// it saves its 16-bit cast of the class token, a tensor of its own (docs/memory-model.md).
+void TstHfImport::vitHeadKeepsTheNormOutputThroughTheView() {
+    auto vit = importHfConfigFile(hfPath("vit-base-patch16-224.json"));
+    QVERIFY(vit.ok());
+    for (Precision p : {Precision::Fp32, Precision::MixedBf16, Precision::AutocastBf16}) {
+        auto g = lower(vit->model.network, p);
+        QVERIFY(g.ok());
+        const Module& normModule = g->module(g->layerModules.at(13));
+        const Module& headModule = g->module(g->layerModules.at(15));
+        TensorId normOut, saved;
+        for (std::uint32_t o = normModule.firstOp; o <= normModule.lastOp(); ++o)
+            if (g->ops[o].kind == OpKind::LayerNorm) normOut = g->ops[o].outputs[0];
+        for (std::uint32_t o = headModule.firstOp; o <= headModule.lastOp(); ++o)
+            if (g->ops[o].kind == OpKind::Linear) saved = g->ops[o].saved.at(0);
+        QVERIFY(normOut.valid() && saved.valid());
+        QCOMPARE(g->tensor(normOut).shape, (Shape{197, 768}));
+        QCOMPARE(g->tensor(saved).shape, (Shape{768}));
+        const bool keepsNorm = g->storageOf(saved) == g->storageOf(normOut);
+        QCOMPARE(keepsNorm, p != Precision::AutocastBf16);
+    }
 }
 
 void TstHfImport::errors_data() {
