@@ -110,6 +110,7 @@ struct OpAttrs {
     std::int64_t tokens = 0, heads = 0, kvHeads = 0, headDim = 0;
     std::int64_t vocab = 0, positions = 0;
     std::int64_t kernel = 0, stride = 1, padding = 0;
+    std::int64_t dilation = 1, groups = 1;  // conv2d: tap spacing, channel groups
     double p = 0.0;        // dropout probability
     // Parallel layouts: a sequence-parallel linear runs on `rowsFactor` times the rows its
     // input holds (the gathered sequence); attention under context parallelism attends over

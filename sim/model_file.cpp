@@ -30,7 +30,8 @@ constexpr std::size_t kMaxPathBytes = 4096;
 
 // Fields that version 2 of the format added (docs/model-format.md#versioning): a version 1
 // file holding one is refused as holding an unknown field, as a version 1 reader does.
-const std::set<std::string> kVersion2Fields = {"qkv_bias", "parallel_residual"};
+const std::set<std::string> kVersion2Fields = {"qkv_bias", "parallel_residual", "dilation",
+                                                "groups"};
 
 // Fields each layer kind accepts besides "kind", "name", "checkpoint".
 const std::map<LayerKind, std::set<std::string>>& kindFields() {
@@ -46,7 +47,8 @@ const std::map<LayerKind, std::set<std::string>>& kindFields() {
         {LayerKind::RmsNorm, {}},
         {LayerKind::Dropout, {"p", "inplace"}},
         {LayerKind::Embedding, {"dim", "positions", "dropout"}},
-        {LayerKind::Conv2d, {"out_channels", "kernel", "stride", "padding", "bias"}},
+        {LayerKind::Conv2d,
+         {"out_channels", "kernel", "stride", "padding", "dilation", "groups", "bias"}},
         {LayerKind::BatchNorm2d, {}},
         {LayerKind::MaxPool2d, {"kernel", "stride", "padding"}},
         {LayerKind::GlobalAvgPool, {}},
@@ -246,6 +248,8 @@ Layer readLayer(Reader& r, const json& o, const std::string& path, int version) 
     l.kernel = r.size(o, "kernel", path, 0);
     l.stride = r.size(o, "stride", path, 1);
     l.padding = r.size(o, "padding", path, 0, 0);
+    l.dilation = r.size(o, "dilation", path, 1);
+    l.groups = r.size(o, "groups", path, 1);
     l.variant = r.choice(o, "variant", path, ResidualVariant::Basic, parseVariant,
                          "basic, bottleneck");
     l.channels = r.size(o, "channels", path, 0);
@@ -297,6 +301,8 @@ json writeLayer(const Layer& l) {
     if (has("kernel")) o["kernel"] = l.kernel;
     if (has("stride")) o["stride"] = l.stride;
     if (has("padding")) o["padding"] = l.padding;
+    if (has("dilation") && l.dilation != 1) o["dilation"] = l.dilation;
+    if (has("groups") && l.groups != 1) o["groups"] = l.groups;
     if (has("variant")) o["variant"] = l.variant == ResidualVariant::Basic ? "basic" : "bottleneck";
     if (has("channels")) o["channels"] = l.channels;
     if (l.checkpoint) o["checkpoint"] = true;
@@ -639,7 +645,10 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrig
 bool needsVersion2(const ModelFile& m) {
     return !m.training.parallel.single() ||
            std::any_of(m.network.layers.begin(), m.network.layers.end(),
-                       [](const Layer& l) { return l.qkvBias.has_value() || l.parallelResidual; });
+                       [](const Layer& l) {
+                           return l.qkvBias.has_value() || l.parallelResidual ||
+                                  l.dilation != 1 || l.groups != 1;
+                       });
 }
 
 std::string modelToJson(const ModelFile& m) {
