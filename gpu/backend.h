@@ -187,8 +187,8 @@ public:
     // Flatten is a view: the driver runs nothing for it.
 
     // ---- convolutional ops (NCHW) ----------------------------------------------------------
-    // Conv2d: x[N,C,H,W] * w[O,C,k,k] (+ b[O]) -> y[N,O,Ho,Wo], square kernel, stride and zero
-    // padding from OpAttrs; saves x. BatchNorm2d (training mode): per channel over N,H,W,
+    // Conv2d: x[N,C,H,W] * w[O,C/G,k,k] (+ b[O]) -> y[N,O,Ho,Wo], square kernel, stride, zero
+    // padding, dilation and G channel groups from OpAttrs; saves x. BatchNorm2d (training mode): per channel over N,H,W,
     // outputs {y, mean f32 [C], invstd f32 [C]} with the biased variance and eps 1e-5, saves
     // {x, mean, invstd}; a forward that is not a recompute updates the backend's running
     // statistics (momentum 0.1, unbiased variance). MaxPool2d: -inf padding, outputs {y,

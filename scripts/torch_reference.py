@@ -316,7 +316,8 @@ def build(torch, model, selective):
             mods.append(Lambda(lambda x, p=p: F.dropout(x, p=p, training=True)))
         elif k == "conv2d":
             conv = nn.Conv2d(channels, l["out_channels"], l["kernel"], l.get("stride", 1),
-                             l.get("padding", 0), bias=l.get("bias", True))
+                             l.get("padding", 0), dilation=l.get("dilation", 1),
+                             groups=l.get("groups", 1), bias=l.get("bias", True))
             mods.append(conv)
             channels = l["out_channels"]
         elif k == "batchnorm2d":

@@ -54,6 +54,8 @@ std::string opShapeKey(const Graph& g, const Op& op, Precision precision) {
     if (a.kernel != 0) {
         appendAttr(s, "stride", a.stride);
         appendAttr(s, "padding", a.padding);
+        if (a.dilation != 1) appendAttr(s, "dilation", a.dilation);
+        if (a.groups != 1) appendAttr(s, "groups", a.groups);
     }
     if (a.p > 0) {
         char p[32];

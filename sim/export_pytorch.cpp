@@ -235,6 +235,8 @@ std::string constructor(const Layer& l, const Shape& in) {
         case LayerKind::Conv2d:
             return "nn.Conv2d(" + n(in.at(0)) + ", " + n(l.outChannels) + ", " + n(l.kernel) +
                    ", stride=" + n(l.stride) + ", padding=" + n(l.padding) +
+                   (l.dilation != 1 ? ", dilation=" + n(l.dilation) : std::string()) +
+                   (l.groups != 1 ? ", groups=" + n(l.groups) : std::string()) +
                    ", bias=" + py(l.bias) + ")";
         case LayerKind::BatchNorm2d: return "nn.BatchNorm2d(" + n(in.at(0)) + ")";
         case LayerKind::MaxPool2d:

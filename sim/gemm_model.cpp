@@ -132,14 +132,17 @@ GemmList opGemms(const Graph& g, const Op& op, Direction dir, std::int64_t b) {
             // Implicit GEMM: rows are output pixels (b Ho Wo), columns output channels, the
             // reduction runs over in_channels x k x k. Backward: data gradient
             // ([b Ho Wo x out] [out x in k k]) and weight gradient ([out x b Ho Wo] [.. x in k k]).
+            // Grouped: one such GEMM per group over its in / groups and out / groups channels.
             const Tensor& y = g.tensor(op.outputs[0]);
             const std::int64_t pixels = (y.shape.size() >= 3 ? y.shape[1] * y.shape[2] : 1) * b;
-            const std::int64_t red = a.in * a.kernel * a.kernel;
+            const std::int64_t groups = std::max<std::int64_t>(a.groups, 1);
+            const std::int64_t red = a.in / groups * a.kernel * a.kernel;
+            const std::int64_t outG = a.out / groups;
             if (fwd) {
-                out.add({pixels, a.out, red});
+                out.add({pixels, outG, red, groups});
             } else {
-                out.add({pixels, red, a.out});
-                out.add({a.out, red, pixels});
+                out.add({pixels, red, outG, groups});
+                out.add({outG, red, pixels, groups});
             }
             break;
         }

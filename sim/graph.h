@@ -116,6 +116,7 @@ struct OpAttrs {
     std::int64_t tokenTypes = 0;  // embedding: rows of the token-type table (0: none)
     bool classToken = false;      // patch_tokens: a class token is prepended
     std::int64_t kernel = 0, stride = 1, padding = 0;
+    std::int64_t dilation = 1, groups = 1;  // conv2d: tap spacing, channel groups
     double p = 0.0;        // dropout probability
     // Parallel layouts: a sequence-parallel linear runs on `rowsFactor` times the rows its
     // input holds (the gathered sequence); attention under context parallelism attends over

@@ -579,11 +579,14 @@ private:
     }
 
     TensorId conv(const std::string& label, TensorId x, std::int64_t outC, std::int64_t k,
-                  std::int64_t stride, std::int64_t padding, bool bias) {
+                  std::int64_t stride, std::int64_t padding, bool bias,
+                  std::int64_t dilation = 1, std::int64_t groups = 1) {
         const Shape in = m_g.tensor(x).shape;
-        const std::int64_t ho = (in[1] + 2 * padding - k) / stride + 1;
-        const std::int64_t wo = (in[2] + 2 * padding - k) / stride + 1;
-        std::vector<TensorId> params = {param(label + ".weight", {outC, in[0], k, k})};
+        const std::int64_t ho = convOutputSize(in[1], k, stride, padding, dilation);
+        const std::int64_t wo = convOutputSize(in[2], k, stride, padding, dilation);
+        // Each output channel reads the in / groups channels of its group.
+        const std::int64_t inPerGroup = in[0] / groups;
+        std::vector<TensorId> params = {param(label + ".weight", {outC, inPerGroup, k, k})};
         if (bias) params.push_back(param(label + ".bias", {outC}));
         // conv2d is on autocast's lower-precision list, as linear (linearWith).
         x = castTo(x, m_act, label + ".input_cast");
@@ -600,8 +603,10 @@ private:
         op.attrs.kernel = k;
         op.attrs.stride = stride;
         op.attrs.padding = padding;
+        op.attrs.dilation = dilation;
+        op.attrs.groups = groups;
         op.attrs.bias = bias;
-        const std::int64_t f = satProduct({2, outC, ho, wo, in[0], k, k});
+        const std::int64_t f = satProduct({2, outC, ho, wo, inPerGroup, k, k});
         op.forward.matmul = op.backward.matmul = true;
         op.forward.flops = {f, 0};
         op.forward.bytesMoved = bytesOf(x) + bytesOf(y) + bytesOf(weights[0]);
@@ -1022,7 +1027,8 @@ private:
             case LayerKind::Dropout: return dropout("dropout", x, l.p, l.inplace);
             case LayerKind::Embedding: return embedding(l, x);
             case LayerKind::Conv2d:
-                return conv("conv", x, l.outChannels, l.kernel, l.stride, l.padding, l.bias);
+                return conv("conv", x, l.outChannels, l.kernel, l.stride, l.padding, l.bias,
+                            l.dilation, l.groups);
             case LayerKind::BatchNorm2d: return batchnorm("batchnorm", x);
             case LayerKind::MaxPool2d: return maxpool("maxpool", x, l.kernel, l.stride, l.padding);
             case LayerKind::GlobalAvgPool: {

@@ -31,7 +31,7 @@ constexpr std::size_t kMaxPathBytes = 4096;
 // Fields that version 2 of the format added (docs/model-format.md#versioning): a version 1
 // file holding one is refused as holding an unknown field, as a version 1 reader does.
 const std::set<std::string> kVersion2Fields = {"qkv_bias", "parallel_residual", "norm_position",
-                                               "token_types"};
+                                               "token_types", "dilation", "groups"};
 // Layer kinds that version 2 added: unknown kinds to a version 1 reader.
 bool isVersion2Kind(LayerKind k) {
     return k == LayerKind::PatchEmbedding || k == LayerKind::SelectToken;
@@ -57,7 +57,8 @@ const std::map<LayerKind, std::set<std::string>>& kindFields() {
         {LayerKind::RmsNorm, {}},
         {LayerKind::Dropout, {"p", "inplace"}},
         {LayerKind::Embedding, {"dim", "positions", "dropout", "token_types"}},
-        {LayerKind::Conv2d, {"out_channels", "kernel", "stride", "padding", "bias"}},
+        {LayerKind::Conv2d,
+         {"out_channels", "kernel", "stride", "padding", "dilation", "groups", "bias"}},
         {LayerKind::BatchNorm2d, {}},
         {LayerKind::MaxPool2d, {"kernel", "stride", "padding"}},
         {LayerKind::GlobalAvgPool, {}},
@@ -269,6 +270,8 @@ Layer readLayer(Reader& r, const json& o, const std::string& path, int version) 
     l.kernel = r.size(o, l.kind == LayerKind::PatchEmbedding ? "patch" : "kernel", path, 0);
     l.stride = r.size(o, "stride", path, 1);
     l.padding = r.size(o, "padding", path, 0, 0);
+    l.dilation = r.size(o, "dilation", path, 1);
+    l.groups = r.size(o, "groups", path, 1);
     l.variant = r.choice(o, "variant", path, ResidualVariant::Basic, parseVariant,
                          "basic, bottleneck");
     l.channels = r.size(o, "channels", path, 0);
@@ -325,6 +328,8 @@ json writeLayer(const Layer& l) {
     if (has("kernel")) o["kernel"] = l.kernel;
     if (has("stride")) o["stride"] = l.stride;
     if (has("padding")) o["padding"] = l.padding;
+    if (has("dilation") && l.dilation != 1) o["dilation"] = l.dilation;
+    if (has("groups") && l.groups != 1) o["groups"] = l.groups;
     if (has("variant")) o["variant"] = l.variant == ResidualVariant::Basic ? "basic" : "bottleneck";
     if (has("channels")) o["channels"] = l.channels;
     if (l.checkpoint) o["checkpoint"] = true;
@@ -670,7 +675,7 @@ bool needsVersion2(const ModelFile& m) {
                        [](const Layer& l) {
                            return l.qkvBias.has_value() || l.parallelResidual ||
                                   l.normPosition == NormPosition::Post || l.tokenTypes > 0 ||
-                                  isVersion2Kind(l.kind);
+                                  isVersion2Kind(l.kind) || l.dilation != 1 || l.groups != 1;
                        });
 }
 

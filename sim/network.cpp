@@ -38,8 +38,8 @@ std::int64_t product(const Shape& s) {
 }
 
 std::int64_t convOut(std::int64_t in, std::int64_t kernel, std::int64_t stride,
-                     std::int64_t padding) {
-    return (in + 2 * padding - kernel) / stride + 1;
+                     std::int64_t padding, std::int64_t dilation = 1) {
+    return convOutputSize(in, kernel, stride, padding, dilation);
 }
 
 }  // namespace
@@ -227,10 +227,24 @@ Result<std::vector<Shape>> inferShapes(const Network& net) {
                     if (auto e = positive(l.stride, "stride")) return *e;
                     if (l.padding < 0 || l.padding > kMaxDim)
                         return fail("padding must be 0 or more");
-                    std::int64_t h = convOut(cur[1], l.kernel, l.stride, l.padding);
-                    std::int64_t w = convOut(cur[2], l.kernel, l.stride, l.padding);
+                    if (auto e = positive(l.dilation, "dilation")) return *e;
+                    if (auto e = positive(l.groups, "groups")) return *e;
+                    if (cur[0] % l.groups != 0)
+                        return fail("groups (" + std::to_string(l.groups) +
+                                    ") must divide the input channels (" +
+                                    std::to_string(cur[0]) + ")");
+                    if (l.outChannels % l.groups != 0)
+                        return fail("groups (" + std::to_string(l.groups) +
+                                    ") must divide out_channels (" +
+                                    std::to_string(l.outChannels) + ")");
+                    if (l.kernel > kMaxDim / l.dilation)
+                        return fail("dilation x kernel is too large");
+                    std::int64_t h = convOut(cur[1], l.kernel, l.stride, l.padding, l.dilation);
+                    std::int64_t w = convOut(cur[2], l.kernel, l.stride, l.padding, l.dilation);
                     if (h <= 0 || w <= 0)
-                        return mismatch("an image at least as large as the kernel");
+                        return mismatch(l.dilation > 1
+                                            ? "an image at least as large as the dilated kernel"
+                                            : "an image at least as large as the kernel");
                     cur = {l.outChannels, h, w};
                     break;
                 }

@@ -105,6 +105,10 @@ struct Layer {
     std::int64_t kernel = 0;
     std::int64_t stride = 1;
     std::int64_t padding = 0;
+    // conv2d (model format 2): spacing of the kernel's taps, and channel groups (in and out
+    // channels divisible by it; `groups` = in channels is a depthwise convolution).
+    std::int64_t dilation = 1;
+    std::int64_t groups = 1;
     // residual block
     ResidualVariant variant = ResidualVariant::Basic;
     std::int64_t channels = 0;
@@ -171,6 +175,15 @@ inline constexpr std::int64_t kMaxLayerInstances = 2000;
 std::int64_t expandedLayerCount(const Network& net);
 // Expanded instance index -> index into net.layers.
 std::vector<std::size_t> expandedLayerSources(const Network& net);
+
+// One side of a convolution's (or pooling window's) output: positions where a kernel of
+// `kernel` taps `dilation` apart, moved `stride` at a time, fits in the input padded by
+// `padding` on both sides (PyTorch's formula, rounded down); 0 or less when none fits.
+inline std::int64_t convOutputSize(std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                                   std::int64_t padding, std::int64_t dilation = 1) {
+    const std::int64_t room = in + 2 * padding - dilation * (kernel - 1) - 1;
+    return room < 0 ? 0 : room / stride + 1;
+}
 
 // Per-sample output shape of every layer instance (expanded), or an error naming the layer
 // and the mismatch. The first entry is the input shape.

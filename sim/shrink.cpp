@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 #include "lower.h"
 
@@ -115,7 +116,9 @@ Result<ShrunkNetwork> shrinkOnce(const Network& net, const TrainingConfig& train
                   s.feature(net.input.shape[d]));
     }
 
-    // The layers, in order.
+    // The layers, in order. `channels`: an image's channels entering layer i, so a grouped
+    // convolution keeps groups that divide its shrunk input and output channels.
+    std::int64_t channels = n.input.shape.size() == 3 ? n.input.shape[0] : 0;
     for (std::size_t i = 0; i < n.layers.size(); ++i) {
         Layer& m = n.layers[i];
         s.set(layerField(i, "repeat"), m.repeat, std::min(m.repeat, l.repeat));
@@ -133,9 +136,14 @@ Result<ShrunkNetwork> shrinkOnce(const Network& net, const TrainingConfig& train
                 break;
             case LayerKind::Conv2d:
                 s.set(layerField(i, "out_channels"), m.outChannels, s.channels(m.outChannels));
+                if (m.groups > 1 && channels > 0)
+                    s.set(layerField(i, "groups"), m.groups,
+                          std::gcd(m.groups, std::gcd(channels, m.outChannels)));
+                channels = m.outChannels;
                 break;
             case LayerKind::ResidualBlock:
                 s.set(layerField(i, "channels"), m.channels, s.channels(m.channels));
+                channels = m.variant == ResidualVariant::Bottleneck ? 4 * m.channels : m.channels;
                 break;
             case LayerKind::TransformerBlock:
             case LayerKind::Mlp:

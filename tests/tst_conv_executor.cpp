@@ -212,9 +212,68 @@ private slots:
             QCOMPARE(replay, run.m.device.reservedPeakBytes);
     }
 
+    // A network of dilated, grouped and depthwise convolutions (MobileNet's separable pair
+    // after a dilated grouped one), two micro-steps, under checkpointing plans: tracked bytes
+    // equal the prediction after every instruction, gradients and running statistics are
+    // bitwise plan none's, and the host-memory replay (one group's columns) equals what the
+    // allocator obtained.
+    void groupedAndDilatedNetworkEveryPlan() {
+        Network n;
+        n.name = "grouped";
+        n.input.shape = {4, 12, 12};
+        auto conv = [](std::int64_t out, std::int64_t k, std::int64_t stride, std::int64_t pad,
+                       std::int64_t dil, std::int64_t groups) {
+            Layer l;
+            l.kind = LayerKind::Conv2d;
+            l.outChannels = out;
+            l.kernel = k;
+            l.stride = stride;
+            l.padding = pad;
+            l.dilation = dil;
+            l.groups = groups;
+            l.bias = false;
+            return l;
+        };
+        Layer bn;
+        bn.kind = LayerKind::BatchNorm2d;
+        Layer relu;
+        relu.kind = LayerKind::Relu;
+        relu.inplace = true;
+        Layer gap, flat, fc, ce;
+        gap.kind = LayerKind::GlobalAvgPool;
+        flat.kind = LayerKind::Flatten;
+        fc.kind = LayerKind::Linear;
+        fc.out = 10;
+        ce.kind = LayerKind::CrossEntropy;
+        n.layers = {conv(8, 3, 1, 2, 2, 2), bn, relu, conv(8, 3, 2, 1, 1, 8), bn, relu,
+                    conv(16, 1, 1, 0, 1, 4), bn, relu, gap, flat, fc, ce};
+        TrainingConfig cfg;
+        cfg.microBatch = 3;
+        cfg.accumulationSteps = 2;
+        auto g = lower(n, cfg);
+        QVERIFY2(g.ok(), g.ok() ? "" : g.error().message.c_str());
+        const Shrunk s{n, cfg, std::move(*g)};
+        const Run reference = execute(s, compileFor(s, "none"));
+        QCOMPARE(reference.running.size(), std::size_t(3));
+        for (const char* strategy : {"full", "every:2", "sqrt"}) {
+            const Program p = compileFor(s, strategy);
+            QVERIFY2(!p.plan.regions.empty(), strategy);
+            const Run run = execute(s, p);
+            const Timeline t = simulate(s.graph, p, device());
+            const LiveBytesDifference d = compareLiveBytes(t, run.m);
+            QVERIFY(d.sameLength);
+            QVERIFY2(d.maxAbsBytes == 0 && d.maxAbsCategoryBytes == 0, strategy);
+            QCOMPARE(run.m.peakBytes, t.peakBytes);
+            expectSameRun(reference, run);
+            for (const auto& [op, e] : run.running) QCOMPARE(e.updates, std::int64_t(2));
+            QCOMPARE(cpuAllocatorPeakBytes(p), run.m.device.reservedPeakBytes);
+            QVERIFY(run.m.device.scratchPeakBytes > 0);
+        }
+    }
+
     // Geometries the ResNet does not have: a 5x5 kernel with stride 3 and padding 2 over sides
     // the stride does not divide, a 1x1 kernel with stride 2 (columns, not the direct path), a
-    // bias; a 2x2 max pool without padding; batch norm over a 1x1 plane; all within 1e-5 of
+    // bias; a dilated convolution in two groups, a depthwise one, a grouped 1x1; a 2x2 max pool without padding; batch norm over a 1x1 plane; all within 1e-5 of
     // the float64 reference forward and backward (gradients pre-filled: backward accumulates).
     void oddGeometriesAgainstFloat64() {
         std::vector<OpCase> cases;
@@ -238,6 +297,42 @@ private slots:
             c.op.attrs.out = 5;
             c.op.attrs.kernel = 1;
             c.op.attrs.stride = 2;
+            cases.push_back(c);
+        }
+        {
+            // (9 + 4 - 2·2 - 1) / 2 + 1 = 5 and (8 + 4 - 5) / 2 + 1 = 4.
+            OpCase c{"conv 3x3/2 dilation 2, 2 groups", {}, {2, 4, 9, 8}, {{2, 6, 5, 4}},
+                     {DType::F32}, {{6, 2, 3, 3}}, {0}};
+            c.op.kind = OpKind::Conv2d;
+            c.op.attrs.in = 4;
+            c.op.attrs.out = 6;
+            c.op.attrs.kernel = 3;
+            c.op.attrs.stride = 2;
+            c.op.attrs.padding = 2;
+            c.op.attrs.dilation = 2;
+            c.op.attrs.groups = 2;
+            cases.push_back(c);
+        }
+        {
+            OpCase c{"conv depthwise 3x3 + bias", {}, {2, 5, 6, 7}, {{2, 5, 6, 7}},
+                     {DType::F32}, {{5, 1, 3, 3}, {5}}, {0}};
+            c.op.kind = OpKind::Conv2d;
+            c.op.attrs.in = 5;
+            c.op.attrs.out = 5;
+            c.op.attrs.kernel = 3;
+            c.op.attrs.padding = 1;
+            c.op.attrs.groups = 5;
+            c.op.attrs.bias = true;
+            cases.push_back(c);
+        }
+        {
+            OpCase c{"conv 1x1, 3 groups (input as columns)", {}, {2, 6, 4, 5}, {{2, 9, 4, 5}},
+                     {DType::F32}, {{9, 2, 1, 1}}, {0}};
+            c.op.kind = OpKind::Conv2d;
+            c.op.attrs.in = 6;
+            c.op.attrs.out = 9;
+            c.op.attrs.kernel = 1;
+            c.op.attrs.groups = 3;
             cases.push_back(c);
         }
         {

@@ -88,6 +88,7 @@ private slots:
     void importingAHuggingFaceConfig();
     void blockFormHasFormat2Fields();
     void encoderFieldsInTheInspector();
+    void inspectorEditsConvolutionDilationAndGroups();
     void exportsWriteFiles();
     void comparisonRowAppliesStrategy();
     void cpuRunOfTheMlpMatchesThePrediction();
@@ -424,6 +425,31 @@ void TstMainWindow::blockFormHasFormat2Fields() {
             QVERIFY(l.parallelResidual);
         }
     }
+}
+
+// conv2d's form offers format 2's dilation and groups; a group count that does not divide the
+// channels is refused as you type, naming the field, and a valid one is applied.
+void TstMainWindow::inspectorEditsConvolutionDilationAndGroups() {
+    MainWindow w(testOptions());
+    QVERIFY(w.openModel("resnet-101"));
+    w.layerStack()->selectEntry(0);  // the 7x7 stem, 3 -> 64 channels
+    Inspector* ins = w.inspector();
+    auto* groups = qobject_cast<QSpinBox*>(ins->editorFor("groups"));
+    auto* dilation = qobject_cast<QSpinBox*>(ins->editorFor("dilation"));
+    QVERIFY(groups && dilation);
+    QCOMPARE(groups->value(), 1);
+    QCOMPARE(dilation->value(), 1);
+    groups->setValue(2);
+    QVERIFY2(ins->statusText().contains("groups (2) must divide the input channels (3)"),
+             qPrintable(ins->statusText()));
+    QVERIFY(!ins->canApply());
+    groups->setValue(1);
+    dilation->setValue(2);
+    // (224 + 6 - 2·6 - 1) / 2 + 1 = 109.
+    QVERIFY2(ins->statusText().contains("109"), qPrintable(ins->statusText()));
+    QVERIFY(ins->canApply());
+    ins->apply();
+    QCOMPARE(w.document()->network().layers[0].dilation, std::int64_t(2));
 }
 
 void TstMainWindow::exportsWriteFiles() {

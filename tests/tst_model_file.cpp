@@ -155,6 +155,7 @@ private slots:
     void writtenJsonKeepsEveryGivenField();
     void defaultsAreTheDocumentedOnes();
     void planForms();
+    void convolutionDilationAndGroups();
     void frameworkSettingsRoundTrip();
     void saveAndLoad_data();
     void saveAndLoad();
@@ -408,6 +409,82 @@ void TstModelFile::frameworkSettingsRoundTrip() {
         m.training.tf32 = t;
         check(m, "tf32", std::string(tf32ModeName(t)));
     }
+}
+
+// conv2d's dilation and groups (format 2): the output size, the weight [out, in / groups, k, k],
+// the parameter count and FLOPs, the checks naming the field, and the version the writer picks.
+void TstModelFile::convolutionDilationAndGroups() {
+    const std::string model = R"({"format": "remat-model/2", "input": {"shape": [8, 12, 12]},
+        "layers": [{"kind": "conv2d", "out_channels": 12, "kernel": 3, "padding": 1,
+                    "dilation": 2, "groups": 4, "bias": false},
+                   {"kind": "conv2d", "out_channels": 12, "kernel": 3, "stride": 2, "padding": 1,
+                    "groups": 12},
+                   {"kind": "flatten"}, {"kind": "mse"}]})";
+    auto m = parseModel(model, "grouped.json");
+    QVERIFY2(m.ok(), m.ok() ? "" : m.error().message.c_str());
+    QCOMPARE(m->network.layers[0].dilation, std::int64_t{2});
+    QCOMPARE(m->network.layers[0].groups, std::int64_t{4});
+    QCOMPARE(m->network.layers[1].dilation, std::int64_t{1});
+    auto shapes = inferShapes(m->network);
+    QVERIFY(shapes.ok());
+    // (12 + 2 - 2·2 - 1) / 1 + 1 = 10; then (10 + 2 - 3) / 2 + 1 = 5.
+    QVERIFY((*shapes)[1] == Shape({12, 10, 10}));
+    QVERIFY((*shapes)[2] == Shape({12, 5, 5}));
+    auto g = lower(m->network, m->training);
+    QVERIFY2(g.ok(), g.ok() ? "" : g.error().message.c_str());
+    // 12 · 8/4 · 9 = 216 weights; the depthwise one 12 · 1 · 9 + 12 bias = 120.
+    QCOMPARE(g->parameterCount, std::int64_t{216 + 120});
+    const Op& dilated = g->ops[0];
+    QCOMPARE(dilated.kind, OpKind::Conv2d);
+    QCOMPARE(dilated.attrs.dilation, std::int64_t{2});
+    QCOMPARE(dilated.attrs.groups, std::int64_t{4});
+    QCOMPARE(g->tensor(dilated.params[0]).shape, Shape({12, 2, 3, 3}));
+    QCOMPARE(dilated.forward.flops.perSample, std::int64_t{2} * 12 * 10 * 10 * 2 * 9);
+
+    // Written back as version 2, the fields kept; without them the file is version 1 and
+    // holds neither key.
+    const json written = json::parse(modelToJson(*m));
+    QCOMPARE(written.at("format").get<std::string>(), std::string("remat-model/2"));
+    QCOMPARE(written.at("layers")[0].at("groups").get<int>(), 4);
+    QCOMPARE(written.at("layers")[1].at("groups").get<int>(), 12);
+    QVERIFY(!written.at("layers")[1].contains("dilation"));
+    ModelFile plain = *m;
+    for (Layer& l : plain.network.layers) l.dilation = l.groups = 1;
+    plain.network.layers[1].outChannels = 12;
+    const json plainWritten = json::parse(modelToJson(plain));
+    QCOMPARE(plainWritten.at("format").get<std::string>(), std::string("remat-model/1"));
+    QVERIFY(!plainWritten.at("layers")[0].contains("groups"));
+
+    // A version 1 file holding either key is refused as a version 1 reader refuses it.
+    std::string v1 = model;
+    v1.replace(v1.find("remat-model/2"), 13, "remat-model/1");
+    auto old = parseModel(v1, "v1.json");
+    QVERIFY(!old.ok());
+    QVERIFY2(QString::fromStdString(old.error().message).contains("dilation: unknown field"),
+             old.error().message.c_str());
+
+    auto refused = [](const std::string& layer) {
+        auto r = parseModel(R"({"format": "remat-model/2", "input": {"shape": [6, 8, 8]},
+            "layers": [)" + layer + R"(, {"kind": "flatten"}, {"kind": "mse"}]})",
+                            "bad.json");
+        return r.ok() ? std::string() : r.error().message;
+    };
+    const std::string notDividingIn =
+        refused(R"({"kind": "conv2d", "out_channels": 8, "kernel": 3, "groups": 4})");
+    QVERIFY2(QString::fromStdString(notDividingIn)
+                 .contains("groups (4) must divide the input channels (6)"),
+             notDividingIn.c_str());
+    const std::string notDividingOut =
+        refused(R"({"kind": "conv2d", "out_channels": 4, "kernel": 3, "groups": 3})");
+    QVERIFY2(QString::fromStdString(notDividingOut).contains("groups (3) must divide out_channels (4)"),
+             notDividingOut.c_str());
+    const std::string tooDilated =
+        refused(R"({"kind": "conv2d", "out_channels": 6, "kernel": 3, "dilation": 4})");
+    QVERIFY2(QString::fromStdString(tooDilated).contains("at least as large as the dilated kernel"),
+             tooDilated.c_str());
+    const std::string zeroGroups =
+        refused(R"({"kind": "conv2d", "out_channels": 6, "kernel": 3, "groups": 0})");
+    QVERIFY2(QString::fromStdString(zeroGroups).contains("groups"), zeroGroups.c_str());
 }
 
 void TstModelFile::planForms() {

@@ -134,6 +134,41 @@ private slots:
         QCOMPARE(s->network.input.tokens, std::int64_t(32));
         QCOMPARE(b.repeat, std::int64_t(2));
     }
+
+    // Grouped convolutions keep groups that divide their shrunk channels: a depthwise one stays
+    // depthwise, a 2-group one keeps 2 groups, and the change is listed.
+    void groupedConvolutionsStayValid() {
+        Network n;
+        n.input.shape = {3, 64, 64};
+        auto conv = [](std::int64_t out, std::int64_t groups) {
+            Layer l;
+            l.kind = LayerKind::Conv2d;
+            l.outChannels = out;
+            l.kernel = 3;
+            l.padding = 1;
+            l.groups = groups;
+            return l;
+        };
+        Layer flat, fc, ce;
+        flat.kind = LayerKind::Flatten;
+        fc.kind = LayerKind::Linear;
+        fc.out = 10;
+        ce.kind = LayerKind::CrossEntropy;
+        n.layers = {conv(64, 1), conv(64, 64), conv(128, 2), flat, fc, ce};
+        TrainingConfig t;
+        auto s = shrinkNetwork(n, t);
+        QVERIFY2(s.ok(), s.ok() ? "" : s.error().message.c_str());
+        const auto& L = s->network.layers;
+        QCOMPARE(L[0].outChannels, std::int64_t(4));  // 64 / 16
+        QCOMPARE(L[1].outChannels, std::int64_t(4));
+        QCOMPARE(L[1].groups, std::int64_t(4));  // depthwise over the shrunk channels
+        QCOMPARE(L[2].outChannels, std::int64_t(8));
+        QCOMPARE(L[2].groups, std::int64_t(2));
+        bool listed = false;
+        for (const ShrinkChange& c : s->changes)
+            listed = listed || (c.field == "layers[1].groups" && c.from == 64 && c.to == 4);
+        QVERIFY(listed);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestShrink)

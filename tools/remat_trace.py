@@ -8,7 +8,7 @@ the one before. Each step becomes one layer of the model file:
   nn.Linear, ReLU/GELU/SiLU/Tanh/Sigmoid (modules or functions), Softmax over the last dimension,
   LayerNorm and RMSNorm over the last dimension, Dropout, Embedding (first, on token ids, with a
   learned position embedding added and a dropout after it folded in), Conv2d (square kernel,
-  stride and padding, no dilation or groups), BatchNorm2d, MaxPool2d, AdaptiveAvgPool2d(1),
+  stride, zero padding, dilation and groups; the file is then format 2), BatchNorm2d, MaxPool2d, AdaptiveAvgPool2d(1),
   Flatten, and the losses CrossEntropy and MSE (modules or functions, given the target).
 
 Blocks with residual adds are recognised by their structure, not traced into:
@@ -398,7 +398,9 @@ def trace_module(module, example_inputs, loss=None, name="", description=None,
                          "nn.Embedding")
 
     layers = _merge_repeats(layers)
-    model = {"format": "remat-model/1", "name": name or type(module).__name__,
+    # The oldest format version that holds the layers, as remat itself writes.
+    version = 2 if any("dilation" in l or "groups" in l for l in layers) else 1
+    model = {"format": f"remat-model/{version}", "name": name or type(module).__name__,
              "description": description or (
                  f"Traced from the PyTorch module {type(module).__name__} by tools/remat_trace.py "
                  f"with an example batch of {micro_batch}."),
@@ -473,15 +475,21 @@ def _layer_for(n, modules, current, target, aux_nodes, pending_aux, layers, refu
                 refuse(n, "an embedding must be the first layer, on the token ids")
             return {"kind": "embedding", "dim": int(m.embedding_dim), "positions": 0, "_open": True}
         if isinstance(m, nn.Conv2d):
-            if m.groups != 1 or _square(m.dilation, "dilation", n.target) != 1:
-                refuse(n, "grouped or dilated convolutions are not in the format")
             if not isinstance(m.padding, (int, tuple, list)) or m.padding_mode != "zeros":
                 refuse(n, f"padding {m.padding!r} ({m.padding_mode}) is not a zero padding of "
                           "whole pixels")
-            return {"kind": "conv2d", "out_channels": int(m.out_channels),
-                    "kernel": _square(m.kernel_size, "kernel", n.target),
-                    "stride": _square(m.stride, "stride", n.target),
-                    "padding": _square(m.padding, "padding", n.target), "bias": m.bias is not None}
+            layer = {"kind": "conv2d", "out_channels": int(m.out_channels),
+                     "kernel": _square(m.kernel_size, "kernel", n.target),
+                     "stride": _square(m.stride, "stride", n.target),
+                     "padding": _square(m.padding, "padding", n.target)}
+            # Model format 2 holds dilation and groups; written only when not 1, as remat does.
+            dilation = _square(m.dilation, "dilation", n.target)
+            if dilation != 1:
+                layer["dilation"] = dilation
+            if m.groups != 1:
+                layer["groups"] = int(m.groups)
+            layer["bias"] = m.bias is not None
+            return layer
         if isinstance(m, nn.BatchNorm2d):
             return {"kind": "batchnorm2d"}
         if isinstance(m, nn.MaxPool2d):

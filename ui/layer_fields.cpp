@@ -220,6 +220,9 @@ std::vector<LayerField> fieldsFor(LayerKind kind) {
             f.push_back(sizeField("stride", LayerFieldsText::tr("Stride"), &Layer::stride));
             f.push_back(sizeField("padding", LayerFieldsText::tr("Padding"), &Layer::padding,
                                   FieldType::Count));
+            // Model format 2 (written only when not 1).
+            f.push_back(sizeField("dilation", LayerFieldsText::tr("Dilation"), &Layer::dilation));
+            f.push_back(sizeField("groups", LayerFieldsText::tr("Groups"), &Layer::groups));
             f.push_back(boolField("bias", LayerFieldsText::tr("Bias"), &Layer::bias));
             break;
         case LayerKind::MaxPool2d:

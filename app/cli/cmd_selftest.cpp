@@ -4,7 +4,8 @@
 // small lowered networks (a dense stack with every activation and both norms; a GPT block
 // with causal attention, dropout and a tied head; a grouped-KV block with SwiGLU and RMSNorm;
 // two blocks with flash attention, causal with grouped KV heads and unmasked; a small ResNet
-// with convolutions, batch norm, both poolings and both residual blocks)
+// with convolutions — strided, padded, dilated, grouped and depthwise — batch norm, both
+// poolings and both residual blocks)
 // in fp32, bf16 and fp16. The backend and the reference receive identical values: the
 // forward's operands, and for backward the reference's forward results stored in the
 // operand's dtype as saved tensors, random output gradients (zero where the scores are
@@ -408,7 +409,8 @@ std::vector<Network> testNetworks() {
     nets.push_back(flashNet("flash", false, 0));
     {
         // A small ResNet: a strided, padded stem with a bias, batch norm, in-place ReLU and a
-        // padded max pool; a basic block with a projection shortcut (6 -> 8 channels) and a
+        // padded max pool; a dilated convolution in two groups and a depthwise one with a
+        // bias; a basic block with a projection shortcut (6 -> 8 channels) and a
         // strided bottleneck block (its 1x1, 3x3 and projection convolutions, in-place add);
         // global average pooling, flatten and a classifier.
         Network n;
@@ -431,6 +433,21 @@ std::vector<Network> testNetworks() {
         pool.kernel = 3;
         pool.stride = 2;
         pool.padding = 1;
+        Layer dilated;
+        dilated.kind = LayerKind::Conv2d;
+        dilated.outChannels = 6;
+        dilated.kernel = 3;
+        dilated.padding = 2;
+        dilated.dilation = 2;
+        dilated.groups = 2;
+        dilated.bias = false;
+        Layer depthwise;
+        depthwise.kind = LayerKind::Conv2d;
+        depthwise.outChannels = 6;
+        depthwise.kernel = 3;
+        depthwise.padding = 1;
+        depthwise.groups = 6;
+        depthwise.bias = true;
         Layer basic;
         basic.kind = LayerKind::ResidualBlock;
         basic.variant = ResidualVariant::Basic;
@@ -449,7 +466,7 @@ std::vector<Network> testNetworks() {
         fc.out = 10;
         Layer ce;
         ce.kind = LayerKind::CrossEntropy;
-        n.layers = {stem, bn, relu, pool, basic, bottleneck, gap, flat, fc, ce};
+        n.layers = {stem, bn, relu, pool, dilated, depthwise, basic, bottleneck, gap, flat, fc, ce};
         nets.push_back(n);
     }
     return nets;

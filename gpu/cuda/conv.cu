@@ -1,12 +1,15 @@
 // Convolution, batch norm (training mode) and pooling, NCHW, forward and backward. The
-// convolution is direct: one thread per output element (forward), per input element (input
-// gradient, gathering every output position whose window reads it) and per weight element
-// (weight gradient, over samples and positions in order) — no atomics and no scratch, since
-// the program declares no workspace for a convolution. Batch norm: one block per channel,
-// fixed-shape block reductions (reduce.cuh), so every statistic is bit-reproducible. Max
-// pooling keeps the first maximum of each window and its flat index in the input plane; its
-// backward gathers, per input element, the output gradients whose index names it. Global
-// average pooling: one thread per plane.
+// convolution is im2col + cuBLAS GEMM (conv_plan.h): per sample, a kernel writes the columns
+// (one thread per entry), one strided-batched GEMM over the groups writes the output, and
+// backward runs, per sample in order, the columns and the weight-gradient GEMM, then the
+// input-gradient GEMM into the same columns buffer and col2im as a gather (one thread per input
+// element, its taps in (ki, kj) order) — no atomics, so every bit is reproducible. The columns
+// come from the backend's scratch (cuda_conv_ops.cpp). Batch norm: one block per channel,
+// fixed-shape block reductions (reduce.cuh), so every statistic is bit-reproducible; a forward
+// that is not a recompute folds the batch's mean and unbiased variance into the running
+// statistics. Max pooling keeps the first maximum of each window and its flat index in the
+// input plane; its backward gathers, per input element, the output gradients whose index
+// names it. Global average pooling: one thread per plane.
 
 #include "launchers.h"
 #include "reduce.cuh"
@@ -20,75 +23,42 @@ constexpr int kBlock = 256;
 
 // ---- kernels -------------------------------------------------------------------------------
 
+// columns[row, col] of one sample (xn: its first element), all groups.
 template <typename T>
-__global__ void convForwardKernel(const T* x, const T* w, const T* b, T* y, ConvShape g) {
-    const std::int64_t total = g.n * g.o * g.ho * g.wo;
+__global__ void im2colKernel(const T* xn, T* columns, ConvShape g) {
+    const std::int64_t cols = g.colCols(), total = g.c * g.k * g.k * cols;
     for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < total;
          i += std::int64_t(gridDim.x) * blockDim.x) {
-        const std::int64_t ow = i % g.wo, oh = (i / g.wo) % g.ho, o = (i / (g.wo * g.ho)) % g.o;
-        const std::int64_t n = i / (g.wo * g.ho * g.o);
-        float acc = b ? toFloat(b[o]) : 0.0f;
-        for (std::int64_t ci = 0; ci < g.c; ++ci)
-            for (std::int64_t kh = 0; kh < g.k; ++kh) {
-                const std::int64_t ih = oh * g.stride - g.pad + kh;
-                if (ih < 0 || ih >= g.h) continue;
-                for (std::int64_t kw = 0; kw < g.k; ++kw) {
-                    const std::int64_t iw = ow * g.stride - g.pad + kw;
-                    if (iw < 0 || iw >= g.w) continue;
-                    acc += toFloat(w[((o * g.c + ci) * g.k + kh) * g.k + kw]) *
-                           toFloat(x[((n * g.c + ci) * g.h + ih) * g.w + iw]);
-                }
-            }
-        y[i] = fromFloat<T>(acc);
+        const std::int64_t src = convColumnSource(g, i / cols, i % cols);
+        columns[i] = src >= 0 ? xn[src] : fromFloat<T>(0.0f);
     }
 }
 
+// dxn[ci, ih, iw] += Σ over taps (ki, kj) of dcolumns[(ci, ki, kj), column the tap reads it at].
 template <typename T>
-__global__ void convInputGradKernel(const T* w, const T* dy, T* dx, ConvShape g) {
-    const std::int64_t total = g.n * g.c * g.h * g.w;
+__global__ void col2imKernel(const T* dcolumns, T* dxn, ConvShape g) {
+    const std::int64_t cols = g.colCols(), total = g.c * g.h * g.w;
     for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < total;
          i += std::int64_t(gridDim.x) * blockDim.x) {
-        const std::int64_t iw = i % g.w, ih = (i / g.w) % g.h, ci = (i / (g.w * g.h)) % g.c;
-        const std::int64_t n = i / (g.w * g.h * g.c);
+        const std::int64_t iw = i % g.w, ih = (i / g.w) % g.h, ci = i / (g.w * g.h);
         float acc = 0.0f;
-        for (std::int64_t o = 0; o < g.o; ++o)
-            for (std::int64_t kh = 0; kh < g.k; ++kh) {
-                const std::int64_t th = ih + g.pad - kh;
-                if (th < 0 || th % g.stride != 0 || th / g.stride >= g.ho) continue;
-                const std::int64_t oh = th / g.stride;
-                for (std::int64_t kw = 0; kw < g.k; ++kw) {
-                    const std::int64_t tw = iw + g.pad - kw;
-                    if (tw < 0 || tw % g.stride != 0 || tw / g.stride >= g.wo) continue;
-                    const std::int64_t ow = tw / g.stride;
-                    acc += toFloat(w[((o * g.c + ci) * g.k + kh) * g.k + kw]) *
-                           toFloat(dy[((n * g.o + o) * g.ho + oh) * g.wo + ow]);
-                }
+        for (std::int64_t ki = 0; ki < g.k; ++ki)
+            for (std::int64_t kj = 0; kj < g.k; ++kj) {
+                const std::int64_t col = convTapColumn(g, ih, iw, ki, kj);
+                if (col >= 0) acc += toFloat(dcolumns[((ci * g.k + ki) * g.k + kj) * cols + col]);
             }
-        dx[i] = fromFloat<T>(toFloat(dx[i]) + acc);
+        dxn[i] = fromFloat<T>(toFloat(dxn[i]) + acc);
     }
 }
 
+// y[n, o, p] = b[o]: the bias the forward GEMM then accumulates onto (beta = 1), so the sum is
+// rounded once.
 template <typename T>
-__global__ void convWeightGradKernel(const T* x, const T* dy, T* dw, ConvShape g) {
-    const std::int64_t total = g.o * g.c * g.k * g.k;
+__global__ void channelBroadcastKernel(const T* b, T* y, std::int64_t total, std::int64_t c,
+                                       std::int64_t plane) {
     for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < total;
-         i += std::int64_t(gridDim.x) * blockDim.x) {
-        const std::int64_t kw = i % g.k, kh = (i / g.k) % g.k, ci = (i / (g.k * g.k)) % g.c;
-        const std::int64_t o = i / (g.k * g.k * g.c);
-        float acc = 0.0f;
-        for (std::int64_t n = 0; n < g.n; ++n)
-            for (std::int64_t oh = 0; oh < g.ho; ++oh) {
-                const std::int64_t ih = oh * g.stride - g.pad + kh;
-                if (ih < 0 || ih >= g.h) continue;
-                for (std::int64_t ow = 0; ow < g.wo; ++ow) {
-                    const std::int64_t iw = ow * g.stride - g.pad + kw;
-                    if (iw < 0 || iw >= g.w) continue;
-                    acc += toFloat(dy[((n * g.o + o) * g.ho + oh) * g.wo + ow]) *
-                           toFloat(x[((n * g.c + ci) * g.h + ih) * g.w + iw]);
-                }
-            }
-        dw[i] = fromFloat<T>(toFloat(dw[i]) + acc);
-    }
+         i += std::int64_t(gridDim.x) * blockDim.x)
+        y[i] = b[(i / plane) % c];
 }
 
 template <typename T>
@@ -111,7 +81,8 @@ __device__ __forceinline__ std::int64_t channelAt(std::int64_t j, std::int64_t c
 
 template <typename T>
 __global__ void batchNormForwardKernel(const T* x, const T* w, const T* b, T* y, float* mean,
-                                       float* invstd, std::int64_t n, std::int64_t c,
+                                       float* invstd, float* runMean, float* runVar,
+                                       float momentum, std::int64_t n, std::int64_t c,
                                        std::int64_t plane, float eps) {
     __shared__ float scratch[32];
     const std::int64_t ch = blockIdx.x, count = n * plane;
@@ -124,7 +95,8 @@ __global__ void batchNormForwardKernel(const T* x, const T* w, const T* b, T* y,
         const float d = toFloat(x[channelAt(j, ch, c, plane)]) - m;
         sq += d * d;
     }
-    const float rs = rsqrtf(blockSum(sq, scratch) / float(count) + eps);
+    const float var = blockSum(sq, scratch) / float(count);
+    const float rs = rsqrtf(var + eps);
     const float scale = rs * toFloat(w[ch]), shift = toFloat(b[ch]);
     for (std::int64_t j = threadIdx.x; j < count; j += blockDim.x) {
         const std::int64_t at = channelAt(j, ch, c, plane);
@@ -133,6 +105,11 @@ __global__ void batchNormForwardKernel(const T* x, const T* w, const T* b, T* y,
     if (threadIdx.x == 0) {
         mean[ch] = m;
         invstd[ch] = rs;
+        if (runMean && runVar) {  // PyTorch's update: unbiased variance, momentum
+            const float unbiased = count > 1 ? var * float(count) / float(count - 1) : var;
+            runMean[ch] = (1.0f - momentum) * runMean[ch] + momentum * m;
+            runVar[ch] = (1.0f - momentum) * runVar[ch] + momentum * unbiased;
+        }
     }
 }
 
@@ -238,53 +215,101 @@ __global__ void avgPoolBackwardKernel(const T* dy, T* dx, std::int64_t planes, s
 
 // ---- launchers -----------------------------------------------------------------------------
 
-void conv2dForward(DType t, const void* x, const void* w, const void* b, void* y,
-                   const ConvShape& g, cudaStream_t s) {
-    REMAT_REQUIRE(x && w && y && g.k > 0 && g.stride > 0 && g.pad >= 0, "conv2dForward");
-    const std::int64_t total = g.n * g.o * g.ho * g.wo;
-    if (total == 0) return;
+void conv2dForward(cublasHandle_t h, DType t, const void* x, const void* w, const void* b,
+                   void* y, void* columns, const ConvShape& g, cudaStream_t s) {
+    const char* problem = convShapeProblem(g);
+    REMAT_REQUIRE(!problem, problem ? problem : "conv2dForward");
+    REMAT_REQUIRE(x && w && y && (g.direct() || columns), "conv2dForward operands");
+    if (g.n == 0) return;
+    const std::int64_t es = dtypeBytes(t);
+    GemmOperands ops{};
+    ops[std::size_t(GemmOperand::X)] = const_cast<void*>(x);
+    ops[std::size_t(GemmOperand::W)] = const_cast<void*>(w);
+    ops[std::size_t(GemmOperand::Y)] = y;
+    ops[std::size_t(GemmOperand::Columns)] = columns;
     dispatchFloat(t, "conv2dForward", [&](auto tag) {
         using T = decltype(tag);
-        convForwardKernel<T><<<gridFor(total, kBlock), kBlock, 0, s>>>(
-            static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(b),
-            static_cast<T*>(y), g);
+        if (b) {
+            const std::int64_t total = g.n * g.o * g.colCols();
+            channelBroadcastKernel<T><<<gridFor(total, kBlock), kBlock, 0, s>>>(
+                static_cast<const T*>(b), static_cast<T*>(y), total, g.o, g.colCols());
+            REMAT_LAUNCH_CHECK("channelBroadcastKernel");
+        }
+        const std::int64_t colElems = convColumnElements(g);
+        for (std::int64_t n = 0; n < g.n; ++n) {
+            if (colElems > 0) {
+                im2colKernel<T><<<gridFor(colElems, kBlock), kBlock, 0, s>>>(
+                    reinterpret_cast<const T*>(static_cast<const char*>(x) +
+                                               n * g.c * g.h * g.w * es),
+                    static_cast<T*>(columns), g);
+                REMAT_LAUNCH_CHECK("im2colKernel");
+            }
+            runGemms(h, t, convForwardGemms(g, n, b != nullptr), ops);
+        }
     });
-    REMAT_LAUNCH_CHECK("convForwardKernel");
 }
 
-void conv2dBackward(DType t, const void* x, const void* w, const void* dy, void* dx, void* dw,
-                    void* db, const ConvShape& g, cudaStream_t s) {
-    REMAT_REQUIRE(x && w && dy && g.k > 0 && g.stride > 0 && g.pad >= 0, "conv2dBackward");
+void conv2dBackward(cublasHandle_t h, DType t, const void* x, const void* w, const void* dy,
+                    void* dx, void* dw, void* db, void* columns, const ConvShape& g,
+                    cudaStream_t s) {
+    const char* problem = convShapeProblem(g);
+    REMAT_REQUIRE(!problem, problem ? problem : "conv2dBackward");
+    REMAT_REQUIRE(dy && (!dw || x) && (!dx || w) && (g.direct() || columns || (!dx && !dw)),
+                  "conv2dBackward operands");
+    if (g.n == 0) return;
+    const std::int64_t es = dtypeBytes(t);
+    GemmOperands ops{};
+    ops[std::size_t(GemmOperand::X)] = const_cast<void*>(x);
+    ops[std::size_t(GemmOperand::W)] = const_cast<void*>(w);
+    ops[std::size_t(GemmOperand::DY)] = const_cast<void*>(dy);
+    ops[std::size_t(GemmOperand::DX)] = dx;
+    ops[std::size_t(GemmOperand::DW)] = dw;
+    ops[std::size_t(GemmOperand::Columns)] = columns;
+    ops[std::size_t(GemmOperand::DColumns)] = columns;  // reused once the weight gradient ran
     dispatchFloat(t, "conv2dBackward", [&](auto tag) {
         using T = decltype(tag);
-        if (dx) {
-            convInputGradKernel<T><<<gridFor(g.n * g.c * g.h * g.w, kBlock), kBlock, 0, s>>>(
-                static_cast<const T*>(w), static_cast<const T*>(dy), static_cast<T*>(dx), g);
-            REMAT_LAUNCH_CHECK("convInputGradKernel");
-        }
-        if (dw) {
-            convWeightGradKernel<T><<<gridFor(g.o * g.c * g.k * g.k, kBlock), kBlock, 0, s>>>(
-                static_cast<const T*>(x), static_cast<const T*>(dy), static_cast<T*>(dw), g);
-            REMAT_LAUNCH_CHECK("convWeightGradKernel");
-        }
         if (db) {
-            convBiasGradKernel<T><<<gridFor(g.o, kBlock), kBlock, 0, s>>>(static_cast<const T*>(dy),
-                                                                          static_cast<T*>(db), g);
+            convBiasGradKernel<T><<<gridFor(g.o, kBlock), kBlock, 0, s>>>(
+                static_cast<const T*>(dy), static_cast<T*>(db), g);
             REMAT_LAUNCH_CHECK("convBiasGradKernel");
+        }
+        const std::int64_t colElems = convColumnElements(g);
+        for (std::int64_t n = 0; n < g.n; ++n) {
+            if (dw) {
+                if (colElems > 0) {
+                    im2colKernel<T><<<gridFor(colElems, kBlock), kBlock, 0, s>>>(
+                        reinterpret_cast<const T*>(static_cast<const char*>(x) +
+                                                   n * g.c * g.h * g.w * es),
+                        static_cast<T*>(columns), g);
+                    REMAT_LAUNCH_CHECK("im2colKernel");
+                }
+                runGemms(h, t, convWeightGradGemms(g, n), ops);
+            }
+            if (dx) {
+                runGemms(h, t, convInputGradGemms(g, n), ops);
+                if (colElems > 0) {
+                    const std::int64_t plane = g.c * g.h * g.w;
+                    col2imKernel<T><<<gridFor(plane, kBlock), kBlock, 0, s>>>(
+                        static_cast<const T*>(columns),
+                        reinterpret_cast<T*>(static_cast<char*>(dx) + n * plane * es), g);
+                    REMAT_LAUNCH_CHECK("col2imKernel");
+                }
+            }
         }
     });
 }
 
 void batchNorm2dForward(DType t, const void* x, const void* w, const void* b, void* y, float* mean,
-                        float* invstd, std::int64_t n, std::int64_t c, std::int64_t plane,
-                        float eps, cudaStream_t s) {
+                        float* invstd, float* runMean, float* runVar, float momentum,
+                        std::int64_t n, std::int64_t c, std::int64_t plane, float eps,
+                        cudaStream_t s) {
     REMAT_REQUIRE(x && w && b && y && mean && invstd && n * plane > 0 && c > 0 && eps > 0,
                   "batchNorm2dForward");
     dispatchFloat(t, "batchNorm2dForward", [&](auto tag) {
         using T = decltype(tag);
         batchNormForwardKernel<T><<<rowGrid(c), kBlock, 0, s>>>(
             static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(b),
-            static_cast<T*>(y), mean, invstd, n, c, plane, eps);
+            static_cast<T*>(y), mean, invstd, runMean, runVar, momentum, n, c, plane, eps);
     });
     REMAT_LAUNCH_CHECK("batchNormForwardKernel");
 }

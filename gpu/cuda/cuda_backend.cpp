@@ -42,6 +42,8 @@ void destroyState(CudaBackend::State& s) noexcept {
     for (cudaEvent_t e : s.stopEvents) cudaEventDestroy(e);
     s.startEvents.clear();
     s.stopEvents.clear();
+    for (auto& [op, r] : s.running) cudaFree(r.data);
+    s.running.clear();
     if (s.blas) cublasDestroy(s.blas);
     if (s.pool) {
         cudaMemPoolTrimTo(s.pool, 0);
@@ -171,6 +173,9 @@ Status CudaBackend::beginStep(std::size_t instructionCount) {
         REMAT_CUDA_CHECK(cudaMemPoolSetAttribute(s.pool, cudaMemPoolAttrReservedMemHigh, &zero));
         s.lastStats = DeviceMemoryStats{};
         s.lastStats.deviceUsedBeforeBytes = deviceUsedBytes();
+        s.scratchBytes = 0;
+        s.scratchPeakBytes = 0;
+        for (auto& [op, r] : s.running) r.setThisStep = false;
         s.stepOpen = true;
         return Ok{};
     });
@@ -251,7 +256,7 @@ DeviceMemoryStats CudaBackend::memoryStats() const {
         d.usedPeakBytes = poolAttribute(s.pool, cudaMemPoolAttrUsedMemHigh);
         d.reservedPeakBytes = poolAttribute(s.pool, cudaMemPoolAttrReservedMemHigh);
     }
-    d.scratchPeakBytes = 0;  // the kernels use no memory the program does not show
+    d.scratchPeakBytes = s.scratchPeakBytes;  // the convolutions' columns
     if (s.fault.empty()) {  // after a sticky fault the context, and its memory, are gone
         d.inUseBytes = poolAttribute(s.pool, cudaMemPoolAttrUsedMemCurrent);
         d.heldBytes = poolAttribute(s.pool, cudaMemPoolAttrReservedMemCurrent);

@@ -1,13 +1,19 @@
 // CudaBackend's entries for convolution, batch norm, max pooling and global average pooling:
 // each checks the operands the program bound (count, dtype, NCHW shape against the op's
-// kernel, stride and padding), derives the launcher's sizes and enqueues it on the backend's
-// stream (conv.cu). Backward entries accumulate into the gradients they are given and skip
-// those left unbound. Batch norm's running statistics are kept by the CPU backend only; the
-// gradients and the step do not depend on them.
+// kernel, stride, padding, dilation and groups), derives the launcher's sizes and enqueues it on
+// the backend's stream (conv.cu). Backward entries accumulate into the gradients they are given
+// and skip those left unbound. A convolution's im2col columns (one sample's) are scratch the
+// backend takes from its pool for the op and gives back after it, stream-ordered: the program
+// does not show them, so they are reported as the step's scratch peak, as the CPU backend
+// reports its own. Batch norm's running statistics live on the device, one pair of fp32 vectors
+// per op, and are updated by every forward that is not a recompute (the CPU backend's rule).
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "cuda_backend.h"
+#include "cuda_check.cuh"
 #include "cuda_state.h"
 #include "launchers.h"
 
@@ -53,11 +59,81 @@ Result<cu::ConvShape> convShape(const OpCall& c, const TensorRef& x, const Tenso
     g.k = c.op->attrs.kernel;
     g.stride = c.op->attrs.stride;
     g.pad = c.op->attrs.padding;
-    if (g.k < 1 || g.stride < 1 || g.pad < 0 || y.shape[0] != g.n || g.c != c.op->attrs.in ||
-        g.o != c.op->attrs.out || g.ho != (g.h + 2 * g.pad - g.k) / g.stride + 1 ||
-        g.wo != (g.w + 2 * g.pad - g.k) / g.stride + 1 || w.elements() != g.o * g.c * g.k * g.k)
-        return problem(c, "operand shapes do not match the kernel, stride, padding and weight");
+    g.dil = c.op->attrs.dilation;
+    g.groups = c.op->attrs.groups;
+    if (const char* p = cu::convShapeProblem(g)) return problem(c, p);
+    if (y.shape[0] != g.n || g.c != c.op->attrs.in || g.o != c.op->attrs.out ||
+        w.elements() != g.o * g.colRows())
+        return problem(c,
+                       "operand shapes do not match the kernel, stride, padding, dilation, "
+                       "groups and weight [out, in / groups, k, k]");
     return g;
+}
+
+// Scratch from the backend's pool for the duration of one op: freed on the stream when it goes
+// out of scope, after the kernels that use it (stream order), so the pool can hand it out again.
+class OpScratch {
+public:
+    OpScratch(CudaBackend::State& s, std::int64_t bytes) : m_s(s), m_bytes(bytes) {
+        if (bytes <= 0) return;
+        const cudaError_t e = cudaMallocFromPoolAsync(&m_data, std::size_t(bytes), s.pool, s.stream);
+        if (e == cudaErrorMemoryAllocation) {
+            cudaGetLastError();  // not sticky
+            m_data = nullptr;
+            return;
+        }
+        REMAT_CUDA_CHECK(e);
+        s.scratchBytes += bytes;
+        s.scratchPeakBytes = std::max(s.scratchPeakBytes, s.scratchBytes);
+    }
+    ~OpScratch() {
+        if (!m_data) return;
+        m_s.scratchBytes -= m_bytes;
+        const cudaError_t e = cudaFreeAsync(m_data, m_s.stream);
+        if (e != cudaSuccess && m_s.deferred.empty())
+            m_s.deferred = std::string("cudaFreeAsync: ") + cudaGetErrorName(e);
+    }
+    OpScratch(const OpScratch&) = delete;
+    OpScratch& operator=(const OpScratch&) = delete;
+    // Null when the pool could not provide the bytes (or none were asked for).
+    void* data() const { return m_data; }
+    bool failed() const { return m_bytes > 0 && !m_data; }
+
+private:
+    CudaBackend::State& m_s;
+    std::int64_t m_bytes = 0;
+    void* m_data = nullptr;
+};
+
+Error scratchProblem(const OpCall& c, std::int64_t bytes) {
+    return problem(c, "out of GPU memory for the convolution's im2col columns (" +
+                          std::to_string(bytes) + " bytes of scratch beyond the program's buffers)");
+}
+
+// The op's running statistics for this step: set to mean 0 and variance 1 by the step's first
+// forward of the op; null for a recompute, which leaves them alone.
+float* runningStatistics(CudaBackend::State& s, const OpCall& c, std::int64_t channels) {
+    if (c.recompute) return nullptr;
+    auto& r = s.running[c.opId.value];
+    if (r.data && r.channels != channels) {
+        REMAT_CUDA_CHECK(cudaFree(r.data));
+        r.data = nullptr;
+    }
+    if (!r.data) {
+        REMAT_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&r.data),
+                                    std::size_t(2 * channels) * sizeof(float)));
+        r.channels = channels;
+        r.setThisStep = false;
+    }
+    if (!r.setThisStep) {
+        std::vector<float> init(std::size_t(2 * channels), 0.0f);
+        std::fill(init.begin() + channels, init.end(), 1.0f);
+        // Pageable source: the call returns once `init` has been staged.
+        REMAT_CUDA_CHECK(cudaMemcpyAsync(r.data, init.data(), init.size() * sizeof(float),
+                                         cudaMemcpyHostToDevice, s.stream));
+        r.setThisStep = true;
+    }
+    return r.data;
 }
 
 Result<cu::PoolShape> poolShape(const OpCall& c, const TensorRef& x, const TensorRef& y) {
@@ -90,8 +166,11 @@ Status CudaBackend::conv2dForward(const OpCall& c) {
         const void* bias = c.params.size() > 1 ? c.params[1].data : nullptr;
         if (bias && (c.params[1].elements() != g->o || c.params[1].dtype != c.inputs[0].dtype))
             return problem(c, "the bias must be one per output channel");
-        cu::conv2dForward(c.inputs[0].dtype, c.inputs[0].data, c.params[0].data, bias,
-                          c.outputs[0].data, *g, m_state->stream);
+        const std::int64_t bytes = cu::convColumnElements(*g) * dtypeBytes(c.inputs[0].dtype);
+        OpScratch columns(*m_state, bytes);
+        if (columns.failed()) return scratchProblem(c, bytes);
+        cu::conv2dForward(m_state->blas, c.inputs[0].dtype, c.inputs[0].data, c.params[0].data,
+                          bias, c.outputs[0].data, columns.data(), *g, m_state->stream);
         return Ok{};
     });
 }
@@ -103,10 +182,16 @@ Status CudaBackend::conv2dBackward(const OpCall& c) {
         if (!c.gradOutputs[0].bound()) return Ok{};
         auto g = convShape(c, c.saved[0], c.gradOutputs[0], c.params[0]);
         if (!g) return g.error();
-        cu::conv2dBackward(c.saved[0].dtype, c.saved[0].data, c.params[0].data,
-                           c.gradOutputs[0].data, opt(c.gradInputs, 0), opt(c.paramGrads, 0),
-                           c.params.size() > 1 ? opt(c.paramGrads, 1) : nullptr, *g,
-                           m_state->stream);
+        void* dx = opt(c.gradInputs, 0);
+        void* dw = opt(c.paramGrads, 0);
+        const std::int64_t bytes =
+            dx || dw ? cu::convColumnElements(*g) * dtypeBytes(c.saved[0].dtype) : 0;
+        OpScratch columns(*m_state, bytes);
+        if (columns.failed()) return scratchProblem(c, bytes);
+        cu::conv2dBackward(m_state->blas, c.saved[0].dtype, c.saved[0].data, c.params[0].data,
+                           c.gradOutputs[0].data, dx, dw,
+                           c.params.size() > 1 ? opt(c.paramGrads, 1) : nullptr, columns.data(),
+                           *g, m_state->stream);
         return Ok{};
     });
 }
@@ -126,10 +211,13 @@ Status CudaBackend::batchNorm2dForward(const OpCall& c) {
         for (const TensorRef& p : c.params)
             if (!p.bound() || p.dtype != x.dtype || p.elements() != ch)
                 return problem(c, "weight and bias must be one per channel, in the input's dtype");
+        float* running = runningStatistics(*m_state, c, ch);
         cu::batchNorm2dForward(x.dtype, x.data, c.params[0].data, c.params[1].data, y.data,
                                static_cast<float*>(c.outputs[1].data),
-                               static_cast<float*>(c.outputs[2].data), x.shape[0], ch,
-                               x.shape[2] * x.shape[3], kBatchNormEps, m_state->stream);
+                               static_cast<float*>(c.outputs[2].data), running,
+                               running ? running + ch : nullptr, float(kBatchNormMomentum),
+                               x.shape[0], ch, x.shape[2] * x.shape[3], kBatchNormEps,
+                               m_state->stream);
         return Ok{};
     });
 }

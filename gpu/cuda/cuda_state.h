@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,22 @@ struct CudaBackend::State {
     std::vector<std::uint8_t> timed;  // per instruction: 0 none, 1 start, 2 both events recorded
     // Per instruction: seconds of its earlier runs in this step (a repeat's body runs again).
     std::vector<double> earlierS;
+
+    // Scratch the backend takes from the pool for an op, which the program does not show (the
+    // convolution's im2col columns): bytes taken now and the step's high-water mark.
+    std::int64_t scratchBytes = 0;
+    std::int64_t scratchPeakBytes = 0;
+
+    // Batch norm's running statistics by op id: fp32 [mean × channels, variance × channels] on
+    // the device (cudaMalloc, outside the pool: PyTorch keeps them as module buffers, not as
+    // activations), set to 0 and 1 by the step's first forward of the op, as every step starts
+    // from the seed (the CPU backend's rule).
+    struct RunningStats {
+        float* data = nullptr;
+        std::int64_t channels = 0;
+        bool setThisStep = false;
+    };
+    std::map<std::uint32_t, RunningStats> running;
 
     std::int64_t liveBytes = 0;
     std::int64_t contextUsedBytes = -1;  // device used right after the context was created

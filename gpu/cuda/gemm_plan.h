@@ -42,6 +42,8 @@ enum class GemmOperand : int {
     DX,
     DW,
     DY,
+    Columns,   // convolution: one sample's im2col columns (conv_plan.h)
+    DColumns,  // convolution: their gradient, scattered into DX by col2im
     Count
 };
 inline constexpr int kGemmOperandCount = int(GemmOperand::Count);

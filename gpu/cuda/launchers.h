@@ -7,7 +7,8 @@
 // they are given, because the program binds fan-out gradients to one buffer; a null gradient
 // pointer means "no gradient wanted". Every launcher checks its preconditions and the launch
 // (CudaError on failure) and enqueues on the given stream without synchronising. No launcher
-// allocates memory: scratch comes from the program's workspace buffers or does not exist.
+// allocates memory: scratch comes from the program's workspace buffers or from the backend
+// (the convolution's columns), passed in.
 #pragma once
 
 #include <cublas_v2.h>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "backend.h"
+#include "conv_plan.h"
 #include "gemm_plan.h"
 #include "graph.h"
 #include "types.h"
@@ -161,21 +163,22 @@ void mseBackward(DType t, const void* x, const void* target, void* dx, std::int6
                  cudaStream_t s);
 
 // ---- conv.cu -------------------------------------------------------------------------------
-// NCHW. Convolution x[n, c, h, w] * w[o, c, k, k] (+ b[o]) -> y[n, o, ho, wo], square kernel,
-// stride and zero padding; direct kernels, no scratch (the program declares none).
-struct ConvShape {
-    std::int64_t n = 0, c = 0, h = 0, w = 0, o = 0, ho = 0, wo = 0;
-    std::int64_t k = 1, stride = 1, pad = 0;
-};
-void conv2dForward(DType t, const void* x, const void* w, const void* b, void* y,
-                   const ConvShape& g, cudaStream_t s);
-void conv2dBackward(DType t, const void* x, const void* w, const void* dy, void* dx, void* dw,
-                    void* db, const ConvShape& g, cudaStream_t s);
+// NCHW. Convolution x[n, c, h, w] * w[o, c/groups, k, k] (+ b[o]) -> y[n, o, ho, wo], square
+// kernel, stride, zero padding, dilation and channel groups, as im2col + cuBLAS (conv_plan.h).
+// `columns` is scratch of convColumnElements(g) elements of dtype t (unused, may be null, for a
+// direct convolution); the caller provides it.
+void conv2dForward(cublasHandle_t h, DType t, const void* x, const void* w, const void* b,
+                   void* y, void* columns, const ConvShape& g, cudaStream_t s);
+void conv2dBackward(cublasHandle_t h, DType t, const void* x, const void* w, const void* dy,
+                    void* dx, void* dw, void* db, void* columns, const ConvShape& g,
+                    cudaStream_t s);
 // Training-mode batch norm per channel over (n, plane); mean and invstd fp32 [c], biased
-// variance; weight and bias in the activations' dtype.
+// variance; weight and bias in the activations' dtype. With runMean and runVar (fp32 [c]) the
+// batch's mean and unbiased variance are folded into them with `momentum`; null leaves them.
 void batchNorm2dForward(DType t, const void* x, const void* w, const void* b, void* y, float* mean,
-                        float* invstd, std::int64_t n, std::int64_t c, std::int64_t plane,
-                        float eps, cudaStream_t s);
+                        float* invstd, float* runMean, float* runVar, float momentum,
+                        std::int64_t n, std::int64_t c, std::int64_t plane, float eps,
+                        cudaStream_t s);
 void batchNorm2dBackward(DType t, const void* x, const float* mean, const float* invstd,
                          const void* w, const void* dy, void* dx, void* dw, void* db,
                          std::int64_t n, std::int64_t c, std::int64_t plane, cudaStream_t s);

@@ -1,5 +1,5 @@
 // The float64 reference of the convolutional ops (reference_ops.h), NCHW, each written from
-// its definition as a direct sum: conv2d (square kernel, stride, zero padding) with its input,
+// its definition as a direct sum: conv2d (square kernel, stride, zero padding, dilation, channel groups) with its input,
 // weight and bias gradients; batch norm in training mode (biased variance, eps 1e-5) with the
 // gradient from the saved input and statistics; max pooling (first maximum of each window,
 // -inf padding, indices h * W + w in the input plane) and global average pooling.
@@ -36,19 +36,25 @@ Status conv2dForward(Call& c) {
     const std::int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
     const std::int64_t O = y.shape[1], Ho = y.shape[2], Wo = y.shape[3];
     const std::int64_t k = c.op->attrs.kernel, s = c.op->attrs.stride, p = c.op->attrs.padding;
-    if (c.params[0].elements() != O * C * k * k) return missing(c);
+    const std::int64_t d = c.op->attrs.dilation, G = c.op->attrs.groups;
+    if (G < 1 || C % G != 0 || O % G != 0) return missing(c);
+    const std::int64_t Cg = C / G, Og = O / G;
+    if (c.params[0].elements() != O * Cg * k * k) return missing(c);
     const bool bias = c.params.size() > 1 && c.params[1].bound();
     for (std::int64_t n = 0; n < N; ++n)
         for (std::int64_t o = 0; o < O; ++o)
             for (std::int64_t oh = 0; oh < Ho; ++oh)
                 for (std::int64_t ow = 0; ow < Wo; ++ow) {
                     double sum = bias ? c.params[1][o] : 0.0;
-                    for (std::int64_t ci = 0; ci < C; ++ci)
+                    // Output channel o reads the Cg input channels of its group.
+                    for (std::int64_t cl = 0; cl < Cg; ++cl)
                         for (std::int64_t kh = 0; kh < k; ++kh)
                             for (std::int64_t kw = 0; kw < k; ++kw) {
-                                const std::int64_t ih = oh * s - p + kh, iw = ow * s - p + kw;
+                                const std::int64_t ci = o / Og * Cg + cl;
+                                const std::int64_t ih = oh * s - p + kh * d;
+                                const std::int64_t iw = ow * s - p + kw * d;
                                 if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
-                                sum += c.params[0][((o * C + ci) * k + kh) * k + kw] *
+                                sum += c.params[0][((o * Cg + cl) * k + kh) * k + kw] *
                                        x[((n * C + ci) * H + ih) * W + iw];
                             }
                     y[((n * O + o) * Ho + oh) * Wo + ow] = sum;
@@ -67,6 +73,9 @@ Status conv2dBackward(Call& c) {
     const std::int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
     const std::int64_t O = dy.shape[1], Ho = dy.shape[2], Wo = dy.shape[3];
     const std::int64_t k = c.op->attrs.kernel, s = c.op->attrs.stride, p = c.op->attrs.padding;
+    const std::int64_t d = c.op->attrs.dilation, G = c.op->attrs.groups;
+    if (G < 1 || C % G != 0 || O % G != 0) return missing(c);
+    const std::int64_t Cg = C / G, Og = O / G;
     Values& dx = c.gradInputs[0];
     Values& dw = c.paramGrads[0];
     Values* db = c.paramGrads.size() > 1 && c.paramGrads[1].bound() ? &c.paramGrads[1] : nullptr;
@@ -76,13 +85,15 @@ Status conv2dBackward(Call& c) {
                 for (std::int64_t ow = 0; ow < Wo; ++ow) {
                     const double g = dy[((n * O + o) * Ho + oh) * Wo + ow];
                     if (db) (*db)[o] += g;
-                    for (std::int64_t ci = 0; ci < C; ++ci)
+                    for (std::int64_t cl = 0; cl < Cg; ++cl)
                         for (std::int64_t kh = 0; kh < k; ++kh)
                             for (std::int64_t kw = 0; kw < k; ++kw) {
-                                const std::int64_t ih = oh * s - p + kh, iw = ow * s - p + kw;
+                                const std::int64_t ci = o / Og * Cg + cl;
+                                const std::int64_t ih = oh * s - p + kh * d;
+                                const std::int64_t iw = ow * s - p + kw * d;
                                 if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
                                 const std::int64_t xi = ((n * C + ci) * H + ih) * W + iw;
-                                const std::int64_t wi = ((o * C + ci) * k + kh) * k + kw;
+                                const std::int64_t wi = ((o * Cg + cl) * k + kh) * k + kw;
                                 if (dw.bound()) dw[wi] += g * x[xi];
                                 if (dx.bound()) dx[xi] += g * c.params[0][wi];
                             }

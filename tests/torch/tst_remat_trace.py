@@ -205,6 +205,30 @@ class TestRematTrace(unittest.TestCase):
         out = simulate(model)
         self.assertEqual(out["parameters"], parameter_count(cnn))
 
+    def test_dilated_and_grouped_convolutions(self):
+        # A dilated convolution in two groups, a depthwise one and a pointwise one (MobileNet's
+        # separable pair): model format 2, with the module's own parameter count.
+        net = nn.Sequential(
+            nn.Conv2d(4, 8, 3, padding=2, dilation=2, groups=2, bias=False), nn.ReLU(),
+            nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=8), nn.Conv2d(8, 16, 1),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 10))
+        model = trace_module(net, (torch.randn(4, 4, 16, 16),), loss="cross_entropy")
+        self.assertEqual(model["format"], "remat-model/2")
+        self.assertEqual(model["layers"][:4], [
+            {"kind": "conv2d", "out_channels": 8, "kernel": 3, "stride": 1, "padding": 2,
+             "dilation": 2, "groups": 2, "bias": False},
+            {"kind": "relu"},
+            {"kind": "conv2d", "out_channels": 8, "kernel": 3, "stride": 2, "padding": 1,
+             "groups": 8, "bias": True},
+            {"kind": "conv2d", "out_channels": 16, "kernel": 1, "stride": 1, "padding": 0,
+             "bias": True}])
+        out = simulate(model)
+        self.assertEqual(out["parameters"], parameter_count(net))
+        # Without them the file stays version 1.
+        plain = trace_module(nn.Sequential(nn.Conv2d(3, 4, 3), nn.Flatten(), nn.Linear(4 * 6 * 6, 2)),
+                             (torch.randn(2, 3, 8, 8),), loss="cross_entropy")
+        self.assertEqual(plain["format"], "remat-model/1")
+
     def test_refusals_name_the_module(self):
         class WithLstm(nn.Module):
             def __init__(self):
