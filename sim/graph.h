@@ -96,6 +96,7 @@ enum class OpKind {
     Mse,
     Cast,                // dtype conversion (autocast): of an activation, or of parameters
     LinearCrossEntropy,  // the head's linear and the cross-entropy fused, run over row chunks
+    Rotary,  // rotary position embeddings on q and k, in place on the qkv tensor; saves nothing
 };
 std::string_view opKindName(OpKind k);
 
@@ -111,6 +112,9 @@ struct OpAttrs {
     std::int64_t vocab = 0, positions = 0;
     std::int64_t kernel = 0, stride = 1, padding = 0;
     double p = 0.0;        // dropout probability
+    // Rotary: the leading dimensions of each q and k head it rotates (even), and its base.
+    std::int64_t rotaryDims = 0;
+    double rotaryBase = 10000.0;
     // Parallel layouts: a sequence-parallel linear runs on `rowsFactor` times the rows its
     // input holds (the gathered sequence); attention under context parallelism attends over
     // `keyTokens` keys (0: `tokens`).
@@ -156,6 +160,13 @@ struct Op {
     // direction; a recompute runs the forward ones again.
     std::array<Collective, 2> commForward{}, commBackward{};
 };
+
+// Whether `op` draws a dropout mask from the RNG: a dropout, or flash attention with dropout
+// on its probabilities. Such an op draws a different mask when recomputed without the RNG
+// state preserved.
+inline bool drawsMask(const Op& op) {
+    return op.kind == OpKind::Dropout || (op.kind == OpKind::FlashAttn && op.attrs.p > 0.0);
+}
 
 // The scratch bytes of `op` (its backward's when `backward`) at a micro-batch: the op's affine
 // workspace, or for a chunked op the workspace of one chunk once the rows exceed a chunk.
