@@ -62,6 +62,14 @@ bool isActivation(LayerKind k) {
            k == LayerKind::Tanh || k == LayerKind::Sigmoid;
 }
 
+namespace {
+std::string shortNumber(double v) {
+    std::ostringstream o;
+    o << v;
+    return o.str();
+}
+}  // namespace
+
 std::int64_t rotaryDims(std::int64_t headDim, double fraction) {
     const double dims = std::floor(double(headDim) * fraction + 1e-9);
     return dims > 0.0 ? std::int64_t(dims) : 0;
@@ -274,7 +282,7 @@ Result<std::vector<Shape>> inferShapes(const Network& net) {
                             const std::int64_t dims = rotaryDims(cur[1] / l.heads, l.rotaryFraction);
                             if (!(l.rotaryFraction > 0.0 && l.rotaryFraction <= 1.0) || dims < 2 ||
                                 dims % 2 != 0)
-                                return fail("rotary_fraction " + std::to_string(l.rotaryFraction) +
+                                return fail("rotary_fraction " + shortNumber(l.rotaryFraction) +
                                             " of head size " + std::to_string(cur[1] / l.heads) +
                                             " rotates " + std::to_string(dims) +
                                             " dimensions; it must rotate an even number, at least 2");
