@@ -31,6 +31,7 @@ Status runOp(Backend& b, const OpCall& c, bool backward) {
         case OpKind::GlobalAvgPool:
             return backward ? b.globalAvgPoolBackward(c) : b.globalAvgPoolForward(c);
         case OpKind::FlashAttn: return backward ? b.flashAttnBackward(c) : b.flashAttnForward(c);
+        case OpKind::Rotary: return backward ? b.rotaryBackward(c) : b.rotaryForward(c);
         default: break;
     }
     return makeError(std::string("no ") + (backward ? "backward" : "forward") + " entry for " +

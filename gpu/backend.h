@@ -182,8 +182,18 @@ public:
     virtual Status mseBackward(const OpCall& c) = 0;
     // Flash attention: inputs {qkv}, outputs {context, log-sum-exp (fp32 [B, H, T])}, saved
     // {qkv, context, log-sum-exp}; backward recomputes the scores from them (no T x T tensor).
+    // With dropout (attrs.p > 0) a third output and saved tensor, int64 [1], holds the RNG
+    // draw the forward used: forward drops probability (b, h, i, j) when
+    // rng::dropoutKeep(rng::dropoutStream(seed, opId, draw), ((b H + h) T + i) T + j, p) is
+    // false, and backward regenerates the same decisions from the saved draw.
     virtual Status flashAttnForward(const OpCall& c) = 0;
     virtual Status flashAttnBackward(const OpCall& c) = 0;
+    // Rotary position embeddings (rotary_math.h): in place on qkv [B, T, (H + 2 KV) D]
+    // (outputs[0] aliases inputs[0]), rotating the first attrs.rotaryDims dimensions of each
+    // q and k head by the token's position; saves nothing, backward adds the inverse rotation
+    // of the output gradient into the input gradient.
+    virtual Status rotaryForward(const OpCall& c) { return missingEntry(c, false); }
+    virtual Status rotaryBackward(const OpCall& c) { return missingEntry(c, true); }
     // Flatten is a view: the driver runs nothing for it.
 
     // ---- convolutional ops (NCHW) ----------------------------------------------------------

@@ -50,6 +50,7 @@ std::string opShapeKey(const Graph& g, const Op& op, Precision precision) {
     appendAttr(s, "head_dim", a.headDim);
     appendAttr(s, "vocab", a.vocab);
     appendAttr(s, "positions", a.positions);
+    appendAttr(s, "rotary_dims", a.rotaryDims);
     appendAttr(s, "kernel", a.kernel);
     if (a.kernel != 0) {
         appendAttr(s, "stride", a.stride);

@@ -699,7 +699,7 @@ private:
             if (!c.region.preserveRng) {
                 draw = std::uint32_t(m_cfg.accumulationSteps) + (++m_freshDraws);
                 for (std::uint32_t k = c.region.firstOp; k <= c.region.lastOp; ++k)
-                    if (m_g.ops[k].kind == OpKind::Dropout && std::int64_t(k) <= stop.run)
+                    if (drawsMask(m_g.ops[k]) && std::int64_t(k) <= stop.run)
                         unsafe("checkpointed region '" + c.region.label +
                                "' does not preserve the RNG state: dropout '" + m_g.ops[k].name +
                                "' draws a different mask when recomputed");

@@ -64,6 +64,41 @@ class Embedding(nn.Module):
 
 const char* kAttention = R"py(
 
+def rotate_(x, rotated_heads, head_dim, dims, base, sign):
+    """Rotates, in place, the first `dims` dimensions of the first `rotated_heads` heads of x
+    [batch, tokens, ...] by position * base^(-2i/dims), pairing i with i + dims/2 (Hugging Face
+    Llama's rotate_half); sign -1 rotates back."""
+    b, t, _ = x.shape
+    heads = x[..., :rotated_heads * head_dim].view(b, t, rotated_heads, head_dim)
+    half = dims // 2
+    inv_freq = base ** (-2.0 * torch.arange(half, dtype=torch.float64, device=x.device) / dims)
+    angle = torch.arange(t, dtype=torch.float64, device=x.device)[:, None] * inv_freq
+    cos = angle.cos().to(x.dtype)[None, :, None, :]
+    sin = (sign * angle.sin()).to(x.dtype)[None, :, None, :]
+    x1 = heads[..., :half].clone()
+    x2 = heads[..., half:dims].clone()
+    heads[..., :half] = x1 * cos - x2 * sin
+    heads[..., half:dims] = x2 * cos + x1 * sin
+
+
+class RotaryInPlace(torch.autograd.Function):
+    """Rotary position embeddings on the q and k heads of the qkv projection's output, in
+    place as fused RoPE kernels do: nothing saved, backward the inverse rotation."""
+
+    @staticmethod
+    def forward(ctx, qkv, rotated_heads, head_dim, dims, base):
+        ctx.args = (rotated_heads, head_dim, dims, base)
+        rotate_(qkv, rotated_heads, head_dim, dims, base, 1.0)
+        ctx.mark_dirty(qkv)
+        return qkv
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad = grad.clone()
+        rotate_(grad, *ctx.args, -1.0)
+        return grad, None, None, None, None
+
+
 class AttentionCore(nn.Module):
     """Scores Q K^T / sqrt(d) (causal mask), softmax, dropout, context P V; reads Q, K and V
     from the fused qkv projection (grouped key/value heads repeated per query head)."""
@@ -94,17 +129,22 @@ class AttentionCore(nn.Module):
 class Attention(nn.Module):
     """qkv projection, attention_core, output projection, dropout."""
 
-    def __init__(self, dim, heads, kv_heads, dropout, causal, bias, qkv_bias):
+    def __init__(self, dim, heads, kv_heads, dropout, causal, bias, qkv_bias, rotary=None):
         super().__init__()
         d = dim // heads
         self.checkpointed = set()
+        # (rotated dimensions per head, base), or None: rotary embeddings on q and k.
+        self.rotary = (heads + kv_heads, d) + tuple(rotary) if rotary else None
         self.qkv = nn.Linear(dim, (heads + 2 * kv_heads) * d, bias=qkv_bias)
         self.attention_core = AttentionCore(heads, kv_heads, d, dropout, causal)
         self.proj = nn.Linear(heads * d, dim, bias=bias)
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x):
-        y = run_child(self, "attention_core", self.qkv(x))
+        qkv = self.qkv(x)
+        if self.rotary:
+            qkv = RotaryInPlace.apply(qkv, *self.rotary)
+        y = run_child(self, "attention_core", qkv)
         return self.dropout(self.proj(y))
 )py";
 
@@ -144,13 +184,13 @@ class TransformerBlock(nn.Module):
     (GPT-NeoX) x + attention(ln1(x)) + mlp(ln2(x))."""
 
     def __init__(self, dim, heads, kv_heads, mlp_hidden, activation, gated, norm, dropout,
-                 causal, bias, qkv_bias, parallel_residual):
+                 causal, bias, qkv_bias, parallel_residual, rotary=None):
         super().__init__()
         norm_class = nn.LayerNorm if norm == "layernorm" else RMSNorm
         self.checkpointed = set()
         self.parallel_residual = parallel_residual
         self.ln1 = norm_class(dim)
-        self.attention = Attention(dim, heads, kv_heads, dropout, causal, bias, qkv_bias)
+        self.attention = Attention(dim, heads, kv_heads, dropout, causal, bias, qkv_bias, rotary)
         self.ln2 = norm_class(dim)
         self.mlp = Mlp(dim, mlp_hidden, activation, gated, bias, dropout)
 
@@ -249,10 +289,15 @@ std::string constructor(const Layer& l, const Shape& in) {
         case LayerKind::TransformerBlock: {
             const std::int64_t kv = l.kvHeads > 0 ? l.kvHeads : l.heads;
             const std::string qkvBias = py(l.qkvBias.value_or(l.bias));
+            // Rotary embeddings: (dimensions rotated per head, base), only where set.
+            const std::string rotary =
+                l.rotary ? ", rotary=(" + n(rotaryDims(last / l.heads, l.rotaryFraction)) + ", " +
+                               py(l.rotaryBase) + ")"
+                         : "";
             if (l.kind == LayerKind::Attention)
                 return "Attention(" + n(last) + ", " + n(l.heads) + ", " + n(kv) + ", " +
                        py(l.dropout) + ", " + py(l.causal) + ", " + py(l.bias) + ", " + qkvBias +
-                       ")";
+                       rotary + ")";
             if (l.kind == LayerKind::Mlp)
                 return "Mlp(" + n(last) + ", " + n(l.mlpHidden) + ", \"" + activationPy(l.activation) +
                        "\", " + py(l.gated) + ", " + py(l.bias) + ", " + py(l.dropout) + ")";
@@ -260,7 +305,7 @@ std::string constructor(const Layer& l, const Shape& in) {
                    n(l.mlpHidden) + ", \"" + activationPy(l.activation) + "\", " + py(l.gated) +
                    ", \"" + (l.norm == NormKind::LayerNorm ? "layernorm" : "rmsnorm") + "\", " +
                    py(l.dropout) + ", " + py(l.causal) + ", " + py(l.bias) + ", " + qkvBias +
-                   ", " + py(l.parallelResidual) + ")";
+                   ", " + py(l.parallelResidual) + rotary + ")";
         }
         case LayerKind::ResidualBlock:
             return "ResidualBlock(" + n(in.at(0)) + ", " + n(l.channels) + ", " + n(l.stride) +

@@ -100,6 +100,7 @@ enum class OpKind {
     // the learned class token prepended (cat) and the learned positions added.
     PatchTokens,
     SelectToken,  // x[:, 0]: a view of token 0 (the class token); backward scatters into zeros
+    Rotary,  // rotary position embeddings on q and k, in place on the qkv tensor; saves nothing
 };
 std::string_view opKindName(OpKind k);
 
@@ -118,6 +119,9 @@ struct OpAttrs {
     std::int64_t kernel = 0, stride = 1, padding = 0;
     std::int64_t dilation = 1, groups = 1;  // conv2d: tap spacing, channel groups
     double p = 0.0;        // dropout probability
+    // Rotary: the leading dimensions of each q and k head it rotates (even), and its base.
+    std::int64_t rotaryDims = 0;
+    double rotaryBase = 10000.0;
     // Parallel layouts: a sequence-parallel linear runs on `rowsFactor` times the rows its
     // input holds (the gathered sequence); attention under context parallelism attends over
     // `keyTokens` keys (0: `tokens`).
@@ -163,6 +167,13 @@ struct Op {
     // direction; a recompute runs the forward ones again.
     std::array<Collective, 2> commForward{}, commBackward{};
 };
+
+// Whether `op` draws a dropout mask from the RNG: a dropout, or flash attention with dropout
+// on its probabilities. Such an op draws a different mask when recomputed without the RNG
+// state preserved.
+inline bool drawsMask(const Op& op) {
+    return op.kind == OpKind::Dropout || (op.kind == OpKind::FlashAttn && op.attrs.p > 0.0);
+}
 
 // The scratch bytes of `op` (its backward's when `backward`) at a micro-batch: the op's affine
 // workspace, or for a chunked op the workspace of one chunk once the rows exceed a chunk.

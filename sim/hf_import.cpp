@@ -101,6 +101,19 @@ public:
         return v.get<double>();
     }
 
+    // A number in (lo, hi]; `def` when absent. `what` names the range for messages.
+    double number(std::initializer_list<const char*> keys, double def, double lo, double hi,
+                  const std::string& what) {
+        const std::string key = present(keys);
+        if (key.empty()) return def;
+        const json& v = m_root.at(key);
+        if (!v.is_number() || !(v.get<double>() > lo && v.get<double>() <= hi)) {
+            fail(key, "expected " + what + ", got " + printableJson(v));
+            return def;
+        }
+        return v.get<double>();
+    }
+
     bool boolean(const char* key, bool def) {
         if (present({key}).empty()) return def;
         const json& v = m_root.at(key);
@@ -153,6 +166,9 @@ struct Decoder {
     bool parallelResidual = false;
     bool tied = false;
     bool learnedPositions = false;
+    // Rotary position embeddings: the share of each head they rotate and their base.
+    bool rotary = false;
+    double rotaryFraction = 1.0, rotaryBase = 10000.0;
     std::int64_t maxPositions = 0;
     std::string maxPositionsKey;
     double embeddingDropout = 0.0;
@@ -302,6 +318,11 @@ void readGptNeox(Fields& f, Decoder& d) {
     d.tied = f.boolean("tie_word_embeddings", false);
     d.norm = NormKind::LayerNorm;
     d.bias = true;
+    // transformers' GPTNeoXConfig: rotary on a quarter of each head by default.
+    d.rotary = true;
+    d.rotaryFraction = f.number({"rotary_pct"}, 0.25, 0.0, 1.0, "a fraction in (0, 1]");
+    d.rotaryBase = f.number({"rotary_emb_base", "rope_theta"}, 10000.0, 1.0, 1e12,
+                            "a base above 1 and at most 1e12");
 }
 
 // Llama, Mistral, Gemma, Phi-3: pre-RMSNorm blocks with a gated MLP and rotary positions.
@@ -322,6 +343,9 @@ void readLlamaLike(Fields& f, Decoder& d, const std::string& type) {
     }
     d.gated = true;
     d.norm = NormKind::RmsNorm;
+    d.rotary = true;
+    d.rotaryFraction = f.number({"partial_rotary_factor"}, 1.0, 0.0, 1.0, "a fraction in (0, 1]");
+    d.rotaryBase = f.number({"rope_theta"}, 10000.0, 1.0, 1e12, "a base above 1 and at most 1e12");
     if (type == "phi3") {
         d.embeddingDropout = f.probability("embd_pdrop", 0.0);
         const double resid = f.probability("resid_pdrop", 0.0);
@@ -374,12 +398,9 @@ const std::map<std::string, std::string>& knownIgnored() {
         {"layer_norm_eps", "a normalisation epsilon: no memory, no time"},
         {"layer_norm_epsilon", "a normalisation epsilon: no memory, no time"},
         {"rms_norm_eps", "a normalisation epsilon: no memory, no time"},
-        {"rope_theta", "rotary positions: no parameters, treated as free like the presets"},
-        {"rope_scaling", "rotary positions: no parameters, treated as free like the presets"},
-        {"rope_parameters", "rotary positions: no parameters, treated as free like the presets"},
-        {"rotary_emb_base", "rotary positions: no parameters, treated as free like the presets"},
-        {"rotary_pct", "rotary positions: no parameters, treated as free like the presets"},
-        {"partial_rotary_factor", "rotary positions: no parameters, treated as free like the presets"},
+        {"rope_theta", "the rotary base of a model whose positions are learned, not rotary"},
+        {"rope_scaling", "rotary scaling changes the angles only: no parameters, same memory and time"},
+        {"rope_parameters", "rotary scaling changes the angles only: no parameters, same memory and time"},
         {"original_max_position_embeddings", "the context of pre-training before rotary scaling; the sequence length is max_position_embeddings or --seq-len"},
         {"use_cache", "the key/value cache serves generation, not training"},
         {"gradient_checkpointing", "transformers' own checkpointing switch: the plan is chosen here"},
@@ -815,6 +836,9 @@ Result<HfImport> importHfConfig(const std::string& text, const std::string& orig
     block.bias = d.bias;
     block.qkvBias = d.qkvBias;
     block.parallelResidual = d.parallelResidual;
+    block.rotary = d.rotary;
+    block.rotaryFraction = d.rotaryFraction;
+    block.rotaryBase = d.rotaryBase;
     net.layers.push_back(block);
 
     Layer finalNorm;

@@ -409,6 +409,38 @@ private:
     }
 
     // ---- blocks ----------------------------------------------------------------------------
+    // Rotary position embeddings on q and k, written over the qkv projection's output as fused
+    // RoPE kernels do: no new buffer, nothing saved (the rotation depends on positions only),
+    // and the attention core reads and saves the rotated qkv in its place. Outside the module
+    // attention_core, so a region around the core never recomputes the rotation twice.
+    TensorId rotary(const Layer& l, TensorId qkv, std::int64_t t, std::int64_t h,
+                    std::int64_t kv, std::int64_t d, std::int64_t tk) {
+        const Tensor in = m_g.tensor(qkv);
+        TensorId y = activation("rotary", in.dtype, in.shape);
+        m_g.tensors[y.index()].storage = in.storage;
+        Op op;
+        op.kind = OpKind::Rotary;
+        op.name = opName("rotary");
+        op.inputs = {qkv};
+        op.outputs = {y};
+        op.inPlaceInput = 0;
+        op.attrs.tokens = t;
+        op.attrs.heads = h;
+        op.attrs.kvHeads = kv;
+        op.attrs.headDim = d;
+        op.attrs.rotaryDims = rotaryDims(d, l.rotaryFraction);
+        op.attrs.rotaryBase = l.rotaryBase;
+        if (tk != t) op.attrs.keyTokens = tk;
+        // Each rotated pair reads two values and writes two: 6 FLOPs (two products and a sum,
+        // twice), over the q and k heads' rotated dimensions.
+        const std::int64_t rotated = satProduct({t, h + kv, op.attrs.rotaryDims});
+        const Affine io{satMul(2 * dtypeBytes(in.dtype), rotated), 0};
+        op.forward = elementwise({rotated, 0}, 3, io);
+        op.backward = elementwise({rotated, 0}, 3, io);
+        addOp(std::move(op));
+        return y;
+    }
+
     TensorId attention(const Layer& l, TensorId x) {
         const Shape shape = m_g.tensor(x).shape;
         // The sequence this rank attends over (its input may be a sequence-parallel part of it)
@@ -420,6 +452,7 @@ private:
         const std::int64_t tk = t * m_shard.cp;
         TensorId qkv = linear("qkv", x, (h + 2 * kv) * d, l.qkvBias.value_or(l.bias),
                               TensorId::invalid(), Split::Column);
+        if (l.rotary) qkv = rotary(l, qkv, t, h, kv, d, tk);
         push("attention_core", "attention_core");
         OpAttrs a;
         a.tokens = t;
@@ -441,7 +474,14 @@ private:
             op.outputs = {y, lse};
             op.saved = {qkv, y, lse};
             op.attrs = a;
-            op.attrs.p = 0.0;  // dropout inside flash attention is not modelled
+            if (l.dropout > 0.0) {
+                // Dropout on the probabilities, inside the kernel: no mask is stored. The op
+                // keeps the RNG draw it used (one int64, PyTorch's philox seed and offset),
+                // and backward regenerates the mask from it.
+                TensorId rng = activation("flash.rng", DType::I64, {1}, false, false);
+                op.outputs.push_back(rng);
+                op.saved.push_back(rng);
+            }
             const std::int64_t f = satMul(l.causal ? 1 : 2, attnFlops);
             op.forward.matmul = op.backward.matmul = true;
             op.forward.flops = {f, 0};
@@ -1145,6 +1185,7 @@ std::string_view opKindName(OpKind k) {
         case OpKind::LinearCrossEntropy: return "linear_cross_entropy";
         case OpKind::PatchTokens: return "patch_tokens";
         case OpKind::SelectToken: return "select_token";
+        case OpKind::Rotary: return "rotary";
     }
     return "?";
 }

@@ -30,10 +30,14 @@ constexpr std::size_t kMaxPathBytes = 4096;
 
 // Fields that version 2 of the format added (docs/model-format.md#versioning): a version 1
 // file holding one is refused as holding an unknown field, as a version 1 reader does.
-const std::set<std::string> kVersion2Fields = {"qkv_bias", "parallel_residual", "norm_position",
-                                               "token_types", "dilation", "groups"};
-// Layer kinds that version 2 added: unknown kinds to a version 1 reader.
-bool isVersion2Kind(LayerKind k) {
+const std::set<std::string> kVersion2Fields = {"qkv_bias", "parallel_residual"};
+// Fields that version 3 added: rotary position embeddings, post-LN blocks and token types
+// (BERT, RoBERTa), the patch embedding's fields (ViT), convolutions' dilation and groups.
+const std::set<std::string> kVersion3Fields = {"rotary",      "rotary_fraction", "rotary_base",
+                                               "norm_position", "token_types",   "patch",
+                                               "class_token", "dilation",        "groups"};
+// Layer kinds that version 3 added: unknown kinds to older readers.
+bool isVersion3Kind(LayerKind k) {
     return k == LayerKind::PatchEmbedding || k == LayerKind::SelectToken;
 }
 
@@ -64,11 +68,13 @@ const std::map<LayerKind, std::set<std::string>>& kindFields() {
         {LayerKind::GlobalAvgPool, {}},
         {LayerKind::Flatten, {}},
         {LayerKind::Attention,
-         {"heads", "kv_heads", "dropout", "attention", "causal", "bias", "qkv_bias"}},
+         {"heads", "kv_heads", "dropout", "attention", "causal", "bias", "qkv_bias", "rotary",
+          "rotary_fraction", "rotary_base"}},
         {LayerKind::Mlp, {"mlp_hidden", "activation", "gated", "dropout", "bias"}},
         {LayerKind::TransformerBlock,
          {"repeat", "heads", "kv_heads", "mlp_hidden", "activation", "gated", "norm", "dropout",
-          "attention", "causal", "bias", "qkv_bias", "parallel_residual", "norm_position"}},
+          "attention", "causal", "bias", "qkv_bias", "parallel_residual", "norm_position",
+          "rotary", "rotary_fraction", "rotary_base"}},
         {LayerKind::ResidualBlock, {"repeat", "variant", "channels", "stride"}},
         {LayerKind::CrossEntropy, {}},
         {LayerKind::Mse, {}},
@@ -128,6 +134,17 @@ public:
         if (!v.is_number() || !(v.get<double>() >= 0.0 && v.get<double>() < 1.0)) {
             fail(path + "." + key, "expected a probability in [0, 1), got " + printableJson(v));
             return 0.0;
+        }
+        return v.get<double>();
+    }
+    // A number in (lo, hi]; `what` names the range in the message.
+    double number(const json& o, const std::string& key, const std::string& path, double def,
+                  double lo, double hi, const std::string& what) {
+        if (!o.contains(key)) return def;
+        const json& v = o.at(key);
+        if (!v.is_number() || !(v.get<double>() > lo && v.get<double>() <= hi)) {
+            fail(path + "." + key, "expected " + what + ", got " + printableJson(v));
+            return def;
         }
         return v.get<double>();
     }
@@ -228,10 +245,10 @@ Layer readLayer(Reader& r, const json& o, const std::string& path, int version) 
                "unknown layer kind \"" + printable(kindName) + "\" (known: " + known + ")");
         return l;
     }
-    if (version < 2 && isVersion2Kind(*kind)) {
-        r.fail(path + ".kind", "layer kind \"" + kindName +
-                                   "\" is unknown in remat-model/1 (it needs \"format\": "
-                                   "\"remat-model/2\")");
+    if (version < 3 && isVersion3Kind(*kind)) {
+        r.fail(path + ".kind", "layer kind \"" + kindName + "\" is unknown in remat-model/" +
+                                   std::to_string(version) +
+                                   " (it needs \"format\": \"remat-model/3\")");
         return l;
     }
     l.kind = *kind;
@@ -239,6 +256,8 @@ Layer readLayer(Reader& r, const json& o, const std::string& path, int version) 
     allowed.insert({"kind", "name", "checkpoint"});
     if (version < 2)
         for (const auto& k : kVersion2Fields) allowed.erase(k);
+    if (version < 3)
+        for (const auto& k : kVersion3Fields) allowed.erase(k);
     r.onlyKeys(o, allowed, path);
     l.name = r.string(o, "name", path, "");
     l.checkpoint = r.boolean(o, "checkpoint", path, false);
@@ -265,6 +284,12 @@ Layer readLayer(Reader& r, const json& o, const std::string& path, int version) 
                               "pre, post");
     l.tokenTypes = r.size(o, "token_types", path, 0, 0);
     l.classToken = r.boolean(o, "class_token", path, true);
+    l.rotary = r.boolean(o, "rotary", path, false);
+    l.rotaryFraction = r.number(o, "rotary_fraction", path, 1.0, 0.0, 1.0, "a fraction in (0, 1]");
+    l.rotaryBase = r.number(o, "rotary_base", path, 10000.0, 1.0, 1e12,
+                            "a base above 1 and at most 1e12");
+    if (!r.failed() && !l.rotary && (o.contains("rotary_fraction") || o.contains("rotary_base")))
+        r.fail(path, "\"rotary_fraction\" and \"rotary_base\" need \"rotary\": true");
     l.p = r.fraction(o, "p", path);
     l.outChannels = r.size(o, "out_channels", path, 0);
     l.kernel = r.size(o, l.kind == LayerKind::PatchEmbedding ? "patch" : "kernel", path, 0);
@@ -324,6 +349,11 @@ json writeLayer(const Layer& l) {
     if (has("token_types") && l.tokenTypes > 0) o["token_types"] = l.tokenTypes;
     if (has("patch")) o["patch"] = l.kernel;
     if (has("class_token")) o["class_token"] = l.classToken;
+    if (has("rotary") && l.rotary) {
+        o["rotary"] = true;
+        if (l.rotaryFraction != 1.0) o["rotary_fraction"] = l.rotaryFraction;
+        if (l.rotaryBase != 10000.0) o["rotary_base"] = l.rotaryBase;
+    }
     if (has("out_channels")) o["out_channels"] = l.outChannels;
     if (has("kernel")) o["kernel"] = l.kernel;
     if (has("stride")) o["stride"] = l.stride;
@@ -476,13 +506,16 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrig
                "$");
     int version = 0;
     if (!j.contains("format"))
-        r.fail("$.format", "missing; expected \"remat-model/1\" or \"remat-model/2\"");
+        r.fail("$.format",
+               "missing; expected \"remat-model/1\", \"remat-model/2\" or \"remat-model/3\"");
     else if (j["format"] == "remat-model/1")
         version = 1;
     else if (j["format"] == "remat-model/2")
         version = 2;
+    else if (j["format"] == "remat-model/3")
+        version = 3;
     else
-        r.fail("$.format", "expected \"remat-model/1\" or \"remat-model/2\", got " +
+        r.fail("$.format", "expected \"remat-model/1\", \"remat-model/2\" or \"remat-model/3\", got " +
                                printableJson(j["format"]));
     if (r.failed()) return r.error();
     m.network.name = r.string(j, "name", "$", "");
@@ -668,20 +701,24 @@ Result<ModelFile> parseModel(const std::string& text, const std::string& rawOrig
 }
 
 // The oldest version that holds the model: version 1 readers keep reading every file that
-// uses nothing of version 2.
-bool needsVersion2(const ModelFile& m) {
-    return !m.training.parallel.single() ||
-           std::any_of(m.network.layers.begin(), m.network.layers.end(),
-                       [](const Layer& l) {
-                           return l.qkvBias.has_value() || l.parallelResidual ||
-                                  l.normPosition == NormPosition::Post || l.tokenTypes > 0 ||
-                                  isVersion2Kind(l.kind) || l.dilation != 1 || l.groups != 1;
-                       });
+// uses nothing of version 2, and version 2 readers every file that uses nothing of version 3.
+int oldestVersion(const ModelFile& m) {
+    const auto& layers = m.network.layers;
+    if (std::any_of(layers.begin(), layers.end(), [](const Layer& l) {
+            return l.rotary || l.normPosition == NormPosition::Post || l.tokenTypes > 0 ||
+                   isVersion3Kind(l.kind) || l.dilation != 1 || l.groups != 1;
+        }))
+        return 3;
+    if (!m.training.parallel.single() ||
+        std::any_of(layers.begin(), layers.end(),
+                    [](const Layer& l) { return l.qkvBias.has_value() || l.parallelResidual; }))
+        return 2;
+    return 1;
 }
 
 std::string modelToJson(const ModelFile& m) {
     json j;
-    j["format"] = needsVersion2(m) ? "remat-model/2" : "remat-model/1";
+    j["format"] = "remat-model/" + std::to_string(oldestVersion(m));
     if (!m.network.name.empty()) j["name"] = m.network.name;
     if (!m.description.empty()) j["description"] = m.description;
     const InputSpec& in = m.network.input;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 #include <sstream>
 
@@ -59,6 +60,19 @@ bool isBlock(LayerKind k) {
 bool isActivation(LayerKind k) {
     return k == LayerKind::Relu || k == LayerKind::Gelu || k == LayerKind::Silu ||
            k == LayerKind::Tanh || k == LayerKind::Sigmoid;
+}
+
+namespace {
+std::string shortNumber(double v) {
+    std::ostringstream o;
+    o << v;
+    return o.str();
+}
+}  // namespace
+
+std::int64_t rotaryDims(std::int64_t headDim, double fraction) {
+    const double dims = std::floor(double(headDim) * fraction + 1e-9);
+    return dims > 0.0 ? std::int64_t(dims) : 0;
 }
 
 std::string_view activationName(Activation a) {
@@ -280,6 +294,17 @@ Result<std::vector<Shape>> inferShapes(const Network& net) {
                                         " is not divisible by heads " + std::to_string(l.heads));
                         if (l.kvHeads < 0 || (l.kvHeads > 0 && l.heads % l.kvHeads != 0))
                             return fail("kv_heads must divide heads");
+                        if (l.rotary) {
+                            const std::int64_t dims = rotaryDims(cur[1] / l.heads, l.rotaryFraction);
+                            if (!(l.rotaryFraction > 0.0 && l.rotaryFraction <= 1.0) || dims < 2 ||
+                                dims % 2 != 0)
+                                return fail("rotary_fraction " + shortNumber(l.rotaryFraction) +
+                                            " of head size " + std::to_string(cur[1] / l.heads) +
+                                            " rotates " + std::to_string(dims) +
+                                            " dimensions; it must rotate an even number, at least 2");
+                            if (!(l.rotaryBase > 1.0 && l.rotaryBase <= 1e12))
+                                return fail("rotary_base must be above 1 and at most 1e12");
+                        }
                     }
                     if (l.kind != LayerKind::Attention)
                         if (auto e = positive(l.mlpHidden, "mlp_hidden")) return *e;

@@ -52,6 +52,9 @@ std::optional<LayerKind> parseLayerKind(std::string_view s);
 bool isLoss(LayerKind k);
 bool isBlock(LayerKind k);  // transformer_block, residual_block: the chain elements
 bool isActivation(LayerKind k);
+// Dimensions of a head of size `headDim` that rotary embeddings rotate: int(headDim x
+// fraction), as GPT-NeoX's rotary_ndims (layers validate that it is even and at least 2).
+std::int64_t rotaryDims(std::int64_t headDim, double fraction);
 
 enum class Activation { Relu, Gelu, Silu };
 std::string_view activationName(Activation a);
@@ -93,11 +96,17 @@ struct Layer {
     // block whose attention and MLP both read the block's input (GPT-NeoX, GPT-J).
     std::optional<bool> qkvBias;
     bool parallelResidual = false;
-    // Model format 2: post-LN blocks (BERT), token-type embeddings added to the token and
+    // Model format 3: post-LN blocks (BERT), token-type embeddings added to the token and
     // position lookups, and a patch embedding's learned class token.
     NormPosition normPosition = NormPosition::Pre;
     std::int64_t tokenTypes = 0;
     bool classToken = true;
+    // Model format 3: rotary position embeddings (RoPE) applied to q and k after the qkv
+    // projection, on the first `rotaryFraction` of each head's dimensions (GPT-NeoX's
+    // rotary_pct), with base `rotaryBase` (Llama's rope_theta).
+    bool rotary = false;
+    double rotaryFraction = 1.0;
+    double rotaryBase = 10000.0;
     // dropout layer
     double p = 0.0;
     // conv / pool; patch_embedding's patch size (kernel = stride = patch)

@@ -1,14 +1,17 @@
 // Flash attention on the CPU executor, end to end: a small Llama-like network (grouped KV heads,
-// RMSNorm, SwiGLU, no positions, no biases, untied head) and a small GPT-3-like one (learned
-// positions, LayerNorm, GELU, biases, tied head), both with causal flash attention over more
+// RMSNorm, SwiGLU, rotary positions, no biases, untied head) and a small GPT-3-like one (learned
+// positions, LayerNorm, GELU, biases, tied head, dropout inside flash attention and after the
+// blocks' projections), both with causal flash attention over more
 // tokens than one tile of the kernel, run under none / full / every:2 / sqrt / selective /
 // optimal with tracked live bytes equal to the prediction after every instruction and gradients
 // bit for bit those of plan none, in fp32 and mixed bf16; the same network with eager attention
 // gives the same losses and gradients up to fp32 rounding (the two compute one function); and a
 // flash network gives the same bits with 1 and 3 threads. The op alone, forward and backward,
 // equals the float64 reference over sequence lengths around the kernel's 64-row tiles (1, 63,
-// 64, 65, 130, 200), causal or not, with one, some or all KV heads per query head. Nothing here
-// times anything.
+// 64, 65, 130, 200), causal or not, with one, some or all KV heads per query head, with and
+// without dropout; a forward with another RNG draw drops other probabilities, and a plan whose
+// recompute does not preserve the RNG state is reported unsafe and gets other gradients.
+// Nothing here times anything.
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
@@ -35,14 +38,14 @@ namespace {
 // 80 tokens: more than one of the kernel's 64-row tiles (a full tile and a short one, the
 // causal mask cutting the second key tile), so the online softmax really rescales.
 std::string llamaJson(const char* attention, int tokens) {
-    return std::string(R"({"format": "remat-model/1", "name": "llama-like",
+    return std::string(R"({"format": "remat-model/3", "name": "llama-like",
         "input": {"tokens": )") + std::to_string(tokens) + R"(, "vocab": 40},
         "tie_embeddings": false,
         "layers": [{"kind": "embedding", "dim": 32, "positions": 0, "dropout": 0.0},
                    {"kind": "transformer_block", "repeat": 2, "heads": 4, "kv_heads": 2,
                     "mlp_hidden": 48, "activation": "silu", "gated": true, "norm": "rmsnorm",
                     "dropout": 0.0, "attention": ")" + attention + R"(", "causal": true,
-                    "bias": false},
+                    "bias": false, "rotary": true},
                    {"kind": "rmsnorm"}, {"kind": "linear", "out": 40, "bias": false},
                    {"kind": "cross_entropy"}],
         "training": {"micro_batch": 2, "accumulation_steps": 1, "optimizer": "adamw"}})";
@@ -62,8 +65,8 @@ std::string gpt3Json(const char* attention, int tokens, const char* dropout) {
         "training": {"micro_batch": 2, "accumulation_steps": 2, "optimizer": "adam"}})";
 }
 
-// The GPT-3-like network has dropout (on the embedding and the blocks' outputs: flash attention
-// has none inside) unless `dropout` is off, as the comparison with eager attention needs.
+// The GPT-3-like network has dropout (on the embedding, the blocks' outputs and inside flash
+// attention) unless `dropout` is off, as the comparison with eager attention needs.
 std::string networkJson(const QString& name, const char* attention = "flash", bool dropout = true) {
     return name == "llama" ? llamaJson(attention, 80)
                            : gpt3Json(attention, 80, dropout ? "0.1" : "0.0");
@@ -262,12 +265,15 @@ private slots:
         QTest::addColumn<int>("kvHeads");
         QTest::addColumn<int>("headDim");
         QTest::addColumn<bool>("causal");
-        QTest::newRow("T1 causal") << 1 << 1 << 2 << 1 << 4 << true;
-        QTest::newRow("T63 gqa causal") << 2 << 63 << 4 << 2 << 8 << true;
-        QTest::newRow("T64 mha") << 1 << 64 << 2 << 2 << 16 << false;
-        QTest::newRow("T65 mqa causal") << 2 << 65 << 4 << 1 << 8 << true;
-        QTest::newRow("T130 mha odd dim") << 1 << 130 << 3 << 3 << 5 << false;
-        QTest::newRow("T200 gqa causal") << 1 << 200 << 4 << 2 << 32 << true;
+        QTest::addColumn<double>("p");
+        QTest::newRow("T1 causal") << 1 << 1 << 2 << 1 << 4 << true << 0.0;
+        QTest::newRow("T63 gqa causal") << 2 << 63 << 4 << 2 << 8 << true << 0.0;
+        QTest::newRow("T64 mha") << 1 << 64 << 2 << 2 << 16 << false << 0.0;
+        QTest::newRow("T65 mqa causal") << 2 << 65 << 4 << 1 << 8 << true << 0.0;
+        QTest::newRow("T130 mha odd dim") << 1 << 130 << 3 << 3 << 5 << false << 0.0;
+        QTest::newRow("T200 gqa causal") << 1 << 200 << 4 << 2 << 32 << true << 0.0;
+        QTest::newRow("T65 gqa causal dropout") << 2 << 65 << 4 << 2 << 8 << true << 0.1;
+        QTest::newRow("T130 mha dropout") << 1 << 130 << 3 << 3 << 5 << false << 0.3;
     }
 
     void opEqualsFloat64Reference() {
@@ -277,6 +283,7 @@ private slots:
         QFETCH(int, kvHeads);
         QFETCH(int, headDim);
         QFETCH(bool, causal);
+        QFETCH(double, p);
         Op op;
         op.kind = OpKind::FlashAttn;
         op.name = "flash";
@@ -285,6 +292,11 @@ private slots:
         op.attrs.kvHeads = kvHeads;
         op.attrs.headDim = headDim;
         op.attrs.causal = causal;
+        op.attrs.p = p;
+        const bool dropout = p > 0.0;
+        constexpr std::uint64_t kSeed = 21;
+        constexpr std::uint32_t kDraw = 4;
+        std::int64_t rngState = -1;
         const std::int64_t b = batch, t = tokens, h = heads, d = headDim;
         const std::int64_t width = (h + 2 * kvHeads) * d;
         std::mt19937 rng(std::uint32_t(tokens * 131 + heads * 7 + kvHeads));
@@ -303,32 +315,59 @@ private slots:
         fc.inputs = {TensorRef{qkv.data(), DType::F32, qkvShape}};
         fc.outputs = {TensorRef{out.data(), DType::F32, outShape},
                       TensorRef{lse.data(), DType::F32, lseShape}};
+        fc.seed = kSeed;
+        fc.rngDraw = kDraw;
+        if (dropout) fc.outputs.push_back(TensorRef{&rngState, DType::I64, Shape{1}});
         auto st = cpu.flashAttnForward(fc);
         QVERIFY2(st.ok(), st.ok() ? "" : st.error().message.c_str());
+        if (dropout) QCOMPARE(rngState, std::int64_t(kDraw));
 
         reference::Call rc;
         rc.op = &op;
         rc.microBatch = b;
+        rc.seed = kSeed;
+        rc.rngDraw = kDraw;
         reference::Values in(qkvShape);
         in.v.assign(qkv.begin(), qkv.end());
         rc.inputs = {in};
         rc.outputs = {reference::Values(outShape), reference::Values(lseShape)};
+        if (dropout) rc.outputs.push_back(reference::Values(Shape{1}));
         QVERIFY(reference::forward(rc).ok());
         const double outError = relativeError(out, rc.outputs[0].v);
         const double lseError = relativeError(lse, rc.outputs[1].v);
         QVERIFY2(outError < 1e-5, qPrintable(QString("output error %1").arg(outError)));
         QVERIFY2(lseError < 1e-5, qPrintable(QString("log-sum-exp error %1").arg(lseError)));
 
+        if (dropout) {
+            // Another draw drops other probabilities: another context, the same log-sum-exp.
+            std::vector<float> other(out.size()), otherLse(lse.size());
+            std::int64_t otherState = -1;
+            OpCall oc = fc;
+            oc.rngDraw = kDraw + 1;
+            oc.outputs = {TensorRef{other.data(), DType::F32, outShape},
+                          TensorRef{otherLse.data(), DType::F32, lseShape},
+                          TensorRef{&otherState, DType::I64, Shape{1}}};
+            QVERIFY(cpu.flashAttnForward(oc).ok());
+            QCOMPARE(otherState, std::int64_t(kDraw + 1));
+            QVERIFY(std::memcmp(other.data(), out.data(), out.size() * 4) != 0);
+            QVERIFY(std::memcmp(otherLse.data(), lse.data(), lse.size() * 4) == 0);
+        }
+
         OpCall bc;
         bc.op = &op;
         bc.microBatch = b;
+        bc.seed = kSeed;
+        bc.rngDraw = 0;  // backward reads the draw from the saved RNG state
         bc.saved = {fc.inputs[0], fc.outputs[0], fc.outputs[1]};
+        if (dropout) bc.saved.push_back(fc.outputs[2]);
         bc.gradOutputs = {TensorRef{dOut.data(), DType::F32, outShape}, TensorRef{}};
         bc.gradInputs = {TensorRef{dQkv.data(), DType::F32, qkvShape}};
         reference::Call rb;
         rb.op = &op;
         rb.microBatch = b;
+        rb.seed = kSeed;
         rb.saved = {in, rc.outputs[0], rc.outputs[1]};
+        if (dropout) rb.saved.push_back(rc.outputs[2]);
         reference::Values dy(outShape), dx(qkvShape);
         dy.v.assign(dOut.begin(), dOut.end());
         dx.v.assign(dQkv.begin(), dQkv.end());
@@ -340,6 +379,44 @@ private slots:
         const double gradError = relativeError(dQkv, rb.gradInputs[0].v);
         QVERIFY2(gradError < 1e-5, qPrintable(QString("qkv gradient error %1").arg(gradError)));
         QVERIFY(cpu.endStep().ok());
+    }
+
+    // Dropout inside flash attention draws its mask from the RNG: a plan that recomputes the
+    // op without preserving the RNG state is reported unsafe, naming the flash op, and its
+    // gradients differ from plan none's (the recompute dropped other probabilities), while the
+    // same plan preserving the state reproduces them bit for bit (everyStrategy... above).
+    void recomputeWithoutRngStateDrawsAnotherMask() {
+        ModelFile model = parse(networkJson("gpt3"));
+        const Graph g = lowerOrDie(model, Precision::Fp32);
+        QCOMPARE(flashOps(g), std::int64_t(2));
+        std::int64_t withDropout = 0;
+        for (const Op& op : g.ops)
+            if (op.kind == OpKind::FlashAttn) {
+                QVERIFY(op.attrs.p > 0.0);
+                QCOMPARE(op.outputs.size(), std::size_t(3));
+                QCOMPARE(op.saved.size(), std::size_t(4));
+                ++withDropout;
+            }
+        QCOMPARE(withDropout, std::int64_t(2));
+        model.training.preserveRngState = false;
+        const Program p =
+            compileOrDie(g, planOrDie(g, "selective:attention_core", model.training), model.training);
+        QVERIFY(p.unsafe());
+        bool namesFlash = false;
+        for (const auto& why : p.unsafeReasons)
+            namesFlash = namesFlash || why.find("attention_core/flash'") != std::string::npos;
+        QVERIFY2(namesFlash, p.unsafeReasons.front().c_str());
+        ProgramDriver ex(std::make_unique<CpuBackend>());
+        ExecuteOptions o;
+        o.seed = 11;
+        const Measurement ref = runOrDie(ex, g, compileOrDie(g, Plan{"none", {}}, model.training), o);
+        o.allowUnsafe = true;
+        const Measurement m = runOrDie(ex, g, p, o);
+        // The forward is the same (the loss), the recomputed mask is not (the gradients).
+        QVERIFY(std::memcmp(m.losses.data(), ref.losses.data(), m.losses.size() * 4) == 0);
+        auto c = compareGradients(ref, m);
+        QVERIFY2(c.ok(), c.ok() ? "" : c.error().message.c_str());
+        QVERIFY(!c->bitwiseEqual);
     }
 
     // The bits do not depend on the thread count: the kernel cuts its work by (sample, head)

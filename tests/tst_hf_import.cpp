@@ -151,6 +151,10 @@ void TstHfImport::mapping() {
     QCOMPARE(block(*llama3).activation, Activation::Silu);
     QCOMPARE(block(*llama3).norm, NormKind::RmsNorm);
     QVERIFY(!block(*llama3).bias);
+    // Rotary over the whole head with Llama 3's rope_theta.
+    QVERIFY(block(*llama3).rotary);
+    QCOMPARE(block(*llama3).rotaryFraction, 1.0);
+    QCOMPARE(block(*llama3).rotaryBase, 500000.0);
     QCOMPARE(n.layers[2].kind, LayerKind::RmsNorm);
     QCOMPARE(n.layers[3].out, std::int64_t(128256));
     QVERIFY(!n.tieEmbeddings);
@@ -184,7 +188,11 @@ void TstHfImport::mapping() {
     QVERIFY(block(*pythia).parallelResidual);
     QVERIFY(block(*pythia).bias);
     QVERIFY(!block(*pythia).qkvBias.has_value());
-    QVERIFY(modelToJson(pythia->model).find("\"remat-model/2\"") != std::string::npos);
+    // Rotary embeddings on a quarter of each head (rotary_pct 0.25), format 3.
+    QVERIFY(block(*pythia).rotary);
+    QCOMPARE(block(*pythia).rotaryFraction, 0.25);
+    QCOMPARE(block(*pythia).rotaryBase, 10000.0);
+    QVERIFY(modelToJson(pythia->model).find("\"remat-model/3\"") != std::string::npos);
 
     // Qwen2: biases on q, k and v only, tied, grouped-query; no window (use_sliding_window).
     auto qwen = importHfConfigFile(hfPath("qwen2-0.5b.json"));
@@ -196,14 +204,15 @@ void TstHfImport::mapping() {
     QCOMPARE(block(*qwen).attention, AttentionImpl::Flash);
     QCOMPARE(qwen->model.network.input.tokens, std::int64_t(131072));
 
-    // gpt_neox without parallel residuals: the sequential block, written as format 1.
+    // gpt_neox without parallel residuals: the sequential block, with rotary embeddings
+    // (format 3).
     json neox = config("pythia-160m.json");
     neox["use_parallel_residual"] = false;
     auto sequential = importHfConfig(neox.dump(), "neox.json");
     QVERIFY2(sequential.ok(), sequential.ok() ? "" : sequential.error().message.c_str());
     QVERIFY(block(*sequential).bias);
     QVERIFY(!block(*sequential).parallelResidual);
-    QVERIFY(modelToJson(sequential->model).find("\"remat-model/1\"") != std::string::npos);
+    QVERIFY(modelToJson(sequential->model).find("\"remat-model/3\"") != std::string::npos);
     QCOMPARE(block(*sequential).norm, NormKind::LayerNorm);
     QVERIFY(!sequential->model.network.tieEmbeddings);
     QCOMPARE(sequential->model.network.input.tokens, std::int64_t(2048));

@@ -2,8 +2,9 @@
 // the four optimizers, checked against the independent float64 reference (gpu/reference/)
 // on small random operands, with a stated tolerance per op and dtype. The ops come from six
 // small lowered networks (a dense stack with every activation and both norms; a GPT block
-// with causal attention, dropout and a tied head; a grouped-KV block with SwiGLU and RMSNorm;
-// two blocks with flash attention, causal with grouped KV heads and unmasked; a small ResNet
+// with causal attention, dropout and a tied head; a grouped-KV block with SwiGLU, RMSNorm and
+// rotary embeddings on half of each head; two blocks with flash attention and dropout on its
+// probabilities, causal with grouped KV heads and rotary embeddings, and unmasked; a small ResNet
 // with convolutions — strided, padded, dilated, grouped and depthwise — batch norm, both
 // poolings and both residual blocks)
 // in fp32, bf16 and fp16. The backend and the reference receive identical values: the
@@ -88,7 +89,7 @@ constexpr OpTolerance kTolerances[] = {
     reducing("cross_entropy"),    reducing("mse"),
     reducing("conv2d"),           reducing("batchnorm2d"),
     elementwise("maxpool2d"),     reducing("global_avg_pool"),
-    reducing("flash_attention"),
+    reducing("flash_attention"),  elementwise("rotary"),
     elementwise("optimizer_sgd"), elementwise("optimizer_momentum"),
     elementwise("optimizer_adam"), elementwise("optimizer_adamw"),
 };
@@ -360,6 +361,10 @@ std::vector<Network> testNetworks() {
         blk.dropout = gqa ? 0.0 : 0.1;
         blk.causal = !gqa;  // the grouped-KV case covers unmasked scores
         blk.bias = !gqa;
+        // Rotary embeddings on half of each head (GPT-NeoX's rotary_pct), another base.
+        blk.rotary = gqa;
+        blk.rotaryFraction = 0.5;
+        blk.rotaryBase = 500.0;
         Layer norm;
         norm.kind = gqa ? LayerKind::RmsNorm : LayerKind::LayerNorm;
         Layer head;
@@ -375,7 +380,8 @@ std::vector<Network> testNetworks() {
     nets.push_back(tokenNet("gqa", true));
     // Flash attention over 80 tokens: two query and two key tiles of the CPU kernel (64 + 16),
     // so the online softmax rescales, the causal mask cuts a tile and the last tile is short;
-    // causal with grouped KV heads (Llama), and unmasked with one KV head per query head.
+    // causal with grouped KV heads and rotary embeddings (Llama), and unmasked with one KV head
+    // per query head; both with dropout inside the kernel.
     auto flashNet = [](const std::string& name, bool causal, std::int64_t kvHeads) {
         Network n;
         n.name = name;
@@ -396,6 +402,8 @@ std::vector<Network> testNetworks() {
         blk.attention = AttentionImpl::Flash;
         blk.causal = causal;
         blk.bias = !causal;
+        blk.rotary = causal;  // Llama: rotary over the whole head
+        blk.dropout = 0.1;    // on the probabilities, inside the kernel
         Layer head;
         head.kind = LayerKind::Linear;
         head.out = 48;

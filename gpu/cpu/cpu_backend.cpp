@@ -152,6 +152,8 @@ REMAT_CPU_ENTRY(globalAvgPoolForward, cpu::globalAvgPoolForward(m_scratch, c))
 REMAT_CPU_ENTRY(globalAvgPoolBackward, cpu::globalAvgPoolBackward(m_scratch, c))
 REMAT_CPU_ENTRY(flashAttnForward, cpu::flashAttnForward(m_scratch, c))
 REMAT_CPU_ENTRY(flashAttnBackward, cpu::flashAttnBackward(m_scratch, c))
+REMAT_CPU_ENTRY(rotaryForward, cpu::rotaryForward(m_scratch, c))
+REMAT_CPU_ENTRY(rotaryBackward, cpu::rotaryBackward(m_scratch, c))
 
 #undef REMAT_CPU_ENTRY
 

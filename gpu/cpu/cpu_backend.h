@@ -91,6 +91,8 @@ public:
     Status globalAvgPoolBackward(const OpCall& c) override;
     Status flashAttnForward(const OpCall& c) override;
     Status flashAttnBackward(const OpCall& c) override;
+    Status rotaryForward(const OpCall& c) override;
+    Status rotaryBackward(const OpCall& c) override;
     Status optimizerStep(const OptimizerCall& c) override;
 
     // Fresh blocks are filled with 0xFF bytes (NaN in every float dtype) so a kernel that

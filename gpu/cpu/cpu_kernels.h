@@ -138,6 +138,9 @@ Status expandKvBackward(Scratch& s, const OpCall& c);
 // kernels_flash.cpp
 Status flashAttnForward(Scratch& s, const OpCall& c);
 Status flashAttnBackward(Scratch& s, const OpCall& c);
+// kernels_rotary.cpp
+Status rotaryForward(Scratch& s, const OpCall& c);
+Status rotaryBackward(Scratch& s, const OpCall& c);
 
 Status crossEntropyForward(Scratch& s, const OpCall& c);
 Status crossEntropyBackward(Scratch& s, const OpCall& c);

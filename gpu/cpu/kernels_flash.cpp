@@ -8,6 +8,15 @@
 // and recomputes each score block from them: P = exp(S - lse), dP = dO V^T,
 // dS = P (dP - rowsum(dO O)), dQ += dS K / sqrt(D), dK += dS^T Q / sqrt(D), dV += P^T dO.
 //
+// Dropout (attrs.p > 0) applies to the probabilities inside the kernel, as PyTorch's flash
+// kernels do: each (sample, head, query, key) is kept or dropped by the counter-based RNG
+// (counter_rng.h) at the flat index it would have in a [B, H, T, T] probability tensor, so no
+// mask is stored. Forward writes the RNG draw it used to the op's third output (int64 [1]),
+// which the op saves; backward regenerates the same decisions from it: O = (P * M / (1 - p)) V
+// with the log-sum-exp of the undropped scores, dV = (P * M / (1 - p))^T dO,
+// dP = (dO V^T) * M / (1 - p), and dS = P (dP - rowsum(dO O)) as before. A recompute that
+// preserves the RNG state gets the forward's draw, hence the same mask bit for bit.
+//
 // Determinism: forward runs one task per (sample, head), backward one per (sample, KV head)
 // taking its query heads in ascending order (they all add into that KV head's dK and dV); the
 // tiles are fixed by the shape, every GEMM is one single-threaded sgemm of a fixed shape and
@@ -16,9 +25,11 @@
 // memory: a GPU holds them in shared memory and registers, and the program does not show them.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "counter_rng.h"
 #include "cpu_kernels.h"
 #include "gemm.h"
 #include "thread_pool.h"
@@ -64,8 +75,9 @@ Result<FlashGeometry> flashGeometry(const OpCall& c, const TensorRef& qkv, const
     if (a.keyTokens != 0 && a.keyTokens != a.tokens)
         return makeError("flash attention over " + std::to_string(a.keyTokens) +
                          " keys (context parallelism) is simulated only");
-    if (a.p > 0.0)
-        return makeError("flash attention with dropout on the probabilities is not modelled");
+    if (!(a.p >= 0.0 && a.p < 1.0))
+        return makeError("flash attention: dropout probability " + std::to_string(a.p) +
+                         " is outside [0, 1)");
     if (qkv.elements() != g.batch * g.tokens * g.qkvWidth())
         return makeError("flash attention: the qkv operand does not match the attributes");
     if (out.bound() && out.elements() != g.batch * g.tokens * g.heads * g.headDim)
@@ -81,13 +93,48 @@ std::int64_t keyEnd(bool causal, std::int64_t i1, std::int64_t tokens) {
     return causal ? std::min(tokens, i1) : tokens;
 }
 
+// The dropout of one op call: the stream of its draw and the flat index of (b, h, i, j).
+struct FlashDropout {
+    bool on = false;
+    float p = 0.0f, scale = 1.0f;
+    std::uint64_t stream = 0;
+    bool keep(const FlashGeometry& g, std::int64_t b, std::int64_t h, std::int64_t i,
+              std::int64_t j) const {
+        const std::int64_t index = ((b * g.heads + h) * g.tokens + i) * g.tokens + j;
+        return rng::dropoutKeep(stream, std::uint64_t(index), p);
+    }
+};
+
+Result<FlashDropout> flashDropout(const OpCall& c, std::uint32_t draw) {
+    FlashDropout fd;
+    if (c.op->attrs.p <= 0.0) return fd;
+    fd.on = true;
+    fd.p = float(c.op->attrs.p);
+    fd.scale = rng::dropoutScale(fd.p);
+    fd.stream = rng::dropoutStream(c.seed, c.opId.value, draw);
+    return fd;
+}
+
+Status checkRngState(const TensorRef& t) {
+    if (!t.bound() || t.dtype != DType::I64 || t.elements() != 1)
+        return makeError("flash attention with dropout: the RNG state must be int64 [1]");
+    return Ok{};
+}
+
 }  // namespace
 
 Status flashAttnForward(Scratch& s, const OpCall& c) {
-    if (auto st = expectForward(c, 1, 2, 0); !st) return st;
+    if (auto st = expectForward(c, 1, c.op->attrs.p > 0.0 ? 3 : 2, 0); !st) return st;
     auto geo = flashGeometry(c, c.inputs[0], c.outputs[0], c.outputs[1]);
     if (!geo) return geo.error();
     const FlashGeometry& g = *geo;
+    auto dropout = flashDropout(c, c.rngDraw);
+    if (!dropout) return dropout.error();
+    const FlashDropout& fd = *dropout;
+    if (fd.on) {
+        if (auto st = checkRngState(c.outputs[2]); !st) return st;
+        *static_cast<std::int64_t*>(c.outputs[2].data) = std::int64_t(c.rngDraw);
+    }
     const std::int64_t t = g.tokens, d = g.headDim, width = g.heads * d, ld = g.qkvWidth();
     const bool causal = c.op->attrs.causal;
     const float scale = 1.0f / std::sqrt(float(d));
@@ -134,6 +181,11 @@ Status flashAttnForward(Scratch& s, const OpCall& c) {
                     }
                     l[std::size_t(r)] = l[std::size_t(r)] * rescale + float(sum);
                     m[std::size_t(r)] = mx;
+                    // The normaliser sums every probability; only the kept ones reach V.
+                    if (fd.on)
+                        for (std::int64_t col = 0; col < bc; ++col)
+                            row[col] = fd.keep(g, b, h, i0 + r, j0 + col) ? row[col] * fd.scale
+                                                                           : 0.0f;
                     float* a = acc.data() + r * d;
                     for (std::int64_t e = 0; e < d; ++e) a[e] *= rescale;
                 }
@@ -154,11 +206,24 @@ Status flashAttnForward(Scratch& s, const OpCall& c) {
 }
 
 Status flashAttnBackward(Scratch& s, const OpCall& c) {
-    if (auto st = expectBackward(c, 3, 1, 2, 0); !st) return st;
+    const bool withDropout = c.op->attrs.p > 0.0;
+    if (auto st = expectBackward(c, withDropout ? 4 : 3, 1, 2, 0); !st) return st;
     if (!c.gradOutputs[0].bound() || !c.gradInputs[0].bound()) return Ok{};
     auto geo = flashGeometry(c, c.saved[0], c.saved[1], c.saved[2]);
     if (!geo) return geo.error();
     const FlashGeometry& g = *geo;
+    std::uint32_t draw = 0;
+    if (withDropout) {
+        if (auto st = checkRngState(c.saved[3]); !st) return st;
+        const std::int64_t saved = *static_cast<const std::int64_t*>(c.saved[3].data);
+        if (saved < 0 || saved > std::int64_t(std::numeric_limits<std::uint32_t>::max()))
+            return makeError("flash attention with dropout: the saved RNG draw " +
+                             std::to_string(saved) + " is not one a forward writes");
+        draw = std::uint32_t(saved);
+    }
+    auto dropout = flashDropout(c, draw);
+    if (!dropout) return dropout.error();
+    const FlashDropout& fd = *dropout;
     if (c.gradOutputs[0].elements() != c.saved[1].elements() ||
         c.gradInputs[0].elements() != c.saved[0].elements())
         return makeError("flash attention: gradient shapes do not match the saved tensors");
@@ -208,18 +273,29 @@ Status flashAttnBackward(Scratch& s, const OpCall& c) {
                             row[col] = std::exp(row[col] - rowLse[i0 + r]);
                         for (std::int64_t col = firstMasked; col < bc; ++col) row[col] = 0.0f;
                     }
-                    // dV_j += P^T dO_i
-                    sgemm(Transpose::Yes, Transpose::No, bc, d, br, 1.0f, p.data(), bc,
-                          dO + i0 * width, width, 1.0f, dv + j0 * ld, ld);
-                    // dP = dO_i V_j^T; dS = P (dP - delta_i), the scale folded into the GEMMs.
+                    // dP = dO_i V_j^T (times the mask); dS = P (dP - delta_i), the scale
+                    // folded into the GEMMs.
                     sgemm(Transpose::No, Transpose::Yes, br, bc, d, 1.0f, dO + i0 * width, width,
                           v + j0 * ld, ld, 0.0f, dp.data(), bc);
                     for (std::int64_t r = 0; r < br; ++r) {
                         const float dl = delta[std::size_t(i0 + r)];
                         float* ds = dp.data() + r * bc;
-                        const float* pr = p.data() + r * bc;
-                        for (std::int64_t col = 0; col < bc; ++col) ds[col] = pr[col] * (ds[col] - dl);
+                        float* pr = p.data() + r * bc;
+                        if (!fd.on) {
+                            for (std::int64_t col = 0; col < bc; ++col)
+                                ds[col] = pr[col] * (ds[col] - dl);
+                            continue;
+                        }
+                        // P becomes the dropped probabilities for dV below.
+                        for (std::int64_t col = 0; col < bc; ++col) {
+                            const bool keep = fd.keep(g, b, h, i0 + r, j0 + col);
+                            ds[col] = pr[col] * ((keep ? ds[col] * fd.scale : 0.0f) - dl);
+                            pr[col] = keep ? pr[col] * fd.scale : 0.0f;
+                        }
                     }
+                    // dV_j += P^T dO_i
+                    sgemm(Transpose::Yes, Transpose::No, bc, d, br, 1.0f, p.data(), bc,
+                          dO + i0 * width, width, 1.0f, dv + j0 * ld, ld);
                     // dQ_i += dS K_j / sqrt(D); dK_j += dS^T Q_i / sqrt(D)
                     sgemm(Transpose::No, Transpose::No, br, d, bc, scale, dp.data(), bc,
                           k + j0 * ld, ld, 1.0f, dq + i0 * ld, ld);

@@ -102,6 +102,8 @@ public:
     Status globalAvgPoolBackward(const OpCall& c) override;
     Status flashAttnForward(const OpCall& c) override;
     Status flashAttnBackward(const OpCall& c) override;
+    Status rotaryForward(const OpCall& c) override;
+    Status rotaryBackward(const OpCall& c) override;
     Status optimizerStep(const OptimizerCall& c) override;
 
     struct State;  // CUDA handles; defined in cuda_state.h

@@ -915,7 +915,7 @@ Status checkFlash(const OpCall& c, const TensorRef& qkv, const TensorRef& out,
     const OpAttrs& at = c.op->attrs;
     if (auto st = checkAttn(c, qkv, a); !st) return st;
     return Check(c)
-        .that(at.p <= 0.0, "dropout on the probabilities of flash attention is not modelled")
+        .that(at.p >= 0.0 && at.p < 1.0, "dropout probability outside [0, 1)")
         .that(at.keyTokens == 0 || at.keyTokens == at.tokens,
               "flash attention over another rank's keys (context parallelism) is simulated only")
         .that(a.headDim <= cu::kMaxHeadDim,
@@ -930,6 +930,27 @@ Status checkFlash(const OpCall& c, const TensorRef& qkv, const TensorRef& out,
         .status();
 }
 
+// Dropout's RNG state (an int64 [1]), when the op has dropout.
+Status checkRngState(const OpCall& c, const std::vector<TensorRef>& list, std::size_t index) {
+    if (c.op->attrs.p <= 0.0) return Ok{};
+    Check k(c);
+    k.count("RNG state", list, index + 1);
+    if (!k.ok()) return k.status();
+    return k.bound("RNG state", list[index])
+        .dtype("RNG state", list[index], DType::I64)
+        .elements("RNG state", list[index], 1)
+        .status();
+}
+
+cu::FlashDropout flashDropout(const OpCall& c) {
+    cu::FlashDropout d;
+    d.p = float(c.op->attrs.p);
+    d.seed = c.seed;
+    d.opId = c.opId.value;
+    d.draw = c.rngDraw;
+    return d;
+}
+
 }  // namespace
 
 Status CudaBackend::flashAttnForward(const OpCall& c) {
@@ -940,8 +961,10 @@ Status CudaBackend::flashAttnForward(const OpCall& c) {
         const TensorRef &qkv = c.inputs[0], &out = c.outputs[0], &lse = c.outputs[1];
         const cu::AttnShape a = attnShape(c, qkv);
         if (auto st = checkFlash(c, qkv, out, lse, a); !st) return st;
-        cu::flashAttnForward(qkv.dtype, qkv.data, out.data, static_cast<float*>(lse.data), a,
-                             m_state->stream);
+        if (auto st = checkRngState(c, c.outputs, 2); !st) return st;
+        auto* rng = c.op->attrs.p > 0.0 ? static_cast<std::int64_t*>(c.outputs[2].data) : nullptr;
+        cu::flashAttnForward(qkv.dtype, qkv.data, out.data, static_cast<float*>(lse.data), rng, a,
+                             flashDropout(c), m_state->stream);
         return Ok{};
     });
 }
@@ -962,8 +985,77 @@ Status CudaBackend::flashAttnBackward(const OpCall& c) {
             .dtype("qkv gradient", dQkv, qkv.dtype)
             .elements("qkv gradient", dQkv, qkv.elements());
         if (!k.ok()) return k.status();
+        if (auto st = checkRngState(c, c.saved, 3); !st) return st;
+        const auto* rng =
+            c.op->attrs.p > 0.0 ? static_cast<const std::int64_t*>(c.saved[3].data) : nullptr;
         cu::flashAttnBackward(qkv.dtype, qkv.data, out.data, static_cast<const float*>(lse.data),
-                              dOut.data, dQkv.data, a, m_state->stream);
+                              rng, dOut.data, dQkv.data, a, flashDropout(c), m_state->stream);
+        return Ok{};
+    });
+}
+
+// ---- rotary embeddings
+// ------------------------------------------------------------------------------
+
+namespace {
+
+Result<cu::RotaryShape> rotaryShape(const OpCall& c, const TensorRef& qkv) {
+    const OpAttrs& a = c.op->attrs;
+    cu::RotaryShape r;
+    r.tokens = a.tokens;
+    r.heads = a.heads;
+    r.kvHeads = a.kvHeads > 0 ? a.kvHeads : a.heads;
+    r.headDim = a.headDim;
+    r.dims = a.rotaryDims;
+    r.base = a.rotaryBase;
+    const std::int64_t perSample = r.tokens * (r.heads + 2 * r.kvHeads) * r.headDim;
+    r.batch = perSample > 0 ? qkv.elements() / perSample : 0;
+    Check k(c);
+    k.that(r.tokens > 0 && r.heads > 0 && r.headDim > 0 && r.heads % r.kvHeads == 0,
+           "invalid heads/tokens attributes")
+        .that(r.dims >= 2 && r.dims % 2 == 0 && r.dims <= r.headDim,
+              "it rotates " + std::to_string(r.dims) + " of " + std::to_string(r.headDim) +
+                  " dimensions per head; it must be an even number from 2 to the head size")
+        .that(a.keyTokens == 0 || a.keyTokens == a.tokens,
+              "rotary embeddings of one rank's part of the sequence (context parallelism) are "
+              "simulated only")
+        .bound("qkv", qkv)
+        .floating("qkv", qkv)
+        .that(perSample > 0 && qkv.elements() == r.batch * perSample,
+              "the qkv operand does not match the attributes");
+    if (!k.ok()) return k.status().error();
+    return r;
+}
+
+}  // namespace
+
+Status CudaBackend::rotaryForward(const OpCall& c) {
+    return m_state->guard(c.op->name, [&]() -> Status {
+        Check k(c);
+        k.count("inputs", c.inputs, 1).count("outputs", c.outputs, 1);
+        if (!k.ok()) return k.status();
+        const TensorRef &x = c.inputs[0], &y = c.outputs[0];
+        auto r = rotaryShape(c, x);
+        if (!r) return r.error();
+        k.bound("output", y).dtype("output", y, x.dtype).elements("output", y, x.elements());
+        if (!k.ok()) return k.status();
+        cu::rotaryForward(x.dtype, x.data, y.data, *r, m_state->stream);
+        return Ok{};
+    });
+}
+
+Status CudaBackend::rotaryBackward(const OpCall& c) {
+    return m_state->guard(c.op->name, [&]() -> Status {
+        Check k(c);
+        k.count("gradOutputs", c.gradOutputs, 1).count("gradInputs", c.gradInputs, 1);
+        if (!k.ok()) return k.status();
+        const TensorRef &dy = c.gradOutputs[0], &dx = c.gradInputs[0];
+        if (!dy.bound() || !dx.bound()) return Ok{};
+        auto r = rotaryShape(c, dx);
+        if (!r) return r.error();
+        k.dtype("output gradient", dy, dx.dtype).elements("output gradient", dy, dx.elements());
+        if (!k.ok()) return k.status();
+        cu::rotaryBackward(dx.dtype, dy.data, dx.data, *r, m_state->stream);
         return Ok{};
     });
 }

@@ -12,12 +12,18 @@
 // - backward, dK and dV: one thread per key row (b, kv, j), looping over the KV head's query
 //   heads in ascending order and over the queries, tiles of them shared by the block:
 //   dV += P^T dO, dK += dS^T Q / sqrt(D).
+// Dropout on the probabilities (attrs.p > 0) is decided inside the kernels by the counter-based
+// RNG of counter_rng.h at the flat index ((b H + h) T + i) T + j, the same decisions as the
+// CPU kernel: forward adds only kept probabilities (scaled by 1 / (1 - p)) into the context and
+// writes the draw to the op's int64 RNG state; the backward kernels read the draw from that
+// saved state on the device and regenerate the decisions: dV += P M s dO, dP = (dO V^T) M s.
 // Every gradient element is summed by one thread in a fixed order and added once to the
 // (accumulating) gradient buffer, so results repeat bit for bit without atomics. Correctness
 // over speed: no tensor cores; a head dimension up to kMaxHeadDim.
 
 #include <string>
 
+#include "counter_rng.h"
 #include "launchers.h"
 #include "storage.cuh"
 
@@ -32,9 +38,25 @@ struct FlashDims {
     std::int64_t batch, tokens, heads, kvHeads, headDim;
     bool causal;
     float scale;
+    // Dropout: probability (0: none), 1 / (1 - p), and the stream's inputs but the draw.
+    float dropP, dropScale;
+    std::uint64_t seed;
+    std::uint32_t opId;
     __device__ std::int64_t width() const { return (heads + 2 * kvHeads) * headDim; }
     __device__ std::int64_t group() const { return heads / kvHeads; }
+    // The kept probability of (b, h, i, j) given the stream of the draw.
+    __device__ float dropped(float p, std::uint64_t stream, std::int64_t b, std::int64_t h,
+                             std::int64_t i, std::int64_t j) const {
+        if (dropP <= 0.0f) return p;
+        const std::uint64_t index = std::uint64_t(((b * heads + h) * tokens + i) * tokens + j);
+        return rng::dropoutKeep(stream, index, dropP) ? p * dropScale : 0.0f;
+    }
 };
+
+// The stream of the draw a backward kernel reads from the saved RNG state (none: 0).
+__device__ std::uint64_t savedStream(const FlashDims& g, const std::int64_t* rngState) {
+    return g.dropP > 0.0f ? rng::dropoutStream(g.seed, g.opId, std::uint32_t(*rngState)) : 0;
+}
 
 // Keys and values j0 .. j0+bc-1 of KV head `kv` of one sample (`base`: its qkv rows) into the
 // shared tiles, by all the block's threads (the caller synchronises around it).
@@ -51,7 +73,8 @@ __device__ void loadKvTile(float* kt, float* vt, const T* base, std::int64_t j0,
 
 // Forward: block (x: query tile, y: b * heads + h).
 template <typename T>
-__global__ void flashForwardKernel(const T* qkv, T* out, float* lse, FlashDims g) {
+__global__ void flashForwardKernel(const T* qkv, T* out, float* lse, std::int64_t* rngState,
+                                   std::uint32_t draw, FlashDims g) {
     extern __shared__ float tile[];  // K tile then V tile, kTile x headDim each
     const std::int64_t D = g.headDim, W = g.width(), T_ = g.tokens;
     const std::int64_t b = blockIdx.y / g.heads, h = blockIdx.y % g.heads, kv = h / g.group();
@@ -59,6 +82,9 @@ __global__ void flashForwardKernel(const T* qkv, T* out, float* lse, FlashDims g
     const bool active = i < T_;
     float q[kMaxHeadDim], acc[kMaxHeadDim];
     const T* base = qkv + b * T_ * W;
+    const std::uint64_t stream = g.dropP > 0.0f ? rng::dropoutStream(g.seed, g.opId, draw) : 0;
+    if (rngState && blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0)
+        *rngState = std::int64_t(draw);
     if (active)
         for (std::int64_t d = 0; d < D; ++d) {
             q[d] = toFloat(base[i * W + h * D + d]);
@@ -90,7 +116,8 @@ __global__ void flashForwardKernel(const T* qkv, T* out, float* lse, FlashDims g
             }
             const float p = expf(s - m);
             l += p;
-            for (std::int64_t d = 0; d < D; ++d) acc[d] += p * vt[r * D + d];
+            const float pd = g.dropped(p, stream, b, h, i, j);
+            for (std::int64_t d = 0; d < D; ++d) acc[d] += pd * vt[r * D + d];
         }
     }
     if (!active) return;
@@ -102,8 +129,9 @@ __global__ void flashForwardKernel(const T* qkv, T* out, float* lse, FlashDims g
 
 // Backward, dQ: block (x: query tile, y: b * heads + h).
 template <typename T>
-__global__ void flashBackwardDqKernel(const T* qkv, const T* out, const float* lse, const T* dOut,
-                                      T* dQkv, FlashDims g) {
+__global__ void flashBackwardDqKernel(const T* qkv, const T* out, const float* lse,
+                                      const std::int64_t* rngState, const T* dOut, T* dQkv,
+                                      FlashDims g) {
     extern __shared__ float tile[];
     const std::int64_t D = g.headDim, W = g.width(), T_ = g.tokens, HD = g.heads * D;
     const std::int64_t b = blockIdx.y / g.heads, h = blockIdx.y % g.heads, kv = h / g.group();
@@ -111,6 +139,7 @@ __global__ void flashBackwardDqKernel(const T* qkv, const T* out, const float* l
     const bool active = i < T_;
     float q[kMaxHeadDim], dO[kMaxHeadDim], dq[kMaxHeadDim];
     const T* base = qkv + b * T_ * W;
+    const std::uint64_t stream = savedStream(g, rngState);
     float delta = 0.0f, rowLse = 0.0f;
     if (active) {
         for (std::int64_t d = 0; d < D; ++d) {
@@ -140,6 +169,7 @@ __global__ void flashBackwardDqKernel(const T* qkv, const T* out, const float* l
                 dp += dO[d] * vt[r * D + d];
             }
             const float p = expf(s * g.scale - rowLse);
+            dp = g.dropped(dp, stream, b, h, i, j);
             const float ds = p * (dp - delta) * g.scale;
             for (std::int64_t d = 0; d < D; ++d) dq[d] += ds * kt[r * D + d];
         }
@@ -153,7 +183,8 @@ __global__ void flashBackwardDqKernel(const T* qkv, const T* out, const float* l
 // query row, q, dO and (in the last float) delta - the softmax term - computed by the loader.
 template <typename T>
 __global__ void flashBackwardDkvKernel(const T* qkv, const T* out, const float* lse,
-                                       const T* dOut, T* dQkv, FlashDims g) {
+                                       const std::int64_t* rngState, const T* dOut, T* dQkv,
+                                       FlashDims g) {
     extern __shared__ float tile[];  // kTile rows of [q (D), dO (D)], then kTile lse, kTile delta
     const std::int64_t D = g.headDim, W = g.width(), T_ = g.tokens, HD = g.heads * D;
     const std::int64_t b = blockIdx.y / g.kvHeads, kv = blockIdx.y % g.kvHeads;
@@ -161,6 +192,7 @@ __global__ void flashBackwardDkvKernel(const T* qkv, const T* out, const float* 
     const bool active = j < T_;
     float k[kMaxHeadDim], v[kMaxHeadDim], dk[kMaxHeadDim], dv[kMaxHeadDim];
     const T* base = qkv + b * T_ * W;
+    const std::uint64_t stream = savedStream(g, rngState);
     if (active)
         for (std::int64_t d = 0; d < D; ++d) {
             k[d] = toFloat(base[j * W + (g.heads + kv) * D + d]);
@@ -202,9 +234,11 @@ __global__ void flashBackwardDkvKernel(const T* qkv, const T* out, const float* 
                     dp += dot[r * D + d] * v[d];
                 }
                 const float p = expf(s * g.scale - lt[r]);
+                const float pd = g.dropped(p, stream, b, h, i, j);
+                dp = g.dropped(dp, stream, b, h, i, j);
                 const float ds = p * (dp - delt[r]) * g.scale;
                 for (std::int64_t d = 0; d < D; ++d) {
-                    dv[d] += p * dot[r * D + d];
+                    dv[d] += pd * dot[r * D + d];
                     dk[d] += ds * qt[r * D + d];
                 }
             }
@@ -220,15 +254,26 @@ __global__ void flashBackwardDkvKernel(const T* qkv, const T* out, const float* 
     }
 }
 
-FlashDims dims(const AttnShape& a) {
+FlashDims dims(const AttnShape& a, const FlashDropout& drop) {
     REMAT_REQUIRE(a.tokens > 0 && a.heads > 0 && a.kvHeads > 0 && a.heads % a.kvHeads == 0 &&
                       a.headDim > 0,
                   "flash attention: invalid heads/tokens attributes");
     REMAT_REQUIRE(a.headDim <= kMaxHeadDim,
                   "flash attention: head dimension " + std::to_string(a.headDim) +
                       " is above the kernel's " + std::to_string(kMaxHeadDim));
-    return FlashDims{a.batch, a.tokens, a.heads, a.kvHeads, a.headDim, a.causal,
-                     1.0f / sqrtf(float(a.headDim))};
+    REMAT_REQUIRE(drop.p >= 0.0f && drop.p < 1.0f,
+                  "flash attention: dropout probability outside [0, 1)");
+    return FlashDims{a.batch,
+                     a.tokens,
+                     a.heads,
+                     a.kvHeads,
+                     a.headDim,
+                     a.causal,
+                     1.0f / sqrtf(float(a.headDim)),
+                     drop.p,
+                     drop.p > 0.0f ? rng::dropoutScale(drop.p) : 1.0f,
+                     drop.seed,
+                     drop.opId};
 }
 
 unsigned tilesOf(std::int64_t tokens) {
@@ -237,33 +282,36 @@ unsigned tilesOf(std::int64_t tokens) {
 
 }  // namespace
 
-void flashAttnForward(DType t, const void* qkv, void* out, float* lse, const AttnShape& a,
-                      cudaStream_t s) {
+void flashAttnForward(DType t, const void* qkv, void* out, float* lse, std::int64_t* rngState,
+                      const AttnShape& a, const FlashDropout& drop, cudaStream_t s) {
     if (a.batch == 0) return;
-    const FlashDims g = dims(a);
+    const FlashDims g = dims(a, drop);
     REMAT_REQUIRE(qkv && out && lse, "flashAttnForward operands");
+    REMAT_REQUIRE(drop.p <= 0.0f || rngState, "flashAttnForward: dropout without its RNG state");
     const dim3 grid(tilesOf(a.tokens), unsigned(a.batch * a.heads));
     const std::size_t shared = 2 * kTile * std::size_t(a.headDim) * sizeof(float);
     dispatchFloat(t, "flashAttnForward", [&](auto tag) {
         using T = decltype(tag);
         flashForwardKernel<T><<<grid, kRowsPerBlock, shared, s>>>(
-            static_cast<const T*>(qkv), static_cast<T*>(out), lse, g);
+            static_cast<const T*>(qkv), static_cast<T*>(out), lse, rngState, drop.draw, g);
     });
     REMAT_LAUNCH_CHECK("flashForwardKernel");
 }
 
 void flashAttnBackward(DType t, const void* qkv, const void* out, const float* lse,
-                       const void* dOut, void* dQkv, const AttnShape& a, cudaStream_t s) {
+                       const std::int64_t* rngState, const void* dOut, void* dQkv,
+                       const AttnShape& a, const FlashDropout& drop, cudaStream_t s) {
     if (a.batch == 0 || !dQkv || !dOut) return;
-    const FlashDims g = dims(a);
+    const FlashDims g = dims(a, drop);
     REMAT_REQUIRE(qkv && out && lse, "flashAttnBackward operands");
+    REMAT_REQUIRE(drop.p <= 0.0f || rngState, "flashAttnBackward: dropout without its RNG state");
     const std::size_t dqShared = 2 * kTile * std::size_t(a.headDim) * sizeof(float);
     const std::size_t dkvShared = (2 * kTile * std::size_t(a.headDim) + 2 * kTile) * sizeof(float);
     dispatchFloat(t, "flashAttnBackward", [&](auto tag) {
         using T = decltype(tag);
         flashBackwardDqKernel<T>
             <<<dim3(tilesOf(a.tokens), unsigned(a.batch * a.heads)), kRowsPerBlock, dqShared, s>>>(
-                static_cast<const T*>(qkv), static_cast<const T*>(out), lse,
+                static_cast<const T*>(qkv), static_cast<const T*>(out), lse, rngState,
                 static_cast<const T*>(dOut), static_cast<T*>(dQkv), g);
     });
     REMAT_LAUNCH_CHECK("flashBackwardDqKernel");
@@ -271,7 +319,7 @@ void flashAttnBackward(DType t, const void* qkv, const void* out, const float* l
         using T = decltype(tag);
         flashBackwardDkvKernel<T>
             <<<dim3(tilesOf(a.tokens), unsigned(a.batch * a.kvHeads)), kRowsPerBlock, dkvShared, s>>>(
-                static_cast<const T*>(qkv), static_cast<const T*>(out), lse,
+                static_cast<const T*>(qkv), static_cast<const T*>(out), lse, rngState,
                 static_cast<const T*>(dOut), static_cast<T*>(dQkv), g);
     });
     REMAT_LAUNCH_CHECK("flashBackwardDkvKernel");

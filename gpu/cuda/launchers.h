@@ -141,12 +141,30 @@ void expandKvBackward(DType t, const void* dKExp, const void* dVExp, void* dQkv,
 // ---- flash_attention.cu ---------------------------------------------------------------------
 // Fused attention (FlashAttn): qkv [B, T, (H + 2 KV) D] -> out [B, T, H D] and the fp32
 // log-sum-exp [B, H, T]; backward accumulates into dQkv from qkv, out, lse and dOut, recomputing
-// the scores. Head dimensions up to kMaxHeadDim.
+// the scores. Head dimensions up to kMaxHeadDim. With dropout (p > 0) forward writes `draw` to
+// the int64 rngState and backward reads the draw back from it on the device.
 inline constexpr std::int64_t kMaxHeadDim = 256;
-void flashAttnForward(DType t, const void* qkv, void* out, float* lse, const AttnShape& a,
-                      cudaStream_t s);
+struct FlashDropout {
+    float p = 0.0f;
+    std::uint64_t seed = 0;
+    std::uint32_t opId = 0;
+    std::uint32_t draw = 0;  // forward only
+};
+void flashAttnForward(DType t, const void* qkv, void* out, float* lse, std::int64_t* rngState,
+                      const AttnShape& a, const FlashDropout& drop, cudaStream_t s);
 void flashAttnBackward(DType t, const void* qkv, const void* out, const float* lse,
-                       const void* dOut, void* dQkv, const AttnShape& a, cudaStream_t s);
+                       const std::int64_t* rngState, const void* dOut, void* dQkv,
+                       const AttnShape& a, const FlashDropout& drop, cudaStream_t s);
+
+// ---- rotary.cu -----------------------------------------------------------------------------
+// Rotary position embeddings (rotary_math.h) on the q and k heads of qkv [B, T, (H + 2 KV) D],
+// in place (forward: x == y allowed); backward adds the inverse rotation of dy into dx.
+struct RotaryShape {
+    std::int64_t batch = 0, tokens = 0, heads = 0, kvHeads = 0, headDim = 0, dims = 0;
+    double base = 10000.0;
+};
+void rotaryForward(DType t, const void* x, void* y, const RotaryShape& r, cudaStream_t s);
+void rotaryBackward(DType t, const void* dy, void* dx, const RotaryShape& r, cudaStream_t s);
 
 // ---- loss.cu -------------------------------------------------------------------------------
 // Cross-entropy on an fp32 log-softmax of the logits, mean over rows; loss is one fp32 value.

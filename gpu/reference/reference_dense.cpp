@@ -18,6 +18,8 @@ Status convBackward(Call& c);
 // Flash attention, in reference_flash.cpp.
 Status flashForward(Call& c);
 Status flashBackward(Call& c);
+Status rotaryForward(Call& c);   // reference_rotary.cpp
+Status rotaryBackward(Call& c);
 
 namespace {
 
@@ -376,6 +378,7 @@ Status forward(Call& c) {
         case OpKind::AttnContext:
         case OpKind::ExpandKv: return attentionForward(c);
         case OpKind::FlashAttn: return flashForward(c);
+        case OpKind::Rotary: return rotaryForward(c);
         case OpKind::CrossEntropy: return crossEntropyForward(c);
         case OpKind::Mse: return mseForward(c);
         case OpKind::Conv2d:
@@ -424,6 +427,7 @@ Status backward(Call& c) {
         case OpKind::AttnContext:
         case OpKind::ExpandKv: return attentionBackward(c);
         case OpKind::FlashAttn: return flashBackward(c);
+        case OpKind::Rotary: return rotaryBackward(c);
         case OpKind::CrossEntropy: return crossEntropyBackward(c);
         case OpKind::Mse: return mseBackward(c);
         case OpKind::Conv2d:

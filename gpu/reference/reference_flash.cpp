@@ -5,11 +5,15 @@
 // S and P from q and k alone (it does not trust the saved output or log-sum-exp) and takes the
 // textbook gradients: dV = P^T dO, dP = dO V^T, dS = P (dP - rowsum(P dP)),
 // dQ = dS K / sqrt(D), dK = dS^T Q / sqrt(D); query heads of one KV head add into its dK, dV.
+// With dropout the context is O = (P M / (1 - p)) V, M the keep decisions of counter_rng.h at
+// the flat index ((b H + h) T + i) T + j of the draw forward writes to its third output; then
+// dV = (P M / (1 - p))^T dO, dP = (dO V^T) M / (1 - p) and rowsum(P dP) as above.
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "counter_rng.h"
 #include "reference_ops.h"
 
 namespace remat::reference {
@@ -41,8 +45,8 @@ Result<FlashShape> flashShape(const Call& c, std::int64_t qkvElements) {
     g.dim = c.op->attrs.headDim;
     if (g.batch <= 0 || g.tokens <= 0 || g.heads <= 0 || g.dim <= 0 || g.heads % g.kvHeads != 0)
         return makeError("flash_attention: invalid heads/tokens attributes");
-    if (c.op->attrs.p > 0.0 || (c.op->attrs.keyTokens != 0 && c.op->attrs.keyTokens != g.tokens))
-        return makeError("flash_attention: dropout and context parallelism have no reference");
+    if (c.op->attrs.keyTokens != 0 && c.op->attrs.keyTokens != g.tokens)
+        return makeError("flash_attention: context parallelism has no reference");
     if (qkvElements != g.batch * g.tokens * g.width())
         return makeError("flash_attention: the qkv operand does not match the attributes");
     return g;
@@ -72,13 +76,37 @@ void probabilities(const Call& c, const FlashShape& g, const Values& qkv, std::i
     }
 }
 
+// The dropout factor of (b, h, i, j): 0 or 1 / (1 - p); 1 without dropout.
+struct Dropped {
+    double p = 0.0;
+    std::uint64_t stream = 0;
+    double factor(const FlashShape& g, std::int64_t b, std::int64_t h, std::int64_t i,
+                  std::int64_t j) const {
+        if (p <= 0.0) return 1.0;
+        const float pf = float(p);
+        const std::uint64_t index = std::uint64_t(((b * g.heads + h) * g.tokens + i) * g.tokens + j);
+        return rng::uniform01(stream, index) >= pf ? 1.0 / (1.0 - double(pf)) : 0.0;
+    }
+};
+
+Dropped dropped(const Call& c, double draw) {
+    Dropped d;
+    d.p = c.op->attrs.p;
+    if (d.p > 0.0) d.stream = rng::dropoutStream(c.seed, c.opId.value, std::uint32_t(draw));
+    return d;
+}
+
 }  // namespace
 
 Status flashForward(Call& c) {
-    if (c.inputs.empty() || c.outputs.size() < 2) return makeError("flash_attention: missing operands");
+    const bool withDropout = c.op->attrs.p > 0.0;
+    if (c.inputs.empty() || c.outputs.size() < (withDropout ? 3u : 2u))
+        return makeError("flash_attention: missing operands");
     auto geo = flashShape(c, c.inputs[0].elements());
     if (!geo) return geo.error();
     const FlashShape& g = *geo;
+    if (withDropout) c.outputs[2][0] = double(c.rngDraw);
+    const Dropped drop = dropped(c, double(c.rngDraw));
     const std::int64_t t = g.tokens;
     std::vector<double> p, lse;
     for (std::int64_t b = 0; b < g.batch; ++b)
@@ -89,7 +117,8 @@ Status flashForward(Call& c) {
                 for (std::int64_t d = 0; d < g.dim; ++d) {
                     double acc = 0.0;
                     for (std::int64_t j = 0; j < t; ++j)
-                        acc += p[std::size_t(i * t + j)] * c.inputs[0][g.kv(1, b, j, h, d)];
+                        acc += p[std::size_t(i * t + j)] * drop.factor(g, b, h, i, j) *
+                               c.inputs[0][g.kv(1, b, j, h, d)];
                     c.outputs[0][g.o(b, i, h, d)] = acc;
                 }
             }
@@ -98,7 +127,8 @@ Status flashForward(Call& c) {
 }
 
 Status flashBackward(Call& c) {
-    if (c.saved.empty() || c.gradOutputs.empty() || c.gradInputs.empty())
+    const bool withDropout = c.op->attrs.p > 0.0;
+    if (c.saved.size() < (withDropout ? 4u : 3u) || c.gradOutputs.empty() || c.gradInputs.empty())
         return makeError("flash_attention: missing operands");
     if (!c.gradOutputs[0].bound() || !c.gradInputs[0].bound()) return Ok{};
     const Values& qkv = c.saved[0];
@@ -109,6 +139,7 @@ Status flashBackward(Call& c) {
     const double scale = 1.0 / std::sqrt(double(g.dim));
     const Values& dO = c.gradOutputs[0];
     Values& dqkv = c.gradInputs[0];
+    const Dropped drop = dropped(c, withDropout ? c.saved[3][0] : 0.0);
     std::vector<double> p, lse, dp(std::size_t(t * t));
     for (std::int64_t b = 0; b < g.batch; ++b)
         for (std::int64_t h = 0; h < g.heads; ++h) {
@@ -119,14 +150,15 @@ Status flashBackward(Call& c) {
                     double acc = 0.0;
                     for (std::int64_t d = 0; d < g.dim; ++d)
                         acc += dO[g.o(b, i, h, d)] * qkv[g.kv(1, b, j, h, d)];
-                    dp[std::size_t(i * t + j)] = acc;
-                    rowDot += p[std::size_t(i * t + j)] * acc;
+                    dp[std::size_t(i * t + j)] = acc * drop.factor(g, b, h, i, j);
+                    rowDot += p[std::size_t(i * t + j)] * dp[std::size_t(i * t + j)];
                 }
                 for (std::int64_t j = 0; j < t; ++j) {
                     const double pij = p[std::size_t(i * t + j)];
                     const double ds = pij * (dp[std::size_t(i * t + j)] - rowDot) * scale;
+                    const double pDropped = pij * drop.factor(g, b, h, i, j);
                     for (std::int64_t d = 0; d < g.dim; ++d) {
-                        dqkv[g.kv(1, b, j, h, d)] += pij * dO[g.o(b, i, h, d)];
+                        dqkv[g.kv(1, b, j, h, d)] += pDropped * dO[g.o(b, i, h, d)];
                         dqkv[g.q(b, i, h, d)] += ds * qkv[g.kv(0, b, j, h, d)];
                         dqkv[g.kv(0, b, j, h, d)] += ds * qkv[g.q(b, i, h, d)];
                     }
