@@ -18,7 +18,9 @@
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QToolBar>
+#include <QTimer>
 #include <optional>
+
 
 #include "document.h"
 #include "evaluation_progress.h"
@@ -47,7 +49,7 @@ void MainWindow::setLanguage(const QString& code) {
 
 void MainWindow::rebuildViews(const QString& lessonLanguage) {
     // What the views show beyond the document.
-    const QByteArray layout = saveState();
+    const QByteArray dockState = saveState();
     const LayerStackView::Rows rows = m_layerStack->rows();
     const std::size_t instruction = m_stepThrough->currentInstruction();
     const QString otherPlan = m_planDiff->otherStrategy();
@@ -130,7 +132,10 @@ void MainWindow::rebuildViews(const QString& lessonLanguage) {
     if (run && run->ok) m_runPanel->showEarlierOutcome(*run);
 
     // The docks as they were (their visibility, sizes and tabs), the toolbars' rows included.
-    restoreState(layout);
+    restoreState(dockState);
+    // Once more when the new panels have been laid out (their size hints known): restored
+    // before, the docks keep sizes the panels' first hints asked for.
+    QTimer::singleShot(0, this, [this, dockState] { restoreState(dockState); });
     for (QDockWidget* d : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly))
         if (hiddenForPresentation.contains(d->objectName())) m_hiddenForPresentation.push_back(d);
     if (statusBarHidden) m_hiddenForPresentation.push_back(statusBar());
