@@ -61,6 +61,7 @@ void MainWindow::rebuildViews(const QString& lessonLanguage) {
     const LessonPanel::Place lesson = m_lessons->place();
     const std::optional<RunOutcome> run = m_runPanel->lastOutcome();
     const QString backend = m_runPanel->selectedBackend();
+    const bool runStopped = m_runPanel->isRunning();  // its panel goes; the run stops
     struct FitState {
         bool shown;
         int gpus, globalBatch, cluster;
@@ -173,6 +174,7 @@ void MainWindow::rebuildViews(const QString& lessonLanguage) {
         dialog->clusterBox()->setCurrentIndex(fit->cluster);
         if (fit->searched) dialog->start();  // its result, in the new language
     }
+    if (runStopped) showMessage(tr("The run was stopped by the language switch; run it again."));
     for (const QString& page : helpPages)
         showHelpPage(page == QLatin1String("userGuide") ? QStringLiteral("user-guide")
                                                         : QStringLiteral("glossary"));
