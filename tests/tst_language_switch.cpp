@@ -256,7 +256,7 @@ void TstLanguageSwitch::everyShownTextFollowsTheLanguage() {
     w.stepThroughDock()->raise();
     w.planDiffDock()->raise();
     w.planDiff()->setOtherStrategy(QStringLiteral("none"));
-    QTRY_VERIFY_WITH_TIMEOUT(w.planDiff()->hasResult(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.planDiff()->hasResult() && !w.planDiff()->isBusy(), 30000);
     saveScreenshot(w, QStringLiteral("language-switch-before.png"));
     // English to start with: the check below would see nothing to flag in an untranslated UI
     // only if the English strings were missing from it.
@@ -267,7 +267,7 @@ void TstLanguageSwitch::everyShownTextFollowsTheLanguage() {
     QVERIFY(chooseLanguage(w, QStringLiteral("zh_CN"), QString::fromUtf8("文件(&F)")));
     QCOMPARE(AppSettings().language(), QStringLiteral("zh_CN"));
     QVERIFY(languageAction(w, QStringLiteral("zh_CN"))->isChecked());
-    QTRY_VERIFY_WITH_TIMEOUT(w.planDiff()->hasResult(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.planDiff()->hasResult() && !w.planDiff()->isBusy(), 30000);
     QStringList untranslated;
     int chinese = 0;
     for (const Shown& s : shownTexts(w)) {
@@ -280,7 +280,7 @@ void TstLanguageSwitch::everyShownTextFollowsTheLanguage() {
     saveScreenshot(w, QStringLiteral("language-switch-after.png"));
 
     QVERIFY(chooseLanguage(w, QStringLiteral("en"), QStringLiteral("&File")));
-    QTRY_VERIFY_WITH_TIMEOUT(w.planDiff()->hasResult(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.planDiff()->hasResult() && !w.planDiff()->isBusy(), 30000);
     QStringList leftChinese;
     for (const Shown& s : shownTexts(w))
         // The languages' own names are the same in every language.
