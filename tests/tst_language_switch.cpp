@@ -35,10 +35,12 @@
 #include <QtTest>
 
 #include "app_settings.h"
+#include "device_bar.h"
 #include "document.h"
 #include "fit_dialog.h"
 #include "model_file.h"
 #include "language.h"
+#include "layout_dialog.h"
 #include "layer_stack_view.h"
 #include "lesson_panel.h"
 #include "main_window.h"
@@ -413,8 +415,15 @@ void TstLanguageSwitch::windowsAndModesSurvive() {
     const double pointSize = w.font().pointSizeF();
     FitDialog* fit = w.showFitDialog();
     fit->globalBatchBox()->setValue(96);
+    fit->start();
+    QTRY_VERIFY_WITH_TIMEOUT(!fit->isRunning(), 60000);
+    QVERIFY(fit->result().has_value());
+    const int fitRows = fit->table()->rowCount();
+    QVERIFY(fitRows > 0);
     w.showHelpPage(QStringLiteral("user-guide"));
     QVERIFY(w.findChild<QDialog*>(QStringLiteral("userGuide")));
+    w.deviceBar()->layoutButton()->click();
+    QVERIFY(w.deviceBar()->layoutButton()->dialog()->isVisible());
 
     QVERIFY(chooseLanguage(w, QStringLiteral("zh_CN"), QString::fromUtf8("文件(&F)")));
     QVERIFY(w.presentationMode());
@@ -428,10 +437,18 @@ void TstLanguageSwitch::windowsAndModesSurvive() {
     QVERIFY(fitZh && fitZh->isVisible());
     QCOMPARE(fitZh->globalBatchBox()->value(), 96);
     QVERIFY2(hasHan(fitZh->windowTitle()), qPrintable(fitZh->windowTitle()));
+    // Its search made again, its answer in the new language.
+    QTRY_VERIFY_WITH_TIMEOUT(!fitZh->isRunning() && fitZh->result().has_value(), 60000);
+    QCOMPARE(fitZh->table()->rowCount(), fitRows);
+    QVERIFY2(hasHan(fitZh->messageText()), qPrintable(fitZh->messageText()));
     const auto guides = w.findChildren<QDialog*>(QStringLiteral("userGuide"));
     QCOMPARE(guides.size(), 1);
     QVERIFY(guides.front()->isVisible());
     QVERIFY2(hasHan(guides.front()->windowTitle()), qPrintable(guides.front()->windowTitle()));
+
+    LayoutDialog* layout = w.deviceBar()->layoutButton()->dialog();
+    QVERIFY(layout->isVisible());
+    QVERIFY2(hasHan(layout->windowTitle()), qPrintable(layout->windowTitle()));
 
     // Leaving presentation mode shows what it hid, in the rebuilt window.
     w.setPresentationMode(false);

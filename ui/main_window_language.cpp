@@ -17,17 +17,18 @@
 #include <QMenuBar>
 #include <QSpinBox>
 #include <QStatusBar>
-#include <QToolBar>
 #include <QTimer>
+#include <QToolBar>
 #include <optional>
 
-
+#include "device_bar.h"
 #include "document.h"
 #include "evaluation_progress.h"
 #include "fit_dialog.h"
 #include "help_browser.h"
 #include "language.h"
 #include "layer_stack_view.h"
+#include "layout_dialog.h"
 #include "lesson_panel.h"
 #include "lessons.h"
 #include "main_window.h"
@@ -73,6 +74,7 @@ void MainWindow::rebuildViews(const QString& lessonLanguage) {
                        m_fitDialog->globalBatchBox()->value(),
                        m_fitDialog->clusterBox()->currentIndex(),
                        m_fitDialog->result().has_value()};
+    const bool layoutShown = m_deviceBar->layoutButton()->dialog()->isVisible();
     QStringList helpPages;
     for (HelpBrowser* h : findChildren<HelpBrowser*>(Qt::FindDirectChildrenOnly))
         if (h->isVisible()) helpPages << h->objectName();
@@ -89,9 +91,9 @@ void MainWindow::rebuildViews(const QString& lessonLanguage) {
     for (QObject* o : findChildren<QObject*>()) disconnect(o, nullptr, this, nullptr);
     disconnect(m_document, nullptr, this, nullptr);
 
-    // Dialogs made from the window (the fit search, help pages, exports) go with it.
+    // Dialogs made from the window (the fit search, help pages) go with it; those that were
+    // open are opened again below.
     for (QDialog* d : findChildren<QDialog*>(Qt::FindDirectChildrenOnly)) delete d;
-    for (HelpBrowser* h : findChildren<HelpBrowser*>(Qt::FindDirectChildrenOnly)) delete h;
     m_fitDialog = nullptr;
     delete takeCentralWidget();
     for (QDockWidget* d : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
@@ -118,8 +120,8 @@ void MainWindow::rebuildViews(const QString& lessonLanguage) {
     buildMenus();
     connectDocument();
 
-    // The lesson and the other plan are set before the views get the document's state, so
-    // that they evaluate once for it.
+    // The lesson, the other plan and the sweep's controls first: the document's state given
+    // to the views next is then shown, and evaluated, with them.
     m_lessons->setLanguage(lessonLanguage);
     m_lessons->restorePlace(lesson);
     m_planDiff->setOtherStrategy(otherPlan);
@@ -163,18 +165,16 @@ void MainWindow::rebuildViews(const QString& lessonLanguage) {
     }
 
     if (fit) {
-        FitDialog* dialog = fit->shown ? showFitDialog() : nullptr;
-        if (!dialog) {
-            showFitDialog();
-            m_fitDialog->hide();
-            dialog = m_fitDialog;
-        }
-        dialog->gpusBox()->setValue(fit->gpus);
-        dialog->globalBatchBox()->setValue(fit->globalBatch);
-        dialog->clusterBox()->setCurrentIndex(fit->cluster);
-        if (fit->searched) dialog->start();  // its result, in the new language
+        m_fitDialog = new FitDialog(m_document, this);
+        m_fitDialog->setUnits(m_units);
+        m_fitDialog->gpusBox()->setValue(fit->gpus);
+        m_fitDialog->globalBatchBox()->setValue(fit->globalBatch);
+        m_fitDialog->clusterBox()->setCurrentIndex(fit->cluster);
+        if (fit->searched) m_fitDialog->start();  // its result, in the new language
+        if (fit->shown) showFitDialog();
     }
     if (runStopped) showMessage(tr("The run was stopped by the language switch; run it again."));
+    if (layoutShown) m_deviceBar->layoutButton()->dialog()->show();
     for (const QString& page : helpPages)
         showHelpPage(page == QLatin1String("userGuide") ? QStringLiteral("user-guide")
                                                         : QStringLiteral("glossary"));
