@@ -4,8 +4,9 @@
 // legends and labels) is an English string the .ts file translates, and after switching back
 // no Chinese is left; the document, its undo stack and their contents are the same objects,
 // and so are the selection, the dock layout, the window's size, the step-through's step, the
-// open lesson, the other plan, the sweep's settings and a finished run's results; a round trip
-// leaves no widget or translator behind. With REMAT_SCREENSHOT_DIR set it saves the window at
+// open lesson, the other plan, the sweep's settings, a finished run's results, presentation
+// mode, expanded blocks and the open windows (Make it fit, layout, user guide); repeated round
+// trips leave no widget, action or translator behind. With REMAT_SCREENSHOT_DIR set it saves the window at
 // 1280 x 720 before and after the switch there (scripts/screenshots.sh).
 #include <QAbstractButton>
 #include <QAbstractItemView>
