@@ -30,6 +30,14 @@ shot two-plans-gpt2-small-1280x720.png gpt2-small --strategy every:3 --size 1280
 shot lesson-1280x720.png --lesson 3:2:reveal --size 1280x720
 # The parallel-layout window, GPT-2 small at dp 8 with ZeRO-3, and Make it fit (GPT-2 tiny
 # fitting on 8 GPUs, GPT-3 175B not): taken by their GUI test, built beside the app.
+# The main window before and after View → Language → 简体中文, at 1280 x 720: taken by the
+# language switch's test.
+language_test="$(dirname "$app")/../tests/tst_language_switch"
+if [ -x "$language_test" ]; then
+    REMAT_SCREENSHOT_DIR="$out" QT_QPA_PLATFORM=offscreen "$language_test" \
+        everyShownTextFollowsTheLanguage >/dev/null
+    echo "wrote $out/language-switch-before.png, language-switch-after.png"
+fi
 layout_test="$(dirname "$app")/../tests/tst_parallel_layout_gui"
 if [ -x "$layout_test" ]; then
     REMAT_SCREENSHOT_DIR="$out" QT_QPA_PLATFORM=offscreen "$layout_test" >/dev/null

@@ -16,11 +16,24 @@ QLocale localeFor(const QString& code) {
     return code.isEmpty() ? QLocale::system() : QLocale(code);
 }
 
+namespace {
+
+// The object name that marks the translators installTranslators() installed.
+const QLatin1String kInstalledName("remat-installed-translator");
+
+}  // namespace
+
 bool installTranslators(QCoreApplication& app, const QString& code) {
+    for (QTranslator* t : app.findChildren<QTranslator*>(QString(kInstalledName),
+                                                         Qt::FindDirectChildrenOnly)) {
+        QCoreApplication::removeTranslator(t);
+        delete t;
+    }
     const QLocale locale = localeFor(code);
     QLocale::setDefault(locale);
     bool ours = false;
     auto* remat = new QTranslator(&app);
+    remat->setObjectName(kInstalledName);
     if (remat->load(locale, QStringLiteral("remat"), QStringLiteral("_"),
                     QString::fromLatin1(kTranslationsPath))) {
         app.installTranslator(remat);
@@ -29,6 +42,7 @@ bool installTranslators(QCoreApplication& app, const QString& code) {
         delete remat;
     }
     auto* qt = new QTranslator(&app);
+    qt->setObjectName(kInstalledName);
     if (qt->load(locale, QStringLiteral("qtbase"), QStringLiteral("_"),
                  QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
         app.installTranslator(qt);

@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
+#include <QScrollBar>
 #include <QToolButton>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -146,6 +147,55 @@ void LayerStackView::restoreExpansion() {
         m_tree->setExpanded(i, true);
         for (int r = 0; r < m_model->rowCount(i); ++r) stack.push_back(m_model->index(r, 0, i));
     }
+}
+
+QString LayerStackView::rowKey(const QModelIndex& index) const {
+    const QString key = keyOf(index);
+    if (!key.isEmpty() || index.parent().isValid()) return key;
+    return QStringLiteral("row%1").arg(index.row());
+}
+
+std::vector<QModelIndex> LayerStackView::allRows() const {
+    std::vector<QModelIndex> out, stack;
+    for (int r = m_model->rowCount() - 1; r >= 0; --r) stack.push_back(m_model->index(r, 0));
+    while (!stack.empty()) {
+        const QModelIndex i = stack.back();
+        stack.pop_back();
+        out.push_back(i);
+        for (int r = m_model->rowCount(i) - 1; r >= 0; --r)
+            stack.push_back(m_model->index(r, 0, i));
+    }
+    return out;
+}
+
+LayerStackView::Rows LayerStackView::rows() const {
+    Rows out;
+    for (const QModelIndex& i : allRows())
+        if (m_tree->isExpanded(i)) out.expanded.insert(rowKey(i));
+    for (const QModelIndex& i : m_tree->selectionModel()->selectedRows())
+        out.selected.insert(rowKey(i));
+    const QModelIndex current = m_tree->currentIndex();
+    if (current.isValid()) out.current = rowKey(current.siblingAtColumn(0));
+    out.scroll = m_tree->verticalScrollBar()->value();
+    return out;
+}
+
+void LayerStackView::restoreRows(const Rows& rows) {
+    QModelIndex current;
+    QItemSelection selection;
+    for (const QModelIndex& i : allRows()) {
+        const QString key = rowKey(i);
+        if (rows.expanded.contains(key)) m_tree->setExpanded(i, true);
+        if (rows.selected.contains(key)) selection.select(i, i);
+        if (key == rows.current) current = i;
+    }
+    if (current.isValid())
+        m_tree->selectionModel()->setCurrentIndex(current, QItemSelectionModel::NoUpdate);
+    m_tree->selectionModel()->select(
+        selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    // The inspector and the timeline's highlight follow the current row.
+    onCurrentChanged();
+    m_tree->verticalScrollBar()->setValue(rows.scroll);
 }
 
 std::vector<std::size_t> LayerStackView::selectedEntries() const {

@@ -38,6 +38,17 @@ public:
     // block).
     std::int64_t currentInstance() const;
 
+    // The rows expanded and selected and the current row, by keys that name rows rather than
+    // their positions on screen; restoreRows() puts a new view over the same document (the
+    // window rebuilt in another language) in the same state.
+    struct Rows {
+        QSet<QString> expanded, selected;
+        QString current;
+        int scroll = 0;
+    };
+    Rows rows() const;
+    void restoreRows(const Rows& rows);
+
 public slots:
     // Makes the selected consecutive layers one checkpointed region.
     void checkpointSelection();
@@ -63,6 +74,10 @@ private:
     void saveExpansion();
     void restoreExpansion();
     QString keyOf(const QModelIndex& index) const;
+    // keyOf(), or for a row it names no key for (the input) its top-level row number.
+    QString rowKey(const QModelIndex& index) const;
+    // Every row of the model, children after their parent.
+    std::vector<QModelIndex> allRows() const;
     void onCurrentChanged();
 
     Document* m_document;

@@ -292,7 +292,9 @@ void LayoutButton::setUnits(ByteUnits units) {
 
 void LayoutButton::sync() {
     // The layout in few words; the long forms stay in the dialog and the tooltip.
-    const QString text = toQString(describeLayout(m_document->model().training.parallel));
+    QString text = toQString(describeLayout(m_document->model().training.parallel));
+    // One GPU in words of the interface's language; a layout's notation (dp 8, ZeRO-3) stays.
+    if (text.startsWith(QLatin1String("1 GPU"))) text.replace(0, 5, LayoutDialog::tr("1 GPU"));
     const QFontMetrics fm = fontMetrics();
     setText(fm.elidedText(text, Qt::ElideRight, fm.averageCharWidth() * 28));
     setToolTip(text + QStringLiteral("\n") +

@@ -11,6 +11,7 @@
 #include <QVBoxLayout>
 
 #include "document.h"
+#include "document_evaluation.h"
 #include "qt_convert.h"
 #include "status_colors.h"
 
@@ -98,6 +99,7 @@ void LessonPanel::setLanguage(const QString& language) {
     for (int i = 0; i < m_lessons.size(); ++i)
         m_lessonCombo->addItem(QStringLiteral("%1. %2").arg(i + 1).arg(m_lessons[i].title.in(m_language)));
     if (current >= 0) m_lessonCombo->setCurrentIndex(current);
+    if (m_revealed && m_revealedState) fillReveal();  // the answer in the new language too
     updateTexts();
 }
 
@@ -126,12 +128,37 @@ bool LessonPanel::showStep(int lesson, int step) {
     m_choice = -1;
     m_revealed = false;
     m_revealed_text.clear();
+    m_revealedState.reset();
     m_lessonCombo->setCurrentIndex(lesson);
     const LessonStep& s = l.steps[step];
     const bool ok = apply(s.before ? *s.before : s.setup);
     rebuildChoices();
     updateTexts();
     return ok;
+}
+
+void LessonPanel::restorePlace(const Place& place) {
+    if (place.lesson < 0 || place.lesson >= m_lessons.size() || place.step < 0 ||
+        place.step >= m_lessons[place.lesson].steps.size())
+        return;
+    m_lesson = place.lesson;
+    m_step = place.step;
+    m_lastError = place.lastError;
+    m_lessonCombo->setCurrentIndex(m_lesson);
+    rebuildChoices();
+    choose(place.choice);
+    m_revealed = place.revealed && place.revealedState;
+    m_revealedState = m_revealed ? place.revealedState : nullptr;
+    m_revealed_text.clear();
+    if (m_revealed) fillReveal();
+    updateTexts();
+}
+
+void LessonPanel::fillReveal() {
+    const DocumentState& state = *m_revealedState;
+    const auto figures =
+        lessonFigures(state.evaluation, *state.graph, state.device, m_language, m_units);
+    m_revealed_text = fillFigures(m_lessons[m_lesson].steps[m_step].reveal.in(m_language), figures);
 }
 
 void LessonPanel::choose(int choice) {
@@ -146,9 +173,8 @@ bool LessonPanel::reveal() {
         updateTexts();
         return false;
     }
-    const auto figures = lessonFigures(m_document->evaluation(), m_document->graph(),
-                                       m_document->device(), m_language, m_units);
-    m_revealed_text = fillFigures(s.reveal.in(m_language), figures);
+    m_revealedState = m_document->stateHandle();
+    fillReveal();
     m_revealed = true;
     updateTexts();
     // In a short dock (a 720-pixel projector) the answer is below the fold: scroll to it once

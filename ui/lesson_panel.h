@@ -9,6 +9,7 @@
 #include <QList>
 #include <QString>
 #include <QWidget>
+#include <memory>
 
 #include "lessons.h"
 
@@ -21,6 +22,7 @@ class QVBoxLayout;
 namespace remat::ui {
 
 class Document;
+struct DocumentState;
 
 class LessonPanel : public QWidget {
     Q_OBJECT
@@ -48,10 +50,30 @@ public:
     QString questionText() const;
     QString lastError() const { return m_lastError; }
 
+    // Where the panel stands: the lesson, step, the choice made and whether it was revealed.
+    // A new panel over the same document (the window rebuilt in another language) is put there
+    // with restorePlace(), which sets nothing up in the document (it is set up already) and
+    // fills a revealed answer's figures in again in the panel's language, from the state the
+    // document was in when it was revealed (later edits do not change them).
+    struct Place {
+        int lesson = -1;
+        int step = 0;
+        int choice = -1;
+        bool revealed = false;
+        QString lastError;
+        std::shared_ptr<const DocumentState> revealedState;
+    };
+    Place place() const {
+        return {m_lesson, m_step, m_choice, m_revealed, m_lastError, m_revealedState};
+    }
+    void restorePlace(const Place& place);
+
 private:
     bool apply(const LessonSetup& setup);
     void rebuildChoices();
     void updateTexts();
+    // The answer's text with the figures of m_revealedState, in the panel's language.
+    void fillReveal();
 
     Document* m_document;
     QList<Lesson> m_lessons;
@@ -63,6 +85,7 @@ private:
     int m_choice = -1;
     bool m_revealed = false;
     QString m_revealed_text;
+    std::shared_ptr<const DocumentState> m_revealedState;  // the document when revealed
     QString m_lastError;
 
     QComboBox* m_lessonCombo;

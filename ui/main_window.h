@@ -127,6 +127,12 @@ public:
 
     void setUnits(ByteUnits units);
     void setTheme(Theme theme);
+    // Switches the user interface to language `code` ("en", "zh_CN"; empty: the system's) at
+    // once (View → Language): installs its translators (ui/language.h) and rebuilds the menus,
+    // toolbars, docks and their views over the same document, undo history included, keeping
+    // the selection, the dock layout, the step-through's step, the open lesson, the other plan,
+    // the sweep's settings and a finished run's results (main_window_language.cpp).
+    void setLanguage(const QString& code);
     // Presentation mode (View → Presentation mode, Ctrl+Shift+P): fonts, lines and markers
     // kPresentationScale times larger (the summary dock widened to match), and the chrome a lecture does not need hidden (the
     // palette and inspector docks, the status bar); leaving it restores what was shown.
@@ -155,6 +161,10 @@ protected:
 private:
     void buildViews();
     void buildDocks();
+    // Deletes the views, docks, toolbars and menus and builds them again in the current
+    // language, carrying over what they showed beyond the document (setLanguage); the lesson is
+    // shown in `lessonLanguage`.
+    void rebuildViews(const QString& lessonLanguage);
     // 1600 x 1000, or the screen's available size where that is smaller (a projector).
     QSize defaultSize() const;
     // Sizes the docks as shares of the window's size, each within what its panel needs.

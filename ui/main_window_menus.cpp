@@ -182,8 +182,7 @@ void MainWindow::buildMenus() {
     (AppSettings().theme() == Theme::Dark ? m_darkTheme : m_lightTheme)->setChecked(true);
     connect(themeGroup, &QActionGroup::triggered, this,
             [this](QAction* a) { setTheme(a == m_darkTheme ? Theme::Dark : Theme::Light); });
-    // The language is chosen once at start-up (translators are installed before any window):
-    // the choice is saved and applies at the next start.
+    // The language switches at once: the choice is saved for the next start too.
     QMenu* language = view->addMenu(tr("&Language"));
     language->setObjectName(QStringLiteral("languageMenu"));
     auto* languageGroup = new QActionGroup(this);
@@ -198,10 +197,11 @@ void MainWindow::buildMenus() {
         languageGroup->addAction(a);
     }
     connect(languageGroup, &QActionGroup::triggered, this, [this](QAction* a) {
-        AppSettings().setLanguage(a->data().toString());
-        const QString note = tr("The language changes when Remat Studio is started again.");
-        showMessage(note);
-        if (m_options.interactive) QMessageBox::information(this, tr("Language"), note);
+        const QString code = a->data().toString();
+        AppSettings().setLanguage(code);
+        // The switch deletes this menu and its actions: not from inside their signal.
+        QMetaObject::invokeMethod(this, [this, code] { setLanguage(code); },
+                                  Qt::QueuedConnection);
     });
     m_presentationAction = view->addAction(tr("&Presentation mode"));
     m_presentationAction->setCheckable(true);

@@ -672,6 +672,19 @@ QStringList PlotAdapter::legendSwatchNames() const {
     return names;
 }
 
+QStringList PlotAdapter::shownTexts() const {
+    QStringList texts{m_plot->xAxis->label(), m_plot->yAxis->label()};
+    if (m_plot->legend->visible())
+        for (int i = 0; i < m_plot->legend->itemCount(); ++i)
+            if (auto* p = qobject_cast<QCPPlottableLegendItem*>(m_plot->legend->item(i)))
+                texts << p->plottable()->name();
+    for (int i = 0; i < m_plot->itemCount(); ++i)
+        if (auto* t = qobject_cast<QCPItemText*>(m_plot->item(i)); t && t->visible())
+            texts << t->text();
+    texts.removeAll(QString());
+    return texts;
+}
+
 void PlotAdapter::setLegendVisible(bool visible) {
     // A hidden legend must not keep its row, so it leaves the layout.
     QCPLayoutGrid* layout = m_plot->plotLayout();

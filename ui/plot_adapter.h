@@ -111,6 +111,9 @@ public:
     // A legend entry with no data: a colour swatch naming something drawn as spans.
     void addLegendSwatch(const QString& name, const QColor& color);
     QStringList legendSwatchNames() const;
+    // Every text the plot shows: the axis titles, the legend's entries and the visible texts
+    // drawn over the data (markers, labels), for tests of what a reader sees.
+    QStringList shownTexts() const;
     void setLegendVisible(bool visible);
 
     // Vertical span from x0 to x1 over the full plot height; `group` lets one kind be cleared.

@@ -356,14 +356,18 @@ void RunPanel::onFinished(QFutureWatcher<RunOutcome>* watcher) {
         emit runFinished(false);
         return;
     }
-    m_outcome = std::move(outcome);
+    showEarlierOutcome(outcome);
+    emit runFinished(true);
+}
+
+void RunPanel::showEarlierOutcome(const RunOutcome& outcome) {
+    m_outcome = outcome;
     const QString where = m_outcome->backend == "cuda" ? tr("the GPU") : tr("the CPU");
     setStatus(
         tr("Done: one training step on %1 (%2).").arg(where, toQString(m_outcome->deviceName)));
     showOutcome();
     updateControls();
     if (m_outcome->sameLength) emit measured(m_outcome->liveBytes);
-    emit runFinished(true);
 }
 
 QString RunPanel::stageText(int stage) const {

@@ -70,6 +70,9 @@ public:
     QString gpuUnavailableReason() const { return m_gpuReason; }
 
     const std::optional<RunOutcome>& lastOutcome() const { return m_outcome; }
+    // Shows `outcome`, a finished run of the program set last, as if it had just finished here
+    // (a new panel over the same program: the window rebuilt in another language).
+    void showEarlierOutcome(const RunOutcome& outcome);
     QString measuredLabel() const;  // "measured (CPU)", for the timeline's legend
     QString statusText() const;
     QString liveCheckText() const;

@@ -76,6 +76,9 @@ StrategyBar::StrategyBar(Document* document, QWidget* parent)
       m_precision(new QComboBox(this)),
       m_optimizer(new QComboBox(this)),
       m_preserveRng(new QCheckBox(tr("Preserve RNG"), this)) {
+    // Filling the controls edits nothing: the document is shown as it is (sync() below), also
+    // when the bar is built again over a document with a plan (the language switch).
+    m_syncing = true;
     for (const StrategyChoice& c : kChoices)
         if (parseStrategy(c.probe))
             m_strategy->addItem(choiceLabel(QString::fromLatin1(c.head)),
