@@ -2,6 +2,9 @@
 
 #include <QFileInfo>
 #include <QSettings>
+#include <algorithm>
+
+#include "cpu/host_budget.h"
 
 namespace remat::ui {
 
@@ -13,6 +16,7 @@ const char* const kUnits = "view/units";
 const char* const kTheme = "view/theme";
 const char* const kTimeAxis = "view/timeAxis";
 const char* const kLanguage = "view/language";
+const char* const kLongCpuRun = "run/askAboveSeconds";
 const char* const kRecent = "files/recent";
 }  // namespace
 
@@ -57,6 +61,15 @@ bool AppSettings::timeAxis() const {
 }
 void AppSettings::setTimeAxis(bool time) {
     QSettings().setValue(kTimeAxis, time);
+}
+
+double AppSettings::longCpuRunSeconds() const {
+    bool ok = false;
+    const double s = QSettings().value(kLongCpuRun, kLongCpuRunSeconds).toDouble(&ok);
+    return ok && s >= 0.0 ? s : kLongCpuRunSeconds;
+}
+void AppSettings::setLongCpuRunSeconds(double seconds) {
+    QSettings().setValue(kLongCpuRun, std::max(0.0, seconds));
 }
 
 QString AppSettings::language() const {

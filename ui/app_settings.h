@@ -34,6 +34,12 @@ public:
     QString language() const;
     void setLanguage(const QString& code);
 
+    // The run panel asks before a CPU run predicted longer than this many seconds (by default
+    // the figure over which `remat run` refuses without --force); 0: never asks ("Don't ask
+    // again").
+    double longCpuRunSeconds() const;
+    void setLongCpuRunSeconds(double seconds);
+
     QStringList recentFiles() const;
     // Puts `path` first (dropping duplicates and files beyond the limit) and returns the list.
     QStringList addRecentFile(const QString& path);

@@ -15,6 +15,7 @@
 #include "optimal.h"
 #include "optimal_budget.h"
 #include "qt_convert.h"
+#include "refusal_notice.h"
 #include "strategy.h"
 
 namespace remat::ui {
@@ -46,10 +47,19 @@ BudgetSlider::BudgetSlider(Document* document, QWidget* parent)
     layout->addWidget(m_range);
 
     connect(m_slider, &QSlider::valueChanged, this, [this](int position) {
-        if (!m_syncing) applyBudget(bytesAt(position));
+        if (m_syncing) return;
+        EditOrigin origin(*m_document, m_slider);
+        applyBudget(bytesAt(position));
     });
     connect(m_field, &QLineEdit::editingFinished, this, &BudgetSlider::fieldEdited);
     connect(m_document, &Document::changed, this, &BudgetSlider::sync);
+    // A refused budget: the slider and the field show the budget in effect again (the field
+    // even while it has the focus), the reason under the one that was edited.
+    connectRefusals(m_document, this, [this](QWidget*, const QString&) {
+        sync();
+        m_field->setText(m_shownText);
+        return RefusalPlace{};
+    });
     // A budget whose plan was refused or cancelled in the background: show the document's.
     connect(m_document, &Document::busyChanged, this, [this](bool busy) {
         if (!busy && !m_document->isBusy()) sync();
@@ -90,12 +100,12 @@ void BudgetSlider::fieldEdited() {
     if (m_syncing) return;
     auto bytes = parseByteSize(toStdString(m_field->text().trimmed()));
     if (!bytes) {
-        m_field->setToolTip(toQString(bytes.error().message));
-        m_field->setStyleSheet(QStringLiteral("color: #c0392b"));
+        // Not a size: the budget in effect is shown again, the reason under the field.
+        m_field->setText(m_shownText);
+        showRefusal(m_field, toQString(bytes.error().message));
         return;
     }
-    m_field->setStyleSheet(QString());
-    m_field->setToolTip(tr("Memory budget (40GiB, 9.5 GiB, 512MB or bytes)"));
+    EditOrigin origin(*m_document, m_field);
     applyBudget(*bytes);
 }
 
@@ -184,7 +194,8 @@ void BudgetSlider::sync() {
     const std::int64_t shown =
         budgeted ? s->budgetBytes : m_document->evaluation().timeline.peakBytes;
     m_slider->setValue(positionOf(shown));
-    if (!m_field->hasFocus()) m_field->setText(bytesText(shown, m_units));
+    m_shownText = bytesText(shown, m_units);
+    if (!m_field->hasFocus()) m_field->setText(m_shownText);
     // Always from the range just computed: a label left as it was would show the previous
     // model's range.
     if (m_rangePending)

@@ -81,6 +81,7 @@ private:
     // the settings' spelling.
     Network m_rangeNetwork;
     QString m_rangeKey;
+    QString m_shownText;  // the budget (or peak) the field shows when not being typed in
     bool m_rangeValid = false;
     bool m_rangePending = false;  // being computed in the background
     quint64 m_rangeRequest = 0;   // the latest range asked for

@@ -21,6 +21,7 @@
 
 #include "background_priority.h"
 #include "comparison_model.h"
+#include "frozen_column_view.h"
 #include "progress_strip.h"
 #include "qt_convert.h"
 #include "status_colors.h"
@@ -54,7 +55,9 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent) {
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(ComparisonModel::SortRole);
 
-    m_table = new QTableView(this);
+    // The strategy column stays in place while the figures scroll sideways.
+    m_table = new FrozenColumnTableView(this);
+    m_table->setObjectName(QStringLiteral("comparisonTable"));
     m_table->setModel(m_proxy);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -349,6 +352,10 @@ void ComparisonPanel::install(const ComparisonResult& result) {
         finishWatcher();
         emit computed();
     }
+}
+
+void ComparisonPanel::resetScroll() {
+    m_table->resetScroll();
 }
 
 void ComparisonPanel::setCurrentStrategy(const QString& spelling) {

@@ -16,6 +16,7 @@
 
 #include "comparison_worker.h"
 #include "device.h"
+#include "frozen_column_view.h"
 #include "model_file.h"
 #include "network.h"
 #include "report.h"
@@ -58,7 +59,11 @@ public:
     const ComparisonResult& result() const { return m_result; }
     ComparisonModel* model() const { return m_model; }
     TradeoffPlot* plot() const { return m_plot; }
-    QTableView* table() const { return m_table; }
+    // The table (its first column, the strategy, frozen: frozen_column_view.h).
+    FrozenColumnTableView* table() const { return m_table; }
+    // The table back to its first row and column: another model was opened (an edit of the
+    // plan or the budget keeps where it was scrolled to).
+    void resetScroll();
     ProgressStrip* busyBar() const { return m_busy; }
     QString statusText() const;
 
@@ -86,7 +91,7 @@ private:
 
     ComparisonModel* m_model = nullptr;
     QSortFilterProxyModel* m_proxy = nullptr;
-    QTableView* m_table = nullptr;
+    FrozenColumnTableView* m_table = nullptr;
     TradeoffPlot* m_plot = nullptr;
     QLabel* m_status = nullptr;
     ProgressStrip* m_busy = nullptr;

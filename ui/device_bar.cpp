@@ -9,6 +9,7 @@
 #include "document.h"
 #include "layout_dialog.h"
 #include "qt_convert.h"
+#include "refusal_notice.h"
 
 namespace remat::ui {
 
@@ -46,12 +47,19 @@ DeviceBar::DeviceBar(Document* document, QWidget* parent)
     connect(m_device, &QComboBox::currentIndexChanged, this, [this] {
         if (m_syncing) return;
         const QString id = m_device->currentData().toString();
+        EditOrigin origin(*m_document, m_device);
         if (m_document->setDeviceId(id))
             emit deviceChosen(id);
         else
             sync();
     });
     connect(m_document, &Document::changed, this, &DeviceBar::sync);
+    // A device the model does not fit the rules of (its program, its layout): the previous one
+    // is shown again, the reason under the list.
+    connectRefusals(m_document, this, [this](QWidget*, const QString&) {
+        sync();
+        return RefusalPlace{};
+    });
     sync();
 }
 

@@ -8,6 +8,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "background_priority.h"
+#include "layer_numbering.h"
 #include "lower.h"
 #include "model_command.h"
 #include "plan_edit.h"
@@ -50,9 +51,10 @@ ModelFile minimalModel() {
     return m;
 }
 
-// Undo texts name layers; a layer's name comes from the file (escaped, cut).
+// Undo texts name layers as the stack numbers them; a layer's name comes from the file
+// (escaped, cut).
 QString layerText(const Network& net, std::size_t entry) {
-    return printableText(layerLabel(net, entry));
+    return LayerNumbering(net).entryName(entry);
 }
 
 // Expensive evaluations run one at a time on a thread of their own: a superseded one finishes
@@ -215,7 +217,10 @@ void Document::finishJob(quint64 id, Result<EvaluationOutcome> outcome) {
         m_lastJobError = outcome.error();
         const QString message = toQString(outcome.error().message);
         switch (job.kind) {
-            case Job::Kind::Edit: emit editRejected(message); break;
+            case Job::Kind::Edit:
+                emit editRejected(message);
+                emit editRefused(job.origin.data(), message);
+                break;
             case Job::Kind::Open: {
                 const QString where =
                     job.filePath.isEmpty() ? QString() : job.filePath + QStringLiteral(": ");
@@ -342,6 +347,7 @@ void Document::acceptOpen(std::shared_ptr<const DocumentState> state, const QStr
     m_cleanModel = m_state->model;
     m_undo.setClean();
     emit filePathChanged(m_filePath);
+    emit modelReplaced();
     if (!recovered) emit opened();
 }
 
@@ -408,7 +414,9 @@ void Document::restore(const ModelFile& model) {
 }
 
 Status Document::reject(const Error& e) {
-    emit editRejected(toQString(e.message));
+    const QString message = toQString(e.message);
+    emit editRejected(message);
+    emit editRefused(m_origin.data(), message);
     return e;
 }
 
@@ -425,6 +433,7 @@ Status Document::pushEdit(const QString& text, ModelFile after, int mergeId) {
         job.model = std::move(after);
         job.text = text;
         job.mergeId = mergeId;
+        job.origin = m_origin;
         dropJob(true, false);
         startJob(std::move(job), cost.work);
         return Ok{};

@@ -19,6 +19,7 @@
 
 #include <QElapsedTimer>
 #include <QObject>
+#include <QPointer>
 #include <QString>
 #include <QUndoStack>
 #include <cstdint>
@@ -167,6 +168,11 @@ signals:
     // The layer list (kinds, order, repeats) may have changed, not only values or the plan.
     void networkReplaced();
     void editRejected(const QString& message);
+    // The same refusal, with the object the edit came from (EditOrigin; null when none was
+    // named, as for undo and redo): that editor shows its previous value again and the reason
+    // beside it (refusal_notice.h). Emitted right after editRejected, also for an edit refused
+    // later in the background.
+    void editRefused(QObject* origin, const QString& message);
     // The undo history moved (push, undo, redo, clean point): isModified() may have changed.
     // Comes after changed(), since QUndoStack updates its index after running the command.
     void historyChanged();
@@ -180,6 +186,9 @@ signals:
     void openFailed(const QString& message);
     // A file or preset was opened (not emitted for autosave recovery).
     void opened();
+    // Another model took the current one's place, with a new history: opened, recovered,
+    // imported or new (not a save).
+    void modelReplaced();
 
 private:
     // What an evaluation in the background will do with its state once it succeeds.
@@ -194,6 +203,7 @@ private:
         bool preset = false;     // Open: a built-in preset
         int undoIndex = 0;       // Restore: the undo index of the last accepted state
         std::shared_ptr<CancelFlag> cancel;
+        QPointer<QObject> origin;  // Edit: the editor it came from
     };
 
     Result<std::shared_ptr<const DocumentState>> evaluateModel(const ModelFile& model);
@@ -216,6 +226,9 @@ private:
     // `notify`.
     void dropJob(bool takeBackUndo, bool notify);
 
+    friend class EditOrigin;
+    QPointer<QObject> m_origin;  // the editor of the edit being made (EditOrigin)
+
     std::shared_ptr<const DocumentState> m_state;
     // The state an edit computed while being checked, so that pushing it does not evaluate twice.
     std::shared_ptr<const DocumentState> m_pending;
@@ -236,6 +249,25 @@ private:
     bool m_settingUndoIndex = false;  // taking an undo step back: restore() does nothing
     std::optional<Error> m_lastJobError;
     bool m_background = true;  // why the last background evaluation was not applied
+};
+
+// Names the editor of the edits made while it lives (a spin box, the layer stack's tree):
+//     EditOrigin origin(*m_document, m_microBatch);
+//     m_document->setMicroBatch(v);
+// A refusal, now or once a background evaluation fails, is announced with it (editRefused).
+class EditOrigin {
+public:
+    EditOrigin(Document& document, QObject* origin)
+        : m_document(document), m_previous(document.m_origin) {
+        document.m_origin = origin;
+    }
+    ~EditOrigin() { m_document.m_origin = m_previous; }
+    EditOrigin(const EditOrigin&) = delete;
+    EditOrigin& operator=(const EditOrigin&) = delete;
+
+private:
+    Document& m_document;
+    QPointer<QObject> m_previous;
 };
 
 }  // namespace remat::ui

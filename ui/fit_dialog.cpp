@@ -15,6 +15,7 @@
 
 #include "background_priority.h"
 #include "document.h"
+#include "refusal_notice.h"
 #include "progress_strip.h"
 #include "qt_convert.h"
 #include "status_colors.h"
@@ -105,6 +106,13 @@ FitDialog::FitDialog(Document* document, QWidget* parent)
     connect(m_cancelButton, &QPushButton::clicked, this, &FitDialog::cancel);
     connect(m_table, &QTableWidget::cellDoubleClicked, this,
             [this](int row, int) { (void)applyRow(row); });
+    // A candidate the document refuses: the reason under its row (the model is unchanged).
+    connectRefusals(m_document, m_table, [this](QWidget*, const QString&) {
+        const QModelIndex i = m_table->model()->index(m_editedRow, 0);
+        const QRect row = m_table->visualRect(i);
+        return RefusalPlace{m_table->viewport(),
+                            QRect(0, row.top(), m_table->viewport()->width(), row.height())};
+    });
     connect(m_document, &Document::changed, this, &FitDialog::syncClusters);
     syncClusters();
     setRunning(false);
@@ -290,6 +298,8 @@ remat::Status FitDialog::applyRow(int row) {
     const QString device = m_resultCluster.device.id == m_document->device().id
                                ? QString()
                                : toQString(m_resultCluster.device.id);
+    EditOrigin origin(*m_document, m_table->viewport());
+    m_editedRow = row;
     return m_document->applyFitCandidate(m_rows[std::size_t(row)], device);
 }
 

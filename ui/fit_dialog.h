@@ -75,6 +75,7 @@ private:
     ProgressStrip* m_progress;
     QLabel* m_status;
     QTableWidget* m_table;
+    int m_editedRow = -1;  // the row last applied, where a refusal is shown
     QLabel* m_message;
     std::vector<FitCandidate> m_rows;  // the table's rows
     std::optional<FitResult> m_result;

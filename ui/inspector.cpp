@@ -13,7 +13,9 @@
 #include <limits>
 
 #include "document.h"
+#include "layer_numbering.h"
 #include "qt_convert.h"
+#include "refusal_notice.h"
 
 namespace remat::ui {
 
@@ -85,6 +87,16 @@ Inspector::Inspector(Document* document, QWidget* parent)
     connect(m_apply, &QPushButton::clicked, this, &Inspector::apply);
     connect(m_revert, &QPushButton::clicked, this, &Inspector::revert);
     connect(m_document, &Document::changed, this, &Inspector::reloadIfChanged);
+    // Shapes that fit but a model the simulator refuses (heads that do not divide the width, a
+    // program too large), now or once evaluated in the background: the fields show the layer as
+    // it is again, the reason stays under them and points at the field that was changed.
+    connectRefusals(m_document, this, [this](QWidget*, const QString& message) {
+        const QStringList changed = changedKeys();
+        rebuild();
+        showRefused(message);
+        QWidget* field = changed.isEmpty() ? nullptr : editorFor(changed.front());
+        return RefusalPlace{field ? field : m_status, {}};
+    });
     setEntry(-2);
 }
 
@@ -159,7 +171,8 @@ void Inspector::rebuild() {
     const Network& net = m_document->network();
     if (m_entry >= 0 && std::size_t(m_entry) < net.layers.size()) {
         m_baseLayer = net.layers[std::size_t(m_entry)];
-        m_title->setText(tr("Layer %1").arg(printableText(layerLabel(net, std::size_t(m_entry)))));
+        // Numbered as the stack's rows (layer_numbering.h), not by the model file's entries.
+        m_title->setText(LayerNumbering(net).entryTitle(std::size_t(m_entry)));
         m_fields = fieldsFor(m_baseLayer.kind);
         for (const LayerField& f : m_fields) {
             QWidget* e = makeEditor(f, f.get(m_baseLayer));
@@ -257,15 +270,43 @@ void Inspector::revalidate() {
     m_revert->setEnabled(changed);
 }
 
+QStringList Inspector::changedKeys() const {
+    QStringList keys;
+    if (m_entry >= 0) {
+        for (std::size_t i = 0; i < m_fields.size(); ++i) {
+            Layer one = m_baseLayer;
+            m_fields[i].set(one, editorValue(m_editors[i], m_fields[i].type));
+            if (!(one == m_baseLayer)) keys << m_fields[i].key;
+        }
+    } else if (m_entry == -1) {
+        const InputSpec in = editedInput();
+        if (m_shapeEdit && in.shape != m_baseInput.shape) keys << m_shapeEdit->objectName();
+        if (m_tokensEdit && in.tokens != m_baseInput.tokens) keys << m_tokensEdit->objectName();
+        if (m_vocabEdit && in.vocab != m_baseInput.vocab) keys << m_vocabEdit->objectName();
+    }
+    return keys;
+}
+
+void Inspector::showRefused(const QString& message) {
+    if (message.isEmpty()) return;
+    const QColor error = palette().color(QPalette::Text).lightness() > 128
+                             ? QColor(0xff, 0x8a, 0x80)
+                             : QColor(0xc6, 0x28, 0x28);
+    m_status->setStyleSheet(QStringLiteral("color: %1;").arg(error.name()));
+    m_status->setText(tr("Refused: %1").arg(printableText(message, kShownMessageChars)));
+}
+
 void Inspector::apply() {
     if (!m_valid) return;
-    Status st = m_entry >= 0 ? m_document->replaceLayer(std::size_t(m_entry), editedLayer())
-                             : m_document->setInput(editedInput());
-    if (!st) {
-        // Shapes fit but the simulator refused (e.g. a plan region that no longer exists).
-        m_status->setText(printableText(st.error().message, kShownMessageChars));
-        return;
+    Status st = Ok{};
+    {
+        // A refusal comes back through editRefused (connectRefusals above): the fields are
+        // reverted and the reason shown under them.
+        EditOrigin origin(*m_document, m_apply);
+        st = m_entry >= 0 ? m_document->replaceLayer(std::size_t(m_entry), editedLayer())
+                          : m_document->setInput(editedInput());
     }
+    if (!st) return;
     // Evaluated in the background: the edited values stay until the document accepts them
     // (changed() rebuilds then) or the evaluation is cancelled (Revert drops them).
     if (m_document->isBusy()) return;

@@ -4,6 +4,7 @@
 // touching the model; Apply makes the edit one undo command, Revert discards it.
 #pragma once
 
+#include <QStringList>
 #include <QWidget>
 #include <vector>
 
@@ -44,6 +45,10 @@ private:
     InputSpec editedInput() const;
     QWidget* makeEditor(const LayerField& field, const QVariant& value);
     void clearForm();
+    // Keys of the fields whose value differs from the layer (or input) as it is.
+    QStringList changedKeys() const;
+    // The status line under the fields says the edit was refused, and why.
+    void showRefused(const QString& message);
 
     Document* m_document;
     int m_entry = -2;

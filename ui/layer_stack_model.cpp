@@ -1,5 +1,6 @@
 #include "layer_stack_model.h"
 
+
 #include <QBrush>
 #include <QDataStream>
 #include <QIODevice>
@@ -10,6 +11,7 @@
 #include "document.h"
 #include "layer_insert.h"
 #include "layer_kind_mime.h"
+#include "layer_numbering.h"
 #include "plan_edit.h"
 #include "qt_convert.h"
 
@@ -297,30 +299,24 @@ bool LayerStackModel::regionFor(const QModelIndex& index, RegionSpec& region) co
     return true;
 }
 
+const LayerNumbering& LayerStackModel::numbering() const {
+    // Made once per document state (states never change once built).
+    const auto state = m_document->stateHandle();
+    if (m_numberedState.lock() != state) {
+        m_numbering = LayerNumbering(state->model.network);
+        m_numberedState = state;
+    }
+    return m_numbering;
+}
+
 QString LayerStackModel::nameText(const Node& n) const {
-    const Network& net = m_document->network();
     switch (n.kind) {
         case NodeKind::Input:
             return tr("input");
-        case NodeKind::Entry: {
-            const Layer& l = net.layers[std::size_t(n.entry)];
-            const QString label =
-                l.name.empty() ? toQString(layerKindName(l.kind)) : printableText(l.name);
-            if (l.repeat == 1) return QStringLiteral("%1  %2").arg(n.instance).arg(label);
-            const std::int64_t first = m_nodes[std::size_t(n.children.front())].instance;
-            //: A repeated block, shown compactly: "1–12  transformer_block × 12"
-            return tr("%1–%2  %3 × %4")
-                .arg(first)
-                .arg(first + l.repeat - 1)
-                .arg(label)
-                .arg(l.repeat);
-        }
-        case NodeKind::Instance: {
-            const Layer& l = net.layers[std::size_t(n.entry)];
-            const QString label =
-                l.name.empty() ? toQString(layerKindName(l.kind)) : printableText(l.name);
-            return QStringLiteral("%1  %2").arg(n.instance).arg(label);
-        }
+        case NodeKind::Entry:
+            return numbering().entryRow(std::size_t(n.entry));
+        case NodeKind::Instance:
+            return numbering().instanceRow(n.instance);
         case NodeKind::SubModule:
             return toQString(m_document->graph().module(n.module).name);
     }
@@ -532,6 +528,8 @@ bool LayerStackModel::setData(const QModelIndex& index, const QVariant& value, i
     const Node* n = nodeOf(index);
     if (!n || role != Qt::CheckStateRole || index.column() != CheckpointColumn) return false;
     const bool on = Qt::CheckState(value.toInt()) == Qt::Checked;
+    m_edited = index;
+    EditOrigin origin(*m_document, m_editor);
     if (isRepeatedEntry(*n))
         return m_document->setEntryCheckpointed(std::size_t(n->entry), on).ok();
     RegionSpec region;
@@ -592,6 +590,8 @@ bool LayerStackModel::dropMimeData(const QMimeData* data, Qt::DropAction action,
     if (!canDropMimeData(data, action, row, 0, parent) || !m_document) return false;
     const int entryCount = int(m_document->network().layers.size());
     int position = dropPosition(row, parent);
+    m_edited = row >= 0 && !parent.isValid() ? index(std::min(row, rowCount() - 1), 0) : parent;
+    EditOrigin origin(*m_document, m_editor);
     if (action == Qt::CopyAction) {
         const LayerKind kind = *layerKindFromMimeData(data);
         // Below the loss means at the end of the network, which is just before the loss (where

@@ -10,17 +10,22 @@
 
 #include <QAbstractItemModel>
 #include <QColor>
+#include <QPersistentModelIndex>
 #include <QPointer>
+#include <QWidget>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "ids.h"
+#include "layer_numbering.h"
 #include "strategy.h"
 
 namespace remat::ui {
 
 class Document;
+struct DocumentState;
 
 class LayerStackModel : public QAbstractItemModel {
     Q_OBJECT
@@ -77,6 +82,13 @@ public:
     // The marker colour, for the row of the instance itself and for its block's row.
     static QColor markColor(bool own);
 
+    // The widget that edits through this model (the stack's tree): the document's refusals of
+    // its check boxes, moves and drops name it (EditOrigin). editedIndex() is the row of the
+    // last such edit, where the refusal is shown.
+    void setEditor(QWidget* editor) { m_editor = editor; }
+    QModelIndex editedIndex() const { return m_edited; }
+    void setEditedIndex(const QModelIndex& index) { m_edited = index; }
+
     static constexpr const char* kEntryMimeType = "application/x-remat-layer-entry";
 
 signals:
@@ -124,7 +136,14 @@ private:
     // views repaint those rows instead of every visible one.
     void emitChangedRows(const std::vector<Shown>& before, std::int64_t maxBytesBefore);
 
+    // The row numbers (layer_numbering.h) of the state they were made for.
+    const LayerNumbering& numbering() const;
+    mutable std::weak_ptr<const DocumentState> m_numberedState;
+    mutable LayerNumbering m_numbering;
+
     QPointer<Document> m_document;
+    QPointer<QWidget> m_editor;
+    QPersistentModelIndex m_edited;
     std::vector<Node> m_nodes;
     std::vector<int> m_roots;
     std::int64_t m_maxRootBytes = 1;

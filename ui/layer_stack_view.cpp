@@ -15,6 +15,7 @@
 #include "bytes_bar_delegate.h"
 #include "document.h"
 #include "layer_stack_model.h"
+#include "refusal_notice.h"
 #include "region_tree_view.h"
 
 namespace remat::ui {
@@ -69,7 +70,10 @@ LayerStackView::LayerStackView(Document* document, QWidget* parent)
 
     auto* clear = new QAction(tr("Clear plan"), this);
     clear->setToolTip(tr("Remove every checkpointed region"));
-    connect(clear, &QAction::triggered, this, [this] { (void)m_document->clearPlan(); });
+    connect(clear, &QAction::triggered, this, [this] {
+        EditOrigin origin(*beginEdit(), m_tree);
+        (void)m_document->clearPlan();
+    });
 
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(0, 0, 0, 0);
@@ -100,6 +104,12 @@ LayerStackView::LayerStackView(Document* document, QWidget* parent)
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &LayerStackView::onCurrentChanged);
     connect(m_model, &QAbstractItemModel::modelReset, this, &LayerStackView::onCurrentChanged);
+    // Check boxes, moves and drops refused by the document: the rows show the document's plan and
+    // layers again (the model re-reads them), the reason under the row that was edited.
+    m_model->setEditor(m_tree);
+    connectRefusals(m_document, this, [this](QWidget*, const QString&) {
+        return RefusalPlace{m_tree->viewport(), editedArea()};
+    });
     // A layer dropped from the palette becomes the current row, as one added with "Add" does.
     connect(m_model, &LayerStackModel::layerDropped, this, &LayerStackView::selectEntry);
 }
@@ -237,12 +247,33 @@ void LayerStackView::onCurrentChanged() {
     }
 }
 
+Document* LayerStackView::beginEdit() {
+    m_model->setEditedIndex(m_tree->currentIndex());
+    return m_document;
+}
+
+QRect LayerStackView::editedArea() const {
+    const QModelIndex edited = m_model->editedIndex();
+    const QRect row = edited.isValid() ? m_tree->visualRect(edited) : QRect();
+    // A row scrolled out of sight: the top of the stack instead.
+    if (row.isEmpty() || !m_tree->viewport()->rect().intersects(row))
+        return QRect(0, 0, m_tree->viewport()->width(), 1);
+    return QRect(0, row.top(), m_tree->viewport()->width(), row.height());
+}
+
+void LayerStackView::refuse(const QString& text) {
+    m_model->setEditedIndex(m_tree->currentIndex());
+    emit message(text);
+    showRefusal(m_tree->viewport(), text, editedArea());
+}
+
 void LayerStackView::checkpointSelection() {
     const QModelIndexList rows = m_tree->selectionModel()->selectedRows();
     if (rows.isEmpty()) {
-        emit message(tr("Select the layers to checkpoint together first."));
+        refuse(tr("Select the layers to checkpoint together first."));
         return;
     }
+    EditOrigin origin(*beginEdit(), m_tree);
     if (rows.size() == 1) {
         RegionSpec region;
         if (m_model->regionFor(rows.front(), region)) {
@@ -255,9 +286,8 @@ void LayerStackView::checkpointSelection() {
         const auto kind = LayerStackModel::NodeKind(i.data(LayerStackModel::NodeKindRole).toInt());
         if (kind == LayerStackModel::NodeKind::Input) continue;
         if (kind == LayerStackModel::NodeKind::SubModule) {
-            emit message(
-                tr("A region of several rows must be made of whole layers, not "
-                   "sub-modules."));
+            refuse(tr("A region of several rows must be made of whole layers, not "
+                      "sub-modules."));
             return;
         }
         RegionSpec r;
@@ -267,7 +297,7 @@ void LayerStackView::checkpointSelection() {
     if (instances.empty()) return;
     const std::int64_t first = *instances.begin(), last = *instances.rbegin();
     if (std::int64_t(instances.size()) != last - first + 1) {
-        emit message(tr("Select consecutive layers: a region is one contiguous range."));
+        refuse(tr("Select consecutive layers: a region is one contiguous range."));
         return;
     }
     int merged = 0;

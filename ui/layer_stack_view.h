@@ -6,6 +6,7 @@
 // layer is marked on request.
 #pragma once
 
+#include <QRect>
 #include <QSet>
 #include <QWidget>
 #include <cstdint>
@@ -29,6 +30,9 @@ public:
     LayerStackModel* model() const { return m_model; }
     QTreeView* tree() const { return m_tree; }
     QAction* checkpointSelectionAction() const { return m_checkpointSelection; }
+    // Starts an edit of the current row made outside the tree (the Edit menu's duplicate, delete
+    // and move): a refusal is shown at that row. Name the tree as its origin (EditOrigin).
+    Document* beginEdit();
 
     // Selected top-level entries (index into network.layers), sorted; the input is not one.
     std::vector<std::size_t> selectedEntries() const;
@@ -71,6 +75,10 @@ private:
     // Narrows the kind and output columns when the view is narrow (a projector), so that the
     // layer's name keeps room; at their typical widths otherwise.
     void fitColumns();
+    // The edited row across the viewport, where a refusal is shown.
+    QRect editedArea() const;
+    // A refusal of the view's own (a selection that is no region): at the current row.
+    void refuse(const QString& text);
     void saveExpansion();
     void restoreExpansion();
     QString keyOf(const QModelIndex& index) const;

@@ -16,6 +16,7 @@
 #include <QStyle>
 #include <QThreadPool>
 #include <QToolBar>
+#include <QTreeView>
 #include <QUrl>
 #include <algorithm>
 #include <utility>
@@ -31,11 +32,13 @@
 #include "fit_dialog.h"
 #include "inspector.h"
 #include "layer_insert.h"
+#include "layer_numbering.h"
 #include "layer_stack_view.h"
 #include "lesson_panel.h"
 #include "palette.h"
 #include "plan_diff_panel.h"
 #include "qt_convert.h"
+#include "refusal_notice.h"
 #include "run_panel.h"
 #include "schedule_grid_view.h"
 #include "step_through_panel.h"
@@ -251,6 +254,8 @@ void MainWindow::connectDocument() {
     });
     connect(m_document, &Document::filePathChanged, this, &MainWindow::updateTitle);
     connect(m_document, &Document::opened, this, &MainWindow::onOpened);
+    // Another model: the comparison starts from its first row and column again.
+    connect(m_document, &Document::modelReplaced, m_comparison, &ComparisonPanel::resetScroll);
     connect(m_document, &Document::openFailed, this, [this](const QString& message) {
         showError(tr("Cannot open model"),
                   tr("The model was not opened; the current one is unchanged.\n\n%1")
@@ -282,8 +287,15 @@ void MainWindow::connectDocument() {
         AppSettings().setLastDevice(id);
         m_document->setFallbackDeviceId(id);
     });
-    connect(m_comparison, &ComparisonPanel::strategyChosen, this,
-            [this](const QString& spelling) { (void)m_document->setStrategy(spelling); });
+    connect(m_comparison, &ComparisonPanel::strategyChosen, this, [this](const QString& spelling) {
+        EditOrigin origin(*m_document, m_comparison);
+        (void)m_document->setStrategy(spelling);
+    });
+    // Where a refused edit came from a panel with nothing to revert: the reason at its top.
+    for (QWidget* panel : {static_cast<QWidget*>(m_palette), static_cast<QWidget*>(m_comparison)})
+        connectRefusals(m_document, panel, [panel](QWidget*, const QString&) {
+            return RefusalPlace{panel, QRect(0, 0, panel->width(), 1)};
+        });
     // A run executes exactly the program on the plot, so its live bytes line up with it.
     connect(m_runPanel, &RunPanel::measured, this, [this](const std::vector<std::int64_t>& live) {
         m_timeline->setMeasured(live, m_runPanel->measuredLabel());
@@ -333,6 +345,10 @@ void MainWindow::onDocumentChanged() {
         m_runPanel->setProgram(state, *state->graph, state->evaluation.program,
                                state->evaluation.timeline, state->device);
     m_sweep->setModel(state->model, state->model.training, state->device, &state->cluster);  // when it is shown
+    // The captions and the grid's rows name layers as the stack numbers its rows.
+    const LayerNumbering numbering(state->model.network, m_document->rankFirstInstance());
+    m_stepThrough->setNumbering(numbering);
+    m_schedule->setNumbering(numbering);
     m_stepThrough->setProgram(state, *state->graph, state->evaluation.program,
                               state->evaluation.timeline, state->series);  // indexed when shown
     m_planDiff->setState(state, m_document->strategySpelling());  // evaluated when shown
@@ -433,6 +449,7 @@ void MainWindow::addLayerFromPalette(int kindValue) {
         entry >= 0 ? std::size_t(entry) + 1 : (entry == -1 ? 0 : net.layers.size());
     if (entry == -2 && !net.layers.empty() && isLoss(net.layers.back().kind))
         position = net.layers.size() - 1;
+    EditOrigin origin(*m_document, m_palette);
     if (insertLayerOfKind(*m_document, kind, position)) m_layerStack->selectEntry(int(position));
 }
 
@@ -441,6 +458,7 @@ void MainWindow::moveSelected(int delta) {
     if (entry < 0) return;
     const int to = entry + delta;
     if (to < 0 || to >= int(m_document->network().layers.size())) return;
+    EditOrigin origin(*m_layerStack->beginEdit(), m_layerStack->tree());
     if (m_document->moveLayer(std::size_t(entry), std::size_t(to))) m_layerStack->selectEntry(to);
 }
 

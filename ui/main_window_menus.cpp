@@ -62,12 +62,16 @@ void MainWindow::buildActions() {
     m_duplicateAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
     connect(m_duplicateAction, &QAction::triggered, this, [this] {
         const int e = m_layerStack->currentEntry();
+        EditOrigin origin(*m_layerStack->beginEdit(), m_layerStack->tree());
         if (e >= 0 && m_document->duplicateLayer(std::size_t(e))) m_layerStack->selectEntry(e + 1);
     });
     m_deleteAction = new QAction(tr("De&lete layer"), this);
     m_deleteAction->setShortcut(QKeySequence::Delete);
     connect(m_deleteAction, &QAction::triggered, this,
-            [this] { (void)m_document->removeLayers(m_layerStack->selectedEntries()); });
+            [this] {
+                EditOrigin origin(*m_layerStack->beginEdit(), m_layerStack->tree());
+                (void)m_document->removeLayers(m_layerStack->selectedEntries());
+            });
     m_moveUpAction = new QAction(tr("Move layer &up"), this);
     m_moveUpAction->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Up));
     connect(m_moveUpAction, &QAction::triggered, this, [this] { moveSelected(-1); });
@@ -140,7 +144,10 @@ void MainWindow::buildMenus() {
     edit->addAction(m_moveDownAction);
     edit->addSeparator();
     edit->addAction(m_layerStack->checkpointSelectionAction());
-    edit->addAction(tr("&Clear plan"), this, [this] { (void)m_document->clearPlan(); });
+    edit->addAction(tr("&Clear plan"), this, [this] {
+        EditOrigin origin(*m_layerStack->beginEdit(), m_layerStack->tree());
+        (void)m_document->clearPlan();
+    });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QMenu* axis = view->addMenu(tr("Timeline &x axis"));

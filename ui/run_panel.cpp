@@ -5,15 +5,19 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPromise>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QSignalBlocker>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent>
 #include <algorithm>
 #include <cmath>
 
+#include "app_settings.h"
+#include "cpu/host_budget.h"
 #include "progress_strip.h"
 #include "qt_convert.h"
 #include "status_colors.h"
@@ -59,6 +63,11 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     m_allowUnsafe =
         new QCheckBox(tr("Run even though the plan is unsafe (to see the damage)"), this);
     m_allowUnsafe->setVisible(false);
+    m_askLongRun = new QCheckBox(this);
+    m_askLongRun->setObjectName(QStringLiteral("askLongRun"));
+    m_askLongRun->setToolTip(
+        tr("Before a CPU run whose predicted length (warm-up, the measured step and the "
+           "reference run for the gradient check) is over this, ask with the estimate"));
     m_run = new QPushButton(tr("Run"), this);
     m_cancel = new QPushButton(tr("Cancel"), this);
     m_progress = new ProgressStrip(this);
@@ -96,6 +105,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     layout->addLayout(where);
     layout->addWidget(m_gpuNote);
     layout->addWidget(m_allowUnsafe);
+    layout->addWidget(m_askLongRun);
     layout->addWidget(m_progress);
     layout->addWidget(status);
     layout->addWidget(m_table, 1);
@@ -113,6 +123,12 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
         updateControls();
     });
     connect(m_cpu, &QRadioButton::toggled, this, [this] { updateControls(); });
+    setLongRunThreshold(AppSettings().longCpuRunSeconds());
+    connect(m_askLongRun, &QCheckBox::toggled, this, [this](bool ask) {
+        const double s = ask ? (m_longRunS > 0.0 ? m_longRunS : kLongCpuRunSeconds) : 0.0;
+        setLongRunThreshold(s);
+        AppSettings().setLongCpuRunSeconds(s);
+    });
 
     // Whether a CUDA device is usable: instant without the CUDA executor, a device probe (in the
     // background) with it.
@@ -264,6 +280,7 @@ bool RunPanel::start(const QString& backend) {
     request.device = m_device;
     request.backend = toStdString(backend);
     request.allowUnsafe = m_allowUnsafe->isChecked();
+    if (!std::exchange(m_longRunConfirmed, false)) request.confirmAboveS = m_longRunS;
     m_cancelFlag = std::make_shared<std::atomic<bool>>(false);
     auto flag = m_cancelFlag;
     auto* watcher = new QFutureWatcher<RunOutcome>(this);
@@ -342,6 +359,10 @@ void RunPanel::onFinished(QFutureWatcher<RunOutcome>* watcher) {
         return;
     }
     RunOutcome outcome = watcher->result();
+    if (outcome.needsConfirmation) {
+        confirmLongRun(toQString(outcome.backend), outcome.estimateS);
+        return;
+    }
     if (outcome.poolInUseAfterBytes >= 0)
         emit runReleased(outcome.poolInUseAfterBytes, outcome.poolHeldAfterBytes);
     if (!outcome.ok) {
@@ -368,6 +389,60 @@ void RunPanel::showEarlierOutcome(const RunOutcome& outcome) {
     showOutcome();
     updateControls();
     if (m_outcome->sameLength) emit measured(m_outcome->liveBytes);
+}
+
+void RunPanel::setLongRunThreshold(double seconds) {
+    m_longRunS = std::max(0.0, seconds);
+    const QSignalBlocker block(m_askLongRun);
+    m_askLongRun->setChecked(m_longRunS > 0.0);
+    m_askLongRun->setText(
+        m_longRunS > 0.0
+            ? tr("Ask before a CPU run longer than %1").arg(formatSeconds(m_longRunS))
+            : tr("Ask before a long CPU run"));
+}
+
+QString RunPanel::longRunQuestionText(double estimateS) const {
+    return tr("This CPU run is estimated at %1 on this machine: warm-up, the measured step and "
+              "the reference run without checkpointing for the gradient check, over the %2 "
+              "you are asked above. A smaller micro-batch, fewer layers or a smaller model "
+              "(the gpt2-tiny and mlp-3x1024 presets) run in seconds; `remat run --shrink` "
+              "runs a shrunk copy of this model. Run it anyway?")
+        .arg(formatSeconds(estimateS), formatSeconds(m_longRunS));
+}
+
+void RunPanel::confirmLongRun(const QString& backend, double estimateS) {
+    const QString text = longRunQuestionText(estimateS);
+    bool dontAsk = false;
+    bool run = false;
+    if (m_longRunQuestion) {
+        run = m_longRunQuestion(text, &dontAsk);
+    } else {
+        QMessageBox box(QMessageBox::Question, tr("Long CPU run"), text,
+                        QMessageBox::Yes | QMessageBox::No, this);
+        box.setDefaultButton(QMessageBox::No);
+        box.button(QMessageBox::Yes)->setText(tr("Run"));
+        box.button(QMessageBox::No)->setText(tr("Don't run"));
+        auto* again = new QCheckBox(tr("Don't ask again"), &box);
+        box.setCheckBox(again);
+        run = box.exec() == QMessageBox::Yes;
+        dontAsk = again->isChecked();
+    }
+    if (dontAsk) {
+        setLongRunThreshold(0.0);
+        AppSettings().setLongCpuRunSeconds(0.0);
+    }
+    if (run) {
+        m_longRunConfirmed = true;
+        if (start(backend)) return;
+        m_longRunConfirmed = false;
+    } else {
+        setStatus(tr("Not started: the run is estimated at %1 on this CPU. Choose a smaller "
+                     "micro-batch or model to run it in seconds.")
+                      .arg(formatSeconds(estimateS)),
+                  true);
+    }
+    updateControls();
+    emit runFinished(false);
 }
 
 QString RunPanel::stageText(int stage) const {

@@ -18,6 +18,7 @@
 #include <QString>
 #include <QWidget>
 #include <atomic>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -63,6 +64,18 @@ public:
     void cancel();
     bool isRunning() const { return m_watcher != nullptr; }
 
+    // A CPU run predicted longer than `seconds` is asked about before it starts (with the
+    // estimate and what runs faster); 0: never. Starts from the setting (AppSettings), and
+    // the question's "Don't ask again" sets both to 0.
+    void setLongRunThreshold(double seconds);
+    double longRunThreshold() const { return m_longRunS; }
+    // How the question is put: returns whether to run; `dontAskAgain` may be set. By default a
+    // message box with a "Don't ask again" check box; tests answer it themselves.
+    using LongRunQuestion = std::function<bool(const QString& text, bool* dontAskAgain)>;
+    void setLongRunQuestion(LongRunQuestion question) { m_longRunQuestion = std::move(question); }
+    // The question's text for a run estimated at `estimateS` seconds.
+    QString longRunQuestionText(double estimateS) const;
+
     QString selectedBackend() const;
     void selectBackend(const QString& backend);
     // GPU availability is probed in the background when the build has the CUDA executor.
@@ -103,6 +116,8 @@ private:
     void setStatus(const QString& text, bool error = false);
     void onFinished(QFutureWatcher<RunOutcome>* watcher);
     QString stageText(int stage) const;
+    // The run stopped before starting because it is long: ask, then run it or say it did not.
+    void confirmLongRun(const QString& backend, double estimateS);
 
     QRadioButton* m_cpu = nullptr;
     QRadioButton* m_gpu = nullptr;
@@ -132,6 +147,10 @@ private:
     std::optional<RunOutcome> m_outcome;
     bool m_statusIsError = false;
     ByteUnits m_units = ByteUnits::Binary;
+    QCheckBox* m_askLongRun = nullptr;
+    double m_longRunS = 0.0;
+    LongRunQuestion m_longRunQuestion;
+    bool m_longRunConfirmed = false;  // the next start goes ahead whatever its estimate
 };
 
 }  // namespace remat::ui

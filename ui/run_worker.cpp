@@ -159,6 +159,10 @@ RunOutcome runPlan(const RunRequest& request, const std::atomic<bool>* cancel,
     }
     const double stepS = out.predictedTimeS.total();
     out.estimateS = double(out.warmupSteps + 1) * stepS + referenceS;
+    if (onCpu && request.confirmAboveS > 0.0 && out.estimateS > request.confirmAboveS) {
+        out.needsConfirmation = true;
+        return out;
+    }
     // Progress is shared out by predicted time: warm-up, measured step, reference.
     const double total = std::max(out.estimateS, 1e-12);
     const double warmupShare = double(out.warmupSteps) * stepS / total;

@@ -36,6 +36,9 @@ struct RunRequest {
     bool allowUnsafe = false;
     std::uint64_t seed = 1;
     int warmupSteps = -1;  // -1: the backend's default (cpu 0, cuda 1)
+    // A CPU run predicted longer than this many seconds stops before running anything, with
+    // `needsConfirmation` and its estimate, so that the user can be asked; 0: never.
+    double confirmAboveS = 0.0;
 };
 
 struct RunGradCheck {
@@ -54,6 +57,9 @@ struct RunOutcome {
     // Refused before anything ran: the host memory the CPU run needs is not available, the
     // executor cannot start (`error` says which, with the figures).
     bool refused = false;
+    // Stopped before running anything: the CPU run is predicted longer than the request's
+    // confirmAboveS (estimateS says how long); run it again with 0 to go ahead.
+    bool needsConfirmation = false;
     std::string error;
     std::string backend;
     std::string deviceName;

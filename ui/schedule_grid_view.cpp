@@ -135,6 +135,12 @@ int ScheduleGridView::rowAt(int y) const {
                     int(double(y - r.top()) * m_data->grid.rowCount() / r.height()));
 }
 
+void ScheduleGridView::setNumbering(LayerNumbering numbering) {
+    m_numbering = std::move(numbering);
+    m_image = QImage();
+    update();
+}
+
 void ScheduleGridView::setProgram(std::shared_ptr<const PlaybackProgram> data) {
     m_data = std::move(data);
     m_cursorColumn = npos;
@@ -227,7 +233,7 @@ void ScheduleGridView::renderImage() {
     for (int row = 0; row < rows; row += every) {
         const QRect cell = rowRect(row, 0, 1);
         p.drawText(QRect(kMargin, cell.top(), labelWidth() - kMargin, std::max(cell.height(), 1)),
-                   Qt::AlignRight | Qt::AlignVCenter, QString::number(row));
+                   Qt::AlignRight | Qt::AlignVCenter, QString::number(m_numbering.number(row)));
     }
     // The legend, wrapped onto a second line where the width runs out.
     const int sw = fontMetrics().height() - 4;
@@ -298,9 +304,10 @@ QString ScheduleGridView::cellText(int row, std::size_t column) const {
             break;
     }
     const std::size_t i = g.instructionOfColumn(column);
-    //: Schedule grid tooltip: layer, the column's instruction, what the cell shows
-    return tr("layer %1 at %2: %3")
-        .arg(row)
+    //: Schedule grid tooltip: the layer ("layer 5 (transformer_block 5/12)"), the column's
+    //: instruction, what the cell shows
+    return tr("%1 at %2: %3")
+        .arg(m_numbering.layer(row))
         .arg(instructionCaption(instructionParts(*m_data->graph, *m_data->program, i),
                                 ByteUnits::Binary, CaptionDetail::Short),
              state);

@@ -14,6 +14,7 @@
 #include <QWidget>
 #include <memory>
 
+#include "layer_numbering.h"
 #include "playback_program.h"
 
 namespace remat::ui {
@@ -26,6 +27,8 @@ public:
     explicit ScheduleGridView(QWidget* parent = nullptr);
 
     void setProgram(std::shared_ptr<const PlaybackProgram> data);
+    // How rows are numbered and named: the layer stack's numbers (layer_numbering.h).
+    void setNumbering(LayerNumbering numbering);
     // The step-through's instruction (npos: none): drawn as a cursor at its column.
     void setCursorInstruction(std::size_t index);
     std::size_t cursorColumn() const { return m_cursorColumn; }
@@ -63,6 +66,7 @@ private:
     QString cellText(int row, std::size_t column) const;
 
     std::shared_ptr<const PlaybackProgram> m_data;
+    LayerNumbering m_numbering;
     std::size_t m_cursorColumn = npos;
     QImage m_image;  // the grid at the current size; null when it must be drawn again
 };

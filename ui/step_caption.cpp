@@ -8,19 +8,13 @@
 namespace remat::ui {
 namespace {
 
-QString layersText(int first, int last) {
-    if (first == last || last < 0)
-        return QCoreApplication::translate("StepCaption", "layer %1").arg(first);
-    //: A range of layers: "layers 4–6"
-    return QCoreApplication::translate("StepCaption", "layers %1–%2").arg(first).arg(last);
-}
 
 QString opName(const Graph& g, OpId op) {
     return op.valid() && op.index() < g.ops.size() ? printableText(g.op(op).name) : QString();
 }
 
 QString workCaption(const Graph& g, const Program& p, const std::vector<int>& layers,
-                    const LiveSetIndex& live, std::size_t index) {
+                    const LiveSetIndex& live, std::size_t index, const LayerNumbering& num) {
     const Instruction& ins = p.instructions[index];
     const int layer =
         ins.op.valid() && ins.op.index() < layers.size() ? layers[ins.op.index()] : -1;
@@ -32,25 +26,25 @@ QString workCaption(const Graph& g, const Program& p, const std::vector<int>& la
             if (kind == BlockKind::Kept)
                 return QCoreApplication::translate(
                            "StepCaption",
-                           "forward through layer %1: %2; its output is kept for backward")
-                    .arg(layer)
+                           "forward through %1: %2; its output is kept for backward")
+                    .arg(num.layer(layer))
                     .arg(name);
             const auto regions = ins.op.valid() ? regionsContaining(p.plan, ins.op.value)
                                                 : std::vector<std::size_t>{};
             if (!regions.empty())
                 return QCoreApplication::translate(
                            "StepCaption",
-                           "forward through layer %1: %2; inside region %3 (%4) its output is "
+                           "forward through %1: %2; inside region %3 (%4) its output is "
                            "freed once used and recomputed in backward")
-                    .arg(layer)
+                    .arg(num.layer(layer))
                     .arg(name)
                     .arg(regions.front() + 1)
                     .arg(printableText(p.plan.regions[regions.front()].label));
             return QCoreApplication::translate(
                        "StepCaption",
-                       "forward through layer %1: %2; its output is freed once the next ops have "
+                       "forward through %1: %2; its output is freed once the next ops have "
                        "used it")
-                .arg(layer)
+                .arg(num.layer(layer))
                 .arg(name);
         }
         case InstrKind::Recompute: {
@@ -62,15 +56,15 @@ QString workCaption(const Graph& g, const Program& p, const std::vector<int>& la
                 text = QCoreApplication::translate(
                            "StepCaption",
                            "backward reaches region %1 (%2): recompute %3 from the kept input of "
-                           "layer %4")
+                           "%4")
                            .arg(c.region + 1)
                            .arg(region)
-                           .arg(layersText(c.runFirstLayer, c.runLastLayer))
-                           .arg(c.regionFirstLayer);
+                           .arg(num.range(c.runFirstLayer, c.runLastLayer))
+                           .arg(num.layer(c.regionFirstLayer));
             else
                 text = QCoreApplication::translate("StepCaption",
-                                                   "recompute layer %1: %2, inside region %3 (%4)")
-                           .arg(layer)
+                                                   "recompute %1: %2, inside region %3 (%4)")
+                           .arg(num.layer(layer))
                            .arg(name)
                            .arg(c.region + 1)
                            .arg(region);
@@ -81,8 +75,8 @@ QString workCaption(const Graph& g, const Program& p, const std::vector<int>& la
             return text;
         }
         case InstrKind::Backward:
-            return QCoreApplication::translate("StepCaption", "backward through layer %1: %2")
-                .arg(layer)
+            return QCoreApplication::translate("StepCaption", "backward through %1: %2")
+                .arg(num.layer(layer))
                 .arg(name);
         case InstrKind::OptimizerStep:
             return QCoreApplication::translate("StepCaption",
@@ -99,10 +93,11 @@ QString workCaption(const Graph& g, const Program& p, const std::vector<int>& la
 }  // namespace
 
 QString stepCaption(const Graph& graph, const Program& program, const std::vector<int>& layers,
-                    const LiveSetIndex& live, std::size_t index, ByteUnits units) {
+                    const LiveSetIndex& live, std::size_t index, ByteUnits units,
+                    const LayerNumbering& numbering) {
     if (index >= program.instructions.size()) return {};
     const Instruction& ins = program.instructions[index];
-    QString text = workCaption(graph, program, layers, live, index);
+    QString text = workCaption(graph, program, layers, live, index, numbering);
     if (text.isEmpty()) text = instructionCaption(instructionParts(graph, program, index), units);
     switch (ins.phase) {
         case Phase::Setup:

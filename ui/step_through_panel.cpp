@@ -206,6 +206,10 @@ QToolButton* StepThroughPanel::addButton(QAction* action) {
     return b;
 }
 
+void StepThroughPanel::setNumbering(LayerNumbering numbering) {
+    m_numbering = std::move(numbering);
+}
+
 void StepThroughPanel::setProgram(std::shared_ptr<const void> owner, const Graph& g,
                                   const Program& p, const Timeline& t,
                                   std::shared_ptr<const TimelineSeriesInputs> series) {
@@ -347,7 +351,7 @@ void StepThroughPanel::showCurrent() {
                                .arg(m_instruction)
                                .arg(m_data->instructionCount()));
     m_caption->setText(stepCaption(*m_data->graph, *m_data->program, m_data->opLayers, m_data->live,
-                                   m_instruction, m_units));
+                                   m_instruction, m_units, m_numbering));
     m_blocks->setInstruction(m_instruction);
     if (m_active) emit currentInstructionChanged(qint64(m_instruction));
 }

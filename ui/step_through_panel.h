@@ -20,6 +20,7 @@
 #include <memory>
 #include <vector>
 
+#include "layer_numbering.h"
 #include "playback_program.h"
 #include "report.h"
 
@@ -59,6 +60,9 @@ public:
     void setActive(bool active);
     bool isActive() const { return m_active; }
     void setUnits(ByteUnits units);
+    // How the captions name the program's layers: the layer stack's numbers (set with the
+    // program; under pipeline parallelism offset by the stage's first instance).
+    void setNumbering(LayerNumbering numbering);
 
     std::shared_ptr<const PlaybackProgram> data() const { return m_data; }
     std::size_t currentInstruction() const { return m_instruction; }
@@ -129,6 +133,7 @@ private:
     std::size_t m_instruction = npos;
     bool m_withAllocFree = false;
     ByteUnits m_units = ByteUnits::Binary;
+    LayerNumbering m_numbering;
 
     QTimer* m_timer;
     QAction* m_firstAction;

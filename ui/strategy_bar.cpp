@@ -15,6 +15,7 @@
 #include "device.h"
 #include "document.h"
 #include "qt_convert.h"
+#include "refusal_notice.h"
 #include "strategy.h"
 
 namespace remat::ui {
@@ -143,21 +144,39 @@ StrategyBar::StrategyBar(Document* document, QWidget* parent)
     connect(m_k, &QSpinBox::valueChanged, this, &StrategyBar::strategyEdited);
     connect(m_budget, &QDoubleSpinBox::valueChanged, this, &StrategyBar::strategyEdited);
     connect(m_microBatch, &QSpinBox::valueChanged, this, [this](int v) {
-        if (!m_syncing && !m_document->setMicroBatch(v)) sync();
+        if (m_syncing) return;
+        EditOrigin origin(*m_document, m_microBatch);
+        if (!m_document->setMicroBatch(v)) sync();
     });
     connect(m_accumulation, &QSpinBox::valueChanged, this, [this](int v) {
-        if (!m_syncing && !m_document->setAccumulationSteps(v)) sync();
+        if (m_syncing) return;
+        EditOrigin origin(*m_document, m_accumulation);
+        if (!m_document->setAccumulationSteps(v)) sync();
     });
     connect(m_precision, &QComboBox::currentIndexChanged, this, [this] {
-        if (!m_syncing && !m_document->setPrecision(Precision(m_precision->currentData().toInt())))
-            sync();
+        if (m_syncing) return;
+        EditOrigin origin(*m_document, m_precision);
+        if (!m_document->setPrecision(Precision(m_precision->currentData().toInt()))) sync();
     });
     connect(m_optimizer, &QComboBox::currentIndexChanged, this, [this] {
-        if (!m_syncing && !m_document->setOptimizer(Optimizer(m_optimizer->currentData().toInt())))
-            sync();
+        if (m_syncing) return;
+        EditOrigin origin(*m_document, m_optimizer);
+        if (!m_document->setOptimizer(Optimizer(m_optimizer->currentData().toInt()))) sync();
     });
     connect(m_preserveRng, &QCheckBox::toggled, this, [this](bool on) {
-        if (!m_syncing && !m_document->setPreserveRngState(on)) sync();
+        if (m_syncing) return;
+        EditOrigin origin(*m_document, m_preserveRng);
+        if (!m_document->setPreserveRngState(on)) sync();
+    });
+    // A refused edit: every field shows the document's value again, the reason under the one
+    // that was edited (the RNG switch sits on the window's next row, outside this bar).
+    connectRefusals(m_document, this, [this](QWidget*, const QString&) {
+        sync();
+        return RefusalPlace{};
+    });
+    connectRefusals(m_document, m_preserveRng, [this](QWidget*, const QString&) {
+        sync();
+        return RefusalPlace{};
     });
     connect(m_document, &Document::changed, this, &StrategyBar::sync);
     // An edit refused or cancelled in the background: show the document's values again.
@@ -202,6 +221,11 @@ void StrategyBar::strategyEdited() {
     if (m_syncing) return;
     const QString head = m_strategy->currentData().toString();
     if (head == QLatin1String("selective") && selectiveKinds().isEmpty()) return;
+    // The field that changed: the combo, k, the budget, or the kinds' menu (its button).
+    QWidget* field = qobject_cast<QWidget*>(sender());
+    if (!field || field == m_kindsMenu || !isAncestorOf(field)) field = m_strategy;
+    if (qobject_cast<QAction*>(sender())) field = m_kinds;
+    EditOrigin origin(*m_document, field);
     if (!m_document->setStrategy(composedSpelling())) sync();
 }
 

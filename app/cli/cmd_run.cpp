@@ -27,8 +27,9 @@ namespace remat::cli {
 
 namespace {
 
-// A CPU run predicted longer than this is refused unless --force.
-constexpr double kMaxCpuRunS = 60.0;
+// A CPU run predicted longer than this is refused unless --force (the desktop app asks first
+// above the same figure by default).
+constexpr double kMaxCpuRunS = kLongCpuRunSeconds;
 // Executor messages carry our own figures around names from the model file; the cut only
 // guards against runaway text (as userError's).
 constexpr std::size_t kMessageChars = 4000;

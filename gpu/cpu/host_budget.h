@@ -44,6 +44,11 @@ struct CpuRunHostEstimate {
     std::int64_t totalBytes = 0;
 };
 
+// A CPU run (warm-up, the measured step and the no-checkpoint reference run) predicted longer
+// than this is refused by `remat run` unless --force, and asked about by the desktop app
+// before it starts (a threshold the user can change there).
+inline constexpr double kLongCpuRunSeconds = 60.0;
+
 // `reference` is the plan-`none` program the gradient check runs after `run`; `threads` is
 // the CPU executor's thread count (<= 0: its default, cpu::defaultThreadCount()). The
 // thread pool itself keeps no per-thread scratch: its threads' stacks are outside every
