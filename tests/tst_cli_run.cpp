@@ -156,7 +156,7 @@ void TestCliRun::format2BlocksRunOnTheCpu() {
 // BERT's post-LN blocks (non-causal, dropout on) and token-type embeddings run on the CPU
 // executor exactly as predicted; ViT's patch tokens, simulated only so far, are refused by name.
 void TestCliRun::encoderLayersRunOrAreRefusedByName() {
-    const QString model = writeModel("post_ln", R"({"format": "remat-model/2",
+    const QString model = writeModel("post_ln", R"({"format": "remat-model/3",
         "input": {"tokens": 16, "vocab": 48}, "tie_embeddings": true,
         "layers": [{"kind": "embedding", "dim": 16, "positions": 16}, {"kind": "layernorm"},
                    {"kind": "dropout", "p": 0.1},
@@ -173,7 +173,7 @@ void TestCliRun::encoderLayersRunOrAreRefusedByName() {
         QCOMPARE(j["max_live_bytes_difference"].toInteger(), qint64(0));
         QCOMPARE(j["grad_check"].toObject()["bitwise_equal"].toBool(), true);
     }
-    const QString types = writeModel("token_types", R"({"format": "remat-model/2",
+    const QString types = writeModel("token_types", R"({"format": "remat-model/3",
         "input": {"tokens": 8, "vocab": 32},
         "layers": [{"kind": "embedding", "dim": 16, "positions": 8, "token_types": 2},
                    {"kind": "transformer_block", "heads": 2, "mlp_hidden": 32, "causal": false,
@@ -188,7 +188,7 @@ void TestCliRun::encoderLayersRunOrAreRefusedByName() {
         QCOMPARE(j["max_live_bytes_difference"].toInteger(), qint64(0));
         QCOMPARE(j["grad_check"].toObject()["bitwise_equal"].toBool(), true);
     }
-    const QString vit = writeModel("vit", R"({"format": "remat-model/2",
+    const QString vit = writeModel("vit", R"({"format": "remat-model/3",
         "input": {"shape": [3, 16, 16]},
         "layers": [{"kind": "patch_embedding", "dim": 16, "patch": 8},
                    {"kind": "select_token"}, {"kind": "linear", "out": 4},

@@ -62,7 +62,7 @@ private slots:
     void encoderMapping();
     void vitLabelsAndPublishedCount();
     void postLnBlockSavedActivations();
-    void encoderModelFilesAreVersion2();
+    void encoderModelFilesAreVersion3();
     void vitHeadKeepsTheNormOutputThroughTheView();
     void errors_data();
     void errors();
@@ -412,22 +412,22 @@ void TstHfImport::postLnBlockSavedActivations() {
     }
 }
 
-// The encoders' layers are model format 2: written as remat-model/2, refused by name in a
-// remat-model/1 file, and bad values named by field.
-void TstHfImport::encoderModelFilesAreVersion2() {
+// The encoders' layers are model format 3: written as remat-model/3, refused by name in a
+// remat-model/2 file, and bad values named by field.
+void TstHfImport::encoderModelFilesAreVersion3() {
     auto bert = importHfConfigFile(hfPath("bert-base-uncased.json"));
     auto vit = importHfConfigFile(hfPath("vit-base-patch16-224.json"));
     QVERIFY(bert.ok() && vit.ok());
     for (const HfImport* i : {&*bert, &*vit}) {
         json j = json::parse(modelToJson(i->model));
-        QCOMPARE(j.at("format").get<std::string>(), std::string("remat-model/2"));
-        j["format"] = "remat-model/1";
+        QCOMPARE(j.at("format").get<std::string>(), std::string("remat-model/3"));
+        j["format"] = "remat-model/2";
         auto old = parseModel(j.dump(), "m.json");
         QVERIFY(!old.ok());
         const QString got = QString::fromStdString(old.error().message);
         QVERIFY2(got.contains(i == &*bert ? "m.json: $.layers[0].token_types: unknown field"
                                           : "m.json: $.layers[0].kind: layer kind \"patch_embedding\" "
-                                            "is unknown in remat-model/1"),
+                                            "is unknown in remat-model/2"),
                  qPrintable(got));
     }
     auto refused = [](json j, const char* message) {

@@ -414,7 +414,7 @@ void TstModelFile::frameworkSettingsRoundTrip() {
 // conv2d's dilation and groups (format 2): the output size, the weight [out, in / groups, k, k],
 // the parameter count and FLOPs, the checks naming the field, and the version the writer picks.
 void TstModelFile::convolutionDilationAndGroups() {
-    const std::string model = R"({"format": "remat-model/2", "input": {"shape": [8, 12, 12]},
+    const std::string model = R"({"format": "remat-model/3", "input": {"shape": [8, 12, 12]},
         "layers": [{"kind": "conv2d", "out_channels": 12, "kernel": 3, "padding": 1,
                     "dilation": 2, "groups": 4, "bias": false},
                    {"kind": "conv2d", "out_channels": 12, "kernel": 3, "stride": 2, "padding": 1,
@@ -441,10 +441,10 @@ void TstModelFile::convolutionDilationAndGroups() {
     QCOMPARE(g->tensor(dilated.params[0]).shape, Shape({12, 2, 3, 3}));
     QCOMPARE(dilated.forward.flops.perSample, std::int64_t{2} * 12 * 10 * 10 * 2 * 9);
 
-    // Written back as version 2, the fields kept; without them the file is version 1 and
+    // Written back as version 3, the fields kept; without them the file is version 1 and
     // holds neither key.
     const json written = json::parse(modelToJson(*m));
-    QCOMPARE(written.at("format").get<std::string>(), std::string("remat-model/2"));
+    QCOMPARE(written.at("format").get<std::string>(), std::string("remat-model/3"));
     QCOMPARE(written.at("layers")[0].at("groups").get<int>(), 4);
     QCOMPARE(written.at("layers")[1].at("groups").get<int>(), 12);
     QVERIFY(!written.at("layers")[1].contains("dilation"));
@@ -455,16 +455,16 @@ void TstModelFile::convolutionDilationAndGroups() {
     QCOMPARE(plainWritten.at("format").get<std::string>(), std::string("remat-model/1"));
     QVERIFY(!plainWritten.at("layers")[0].contains("groups"));
 
-    // A version 1 file holding either key is refused as a version 1 reader refuses it.
+    // A version 2 file holding either key is refused as a version 2 reader refuses it.
     std::string v1 = model;
-    v1.replace(v1.find("remat-model/2"), 13, "remat-model/1");
+    v1.replace(v1.find("remat-model/3"), 13, "remat-model/2");
     auto old = parseModel(v1, "v1.json");
     QVERIFY(!old.ok());
     QVERIFY2(QString::fromStdString(old.error().message).contains("dilation: unknown field"),
              old.error().message.c_str());
 
     auto refused = [](const std::string& layer) {
-        auto r = parseModel(R"({"format": "remat-model/2", "input": {"shape": [6, 8, 8]},
+        auto r = parseModel(R"({"format": "remat-model/3", "input": {"shape": [6, 8, 8]},
             "layers": [)" + layer + R"(, {"kind": "flatten"}, {"kind": "mse"}]})",
                             "bad.json");
         return r.ok() ? std::string() : r.error().message;

@@ -8,7 +8,7 @@ the one before. Each step becomes one layer of the model file:
   nn.Linear, ReLU/GELU/SiLU/Tanh/Sigmoid (modules or functions), Softmax over the last dimension,
   LayerNorm and RMSNorm over the last dimension, Dropout, Embedding (first, on token ids, with a
   learned position embedding added and a dropout after it folded in), Conv2d (square kernel,
-  stride, zero padding, dilation and groups; the file is then format 2), BatchNorm2d, MaxPool2d, AdaptiveAvgPool2d(1),
+  stride, zero padding, dilation and groups; the file is then format 3), BatchNorm2d, MaxPool2d, AdaptiveAvgPool2d(1),
   Flatten, and the losses CrossEntropy and MSE (modules or functions, given the target).
 
 Blocks with residual adds are recognised by their structure, not traced into:
@@ -399,7 +399,7 @@ def trace_module(module, example_inputs, loss=None, name="", description=None,
 
     layers = _merge_repeats(layers)
     # The oldest format version that holds the layers, as remat itself writes.
-    version = 2 if any("dilation" in l or "groups" in l for l in layers) else 1
+    version = 3 if any("dilation" in l or "groups" in l for l in layers) else 1
     model = {"format": f"remat-model/{version}", "name": name or type(module).__name__,
              "description": description or (
                  f"Traced from the PyTorch module {type(module).__name__} by tools/remat_trace.py "
@@ -482,7 +482,7 @@ def _layer_for(n, modules, current, target, aux_nodes, pending_aux, layers, refu
                      "kernel": _square(m.kernel_size, "kernel", n.target),
                      "stride": _square(m.stride, "stride", n.target),
                      "padding": _square(m.padding, "padding", n.target)}
-            # Model format 2 holds dilation and groups; written only when not 1, as remat does.
+            # Model format 3 holds dilation and groups; written only when not 1, as remat does.
             dilation = _square(m.dilation, "dilation", n.target)
             if dilation != 1:
                 layer["dilation"] = dilation

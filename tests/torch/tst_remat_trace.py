@@ -207,13 +207,13 @@ class TestRematTrace(unittest.TestCase):
 
     def test_dilated_and_grouped_convolutions(self):
         # A dilated convolution in two groups, a depthwise one and a pointwise one (MobileNet's
-        # separable pair): model format 2, with the module's own parameter count.
+        # separable pair): model format 3, with the module's own parameter count.
         net = nn.Sequential(
             nn.Conv2d(4, 8, 3, padding=2, dilation=2, groups=2, bias=False), nn.ReLU(),
             nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=8), nn.Conv2d(8, 16, 1),
             nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 10))
         model = trace_module(net, (torch.randn(4, 4, 16, 16),), loss="cross_entropy")
-        self.assertEqual(model["format"], "remat-model/2")
+        self.assertEqual(model["format"], "remat-model/3")
         self.assertEqual(model["layers"][:4], [
             {"kind": "conv2d", "out_channels": 8, "kernel": 3, "stride": 1, "padding": 2,
              "dilation": 2, "groups": 2, "bias": False},
