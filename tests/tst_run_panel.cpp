@@ -182,6 +182,8 @@ void TestRunPanel::cancelStopsALongRun() {
     QThreadPool::globalInstance()->waitForDone();
     RunPanel panel;
     panel.setProgram(c, c->graph, c->evaluation.program, c->evaluation.timeline, c->device);
+    // A long run on purpose: not asked about first (tst_gui_polish covers the question).
+    panel.setLongRunThreshold(0.0);
     QSignalSpy measured(&panel, &RunPanel::measured);
     QSignalSpy finished(&panel, &RunPanel::runFinished);
     QSignalSpy released(&panel, &RunPanel::runReleased);

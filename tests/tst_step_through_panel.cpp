@@ -293,7 +293,9 @@ private slots:
         QTest::mouseClick(grid, Qt::LeftButton, {}, QPoint(x, r.center().y()));
         QCOMPARE(w->stepThrough()->currentInstruction(), g->instructionOfColumn(column));
         QCOMPARE(grid->cursorColumn(), column);
-        QCOMPARE(w->stepThrough()->caption(), QStringLiteral("backward through layer 3: 3/relu"));
+        // Named as the layer stack numbers the row (layer_numbering.h).
+        QCOMPARE(w->stepThrough()->caption(),
+                 QStringLiteral("backward through layer 3 (relu): 3/relu"));
         // The legend names one recompute depth for every:2: no depths spelled out.
         QStringList names;
         for (const auto& e : grid->legendEntries()) names << e.second;

@@ -112,6 +112,9 @@ void MainWindow::buildViews() {
     m_summary = new SummaryPanel(this);
     m_comparison = new ComparisonPanel(this);
     m_runPanel = new RunPanel(this);
+    // A window that asks nothing (scripts, headless jobs) runs what it is told to run.
+    if (!m_options.interactive)
+        m_runPanel->setLongRunQuestion([](const QString&, bool*) { return true; });
     m_sweep = new SweepPanel(this);
     m_stepThrough = new StepThroughPanel(this);
     m_schedule = new ScheduleGridView(this);
