@@ -133,6 +133,37 @@ cat > "$RAW/resnet-mini.json" <<'EOF'
 }
 EOF
 
+# Dilated, grouped and depthwise convolutions (model format 3; the CUDA path is im2col + one
+# strided-batched cuBLAS GEMM over the groups): a MobileNet-style separable pair after a dilated
+# grouped 3x3.
+cat > "$RAW/convmix-mini.json" <<'EOF'
+{
+  "format": "remat-model/3",
+  "name": "convmix-mini",
+  "input": {"shape": [3, 64, 64]},
+  "layers": [
+    {"kind": "conv2d", "out_channels": 64, "kernel": 3, "stride": 2, "padding": 1, "bias": false},
+    {"kind": "batchnorm2d"},
+    {"kind": "relu", "inplace": true},
+    {"kind": "conv2d", "out_channels": 64, "kernel": 3, "padding": 2, "dilation": 2, "groups": 4, "bias": false},
+    {"kind": "batchnorm2d"},
+    {"kind": "relu", "inplace": true},
+    {"kind": "conv2d", "out_channels": 64, "kernel": 3, "stride": 2, "padding": 1, "groups": 64, "bias": false},
+    {"kind": "batchnorm2d"},
+    {"kind": "relu", "inplace": true},
+    {"kind": "conv2d", "out_channels": 128, "kernel": 1, "bias": false},
+    {"kind": "batchnorm2d"},
+    {"kind": "relu", "inplace": true},
+    {"kind": "global_avg_pool"},
+    {"kind": "flatten"},
+    {"kind": "linear", "out": 1000, "bias": true},
+    {"kind": "cross_entropy"}
+  ],
+  "training": {"micro_batch": 32, "accumulation_steps": 1, "precision": "fp32",
+               "optimizer": "momentum"}
+}
+EOF
+
 # model id | model file | extra remat flags | strategies
 MODELS=(
     "mlp-3x1024|$ROOT/resources/models/mlp-3x1024.json||none full sqrt"
@@ -140,6 +171,7 @@ MODELS=(
     "gpt2-small|$ROOT/resources/models/gpt2-small.json|-b 8|none full sqrt selective:attention_core"
     "llama-mini|$RAW/llama-mini.json||none full selective:attention_core"
     "resnet-mini|$RAW/resnet-mini.json||none full sqrt"
+    "convmix-mini|$RAW/convmix-mini.json||none full"
 )
 
 # ---- 1. selftest ---------------------------------------------------------------------------------
@@ -274,7 +306,7 @@ for path in sorted(glob.glob(os.path.join(raw, "run_*.out"))):
     model = run.get("model") or run.get("name") or name.split("_")[0]
     strat = run.get("strategy")
     mid = name.split("_")[0] if "_" in name else name
-    for entry in ("mlp-3x1024", "gpt2-tiny", "gpt2-small", "llama-mini", "resnet-mini"):
+    for entry in ("mlp-3x1024", "gpt2-tiny", "gpt2-small", "llama-mini", "resnet-mini", "convmix-mini"):
         if name.startswith(entry + "_"):
             mid = entry
     tag = name[len(mid) + 1:]

@@ -173,17 +173,17 @@ private slots:
         QCOMPARE(panel->currentInstruction(), firstRecompute);
         QCOMPARE(panel->caption(),
                  QStringLiteral("backward reaches region 2 (2-3): recompute layers 2–3 from the "
-                                "kept input of layer 2"));
+                                "kept input of layer 2 (linear)"));
         panel->seekInstruction(secondRecompute);
         QCOMPARE(panel->caption(),
-                 QStringLiteral("recompute layer 3: 3/relu, inside region 2 (2-3)"));
+                 QStringLiteral("recompute layer 3 (relu): 3/relu, inside region 2 (2-3)"));
         panel->seekInstruction(forward0);
         QCOMPARE(panel->caption(),
-                 QStringLiteral("forward through layer 0: 0/linear; inside region 1 (0-1) its "
+                 QStringLiteral("forward through layer 0 (linear): 0/linear; inside region 1 (0-1) its "
                                 "output is freed once used and recomputed in backward"));
         panel->stepForward();
         QCOMPARE(panel->caption(),
-                 QStringLiteral("forward through layer 1: 1/relu; its output is kept for "
+                 QStringLiteral("forward through layer 1 (relu): 1/relu; its output is kept for "
                                 "backward"));
         // The marked row: layer 1 in the stack and in the blocks.
         QCOMPARE(w->layerStack()->model()->markedInstance(), std::int64_t(1));
@@ -216,10 +216,10 @@ private slots:
         QCOMPARE(recomputes.size(), std::size_t(2));  // layer 2, then layer 0
         panel->seekInstruction(recomputes[0]);
         QCOMPARE(panel->caption(),
-                 QStringLiteral("backward reaches region 2 (2-3): recompute layer 2 from the kept "
-                                "input of layer 2"));
+                 QStringLiteral("backward reaches region 2 (2-3): recompute layer 2 (linear) from the kept "
+                                "input of layer 2 (linear)"));
         panel->stepForward();
-        QCOMPARE(panel->caption(), QStringLiteral("backward through layer 3: 3/linear"));
+        QCOMPARE(panel->caption(), QStringLiteral("backward through layer 3 (linear): 3/linear"));
         QCOMPARE(panel->data()->grid.columnCount(), std::size_t(12));
     }
 

@@ -573,25 +573,26 @@ Status Document::planEdit(const QString& text, const Result<std::vector<RegionSp
 }
 
 namespace {
-QString regionText(const RegionSpec& r) {
+// A region in undo texts, named as the layer stack numbers its rows: "layer 3 (layernorm)",
+// "layers 4–6"; a module path as written.
+QString regionText(const Network& net, const RegionSpec& r) {
     if (r.isPath) return toQString(r.path);
-    return r.first == r.last ? QString::number(r.first)
-                             : QStringLiteral("%1–%2").arg(r.first).arg(r.last);
+    return LayerNumbering(net).range(r.first, r.last);
 }
 }  // namespace
 
 Status Document::toggleRegion(const RegionSpec& region) {
     auto current = currentRegions();
     if (!current) return reject(current.error());
-    return planEdit(tr("Toggle checkpoint %1").arg(regionText(region)),
+    return planEdit(tr("Toggle checkpoint %1").arg(regionText(network(), region)),
                     toggleRegionSpec(*m_state->graph, *current, region));
 }
 
 Status Document::setRegion(const RegionSpec& region, bool present) {
     auto current = currentRegions();
     if (!current) return reject(current.error());
-    const QString text = present ? tr("Checkpoint %1").arg(regionText(region))
-                                 : tr("Keep %1").arg(regionText(region));
+    const QString text = present ? tr("Checkpoint %1").arg(regionText(network(), region))
+                                 : tr("Keep %1").arg(regionText(network(), region));
     return planEdit(text, setRegionSpec(*m_state->graph, *current, region, present));
 }
 
@@ -617,8 +618,8 @@ Status Document::mergeRegion(std::int64_t first, std::int64_t last, int* merged)
     }
     if (merged) *merged = count;
     const RegionSpec region{false, first, last, ""};
-    const QString text = count > 0 ? tr("Merge into %1").arg(regionText(region))
-                                   : tr("Checkpoint %1").arg(regionText(region));
+    const QString text = count > 0 ? tr("Merge into %1").arg(regionText(network(), region))
+                                   : tr("Checkpoint %1").arg(regionText(network(), region));
     return planEdit(text, setRegionSpec(*m_state->graph, kept, region, true));
 }
 

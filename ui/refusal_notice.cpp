@@ -95,7 +95,16 @@ RefusalFrame* frameOf(const QWidget* window) {
 }  // namespace
 
 void showRefusal(QWidget* anchor, const QString& message, const QRect& area) {
-    if (!anchor || !anchor->isVisible() || message.isEmpty()) return;
+    if (!anchor || message.isEmpty()) return;
+    if (!anchor->isVisible()) {
+        // An editor made anew by the revert (the inspector rebuilds its fields) is shown by its
+        // layout on a queued call; the notice follows once it is.
+        if (!anchor->window()->isVisible()) return;
+        QTimer::singleShot(0, anchor, [a = QPointer<QWidget>(anchor), message, area] {
+            if (a && a->isVisible()) showRefusal(a, message, area);
+        });
+        return;
+    }
     QWidget* window = anchor->window();
     RefusalFrame* frame = frameOf(window);
     if (!frame) frame = new RefusalFrame(window);

@@ -234,21 +234,31 @@
     </message>
     <message>
         <location filename="../../ui/layer_catalog.cpp" line="79"/>
-        <source>Pre-LN transformer block: attention and MLP with residuals; repeatable.</source>
-        <translation>Pre-LN Transformer 块：带残差连接的注意力和 MLP；可重复。</translation>
+        <source>Transformer block (pre-LN or post-LN): attention and MLP with residuals; repeatable.</source>
+        <translation>Transformer 块（Pre-LN 或 Post-LN）：带残差连接的注意力和 MLP；可重复。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_catalog.cpp" line="82"/>
+        <location filename="../../ui/layer_catalog.cpp" line="90"/>
+        <source>ViT patch embedding: image patches to tokens, a class token and learned positions.</source>
+        <translation>ViT 图块嵌入：将图像图块转为词元，并加入类别词元和可学习位置。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_catalog.cpp" line="94"/>
+        <source>Takes the first (class) token: a view that keeps its input alive while saved.</source>
+        <translation>取第一个（类别）词元：一个视图，被保存时会使其输入一直保留。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_catalog.cpp" line="83"/>
         <source>ResNet block (basic or bottleneck) with shortcut; repeatable.</source>
         <translation>带捷径连接的 ResNet 块（基本型或瓶颈型）；可重复。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_catalog.cpp" line="85"/>
+        <location filename="../../ui/layer_catalog.cpp" line="86"/>
         <source>Cross-entropy loss over the last dimension.</source>
         <translation>沿最后一维的交叉熵损失。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_catalog.cpp" line="87"/>
+        <location filename="../../ui/layer_catalog.cpp" line="88"/>
         <source>Mean squared error loss.</source>
         <translation>均方误差损失。</translation>
     </message>
@@ -272,136 +282,168 @@
     </message>
     <message>
         <location filename="../../ui/layer_fields.cpp" line="81"/>
+        <source>Norm position</source>
+        <translation>归一化位置</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="96"/>
         <source>Attention core</source>
         <translation>注意力核心</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="96"/>
+        <location filename="../../ui/layer_fields.cpp" line="111"/>
         <source>Variant</source>
         <translation>变体</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="113"/>
+        <location filename="../../ui/layer_fields.cpp" line="128"/>
         <source>QKV bias</source>
         <translation>QKV 偏置</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="135"/>
+        <location filename="../../ui/layer_fields.cpp" line="150"/>
         <source>Repeat</source>
         <translation>重复次数</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="138"/>
+        <location filename="../../ui/layer_fields.cpp" line="153"/>
         <source>Output features</source>
         <translation>输出特征数</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="139"/>
-        <location filename="../../ui/layer_fields.cpp" line="167"/>
-        <location filename="../../ui/layer_fields.cpp" line="177"/>
-        <location filename="../../ui/layer_fields.cpp" line="193"/>
-        <location filename="../../ui/layer_fields.cpp" line="205"/>
+        <location filename="../../ui/layer_fields.cpp" line="154"/>
+        <location filename="../../ui/layer_fields.cpp" line="184"/>
+        <location filename="../../ui/layer_fields.cpp" line="194"/>
+        <location filename="../../ui/layer_fields.cpp" line="211"/>
+        <location filename="../../ui/layer_fields.cpp" line="226"/>
         <source>Bias</source>
         <translation>偏置</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="146"/>
-        <location filename="../../ui/layer_fields.cpp" line="150"/>
+        <location filename="../../ui/layer_fields.cpp" line="161"/>
+        <location filename="../../ui/layer_fields.cpp" line="165"/>
         <source>In place</source>
         <translation>原地计算</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="149"/>
+        <location filename="../../ui/layer_fields.cpp" line="164"/>
         <source>Probability</source>
         <translation>概率</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="153"/>
+        <location filename="../../ui/layer_fields.cpp" line="168"/>
+        <location filename="../../ui/layer_fields.cpp" line="235"/>
         <source>Width</source>
         <translation>宽度</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="154"/>
+        <location filename="../../ui/layer_fields.cpp" line="169"/>
         <source>Learned positions (0: none)</source>
         <translation>可学习位置数（0：无）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="157"/>
-        <location filename="../../ui/layer_fields.cpp" line="166"/>
-        <location filename="../../ui/layer_fields.cpp" line="176"/>
-        <location filename="../../ui/layer_fields.cpp" line="192"/>
+        <location filename="../../ui/layer_fields.cpp" line="171"/>
+        <source>Token types (0: none)</source>
+        <translation>词元类型数（0：无）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="174"/>
+        <location filename="../../ui/layer_fields.cpp" line="183"/>
+        <location filename="../../ui/layer_fields.cpp" line="193"/>
+        <location filename="../../ui/layer_fields.cpp" line="210"/>
+        <location filename="../../ui/layer_fields.cpp" line="240"/>
         <source>Dropout</source>
         <translation>Dropout</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="160"/>
-        <location filename="../../ui/layer_fields.cpp" line="180"/>
+        <location filename="../../ui/layer_fields.cpp" line="177"/>
+        <location filename="../../ui/layer_fields.cpp" line="197"/>
         <source>Heads</source>
         <translation>注意力头数</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="161"/>
-        <location filename="../../ui/layer_fields.cpp" line="181"/>
+        <location filename="../../ui/layer_fields.cpp" line="178"/>
+        <location filename="../../ui/layer_fields.cpp" line="198"/>
         <source>KV heads (0: same)</source>
         <translation>KV 头数（0：与头数相同）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="164"/>
-        <location filename="../../ui/layer_fields.cpp" line="190"/>
+        <location filename="../../ui/layer_fields.cpp" line="181"/>
+        <location filename="../../ui/layer_fields.cpp" line="208"/>
         <source>Causal</source>
         <translation>因果掩码</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="172"/>
+        <location filename="../../ui/layer_fields.cpp" line="189"/>
         <source>Hidden width</source>
         <translation>隐藏层宽度</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="174"/>
+        <location filename="../../ui/layer_fields.cpp" line="191"/>
         <source>Gated (SwiGLU)</source>
         <translation>门控（SwiGLU）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="183"/>
+        <location filename="../../ui/layer_fields.cpp" line="200"/>
         <source>MLP hidden width</source>
         <translation>MLP 隐藏层宽度</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="187"/>
+        <location filename="../../ui/layer_fields.cpp" line="204"/>
         <source>Gated MLP (SwiGLU)</source>
         <translation>门控 MLP（SwiGLU）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="195"/>
+        <location filename="../../ui/layer_fields.cpp" line="213"/>
         <source>Parallel attention and MLP</source>
         <translation>注意力与 MLP 并行</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="199"/>
+        <location filename="../../ui/layer_fields.cpp" line="217"/>
         <source>Output channels</source>
         <translation>输出通道数</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="201"/>
-        <location filename="../../ui/layer_fields.cpp" line="208"/>
+        <location filename="../../ui/layer_fields.cpp" line="219"/>
+        <location filename="../../ui/layer_fields.cpp" line="229"/>
         <source>Kernel</source>
         <translation>卷积核</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="202"/>
-        <location filename="../../ui/layer_fields.cpp" line="209"/>
-        <location filename="../../ui/layer_fields.cpp" line="216"/>
+        <location filename="../../ui/layer_fields.cpp" line="220"/>
+        <location filename="../../ui/layer_fields.cpp" line="230"/>
+        <location filename="../../ui/layer_fields.cpp" line="245"/>
         <source>Stride</source>
         <translation>步幅</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="203"/>
-        <location filename="../../ui/layer_fields.cpp" line="210"/>
+        <location filename="../../ui/layer_fields.cpp" line="221"/>
+        <location filename="../../ui/layer_fields.cpp" line="231"/>
         <source>Padding</source>
         <translation>填充</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="215"/>
+        <location filename="../../ui/layer_fields.cpp" line="224"/>
+        <source>Dilation</source>
+        <translation>膨胀系数</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="225"/>
+        <source>Groups</source>
+        <translation>分组数</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="236"/>
+        <source>Patch</source>
+        <translation>图块大小</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="238"/>
+        <source>Class token</source>
+        <translation>类别词元</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="244"/>
         <source>Channels</source>
         <translation>通道数</translation>
     </message>
@@ -440,7 +482,7 @@
         <translation>CPU 执行器无法启动：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_worker.cpp" line="238"/>
+        <location filename="../../ui/run_worker.cpp" line="242"/>
         <source>this build of Remat Studio has no executors (gpu/ was not linked)</source>
         <translation>此 Remat Studio 构建不含执行器（未链接 gpu/）</translation>
     </message>
@@ -448,75 +490,64 @@
 <context>
     <name>StepCaption</name>
     <message>
-        <location filename="../../ui/step_caption.cpp" line="13"/>
-        <source>layer %1</source>
-        <translation>第 %1 层</translation>
-    </message>
-    <message>
-        <location filename="../../ui/step_caption.cpp" line="15"/>
-        <source>layers %1–%2</source>
-        <extracomment>A range of layers: &quot;layers 4–6&quot;</extracomment>
-        <translation>第 %1–%2 层</translation>
-    </message>
-    <message>
-        <location filename="../../ui/step_caption.cpp" line="33"/>
-        <source>forward through layer %1: %2; its output is kept for backward</source>
-        <translation>前向经过第 %1 层：%2；其输出保留供反向使用</translation>
-    </message>
-    <message>
-        <location filename="../../ui/step_caption.cpp" line="41"/>
-        <source>forward through layer %1: %2; inside region %3 (%4) its output is freed once used and recomputed in backward</source>
-        <translation>前向经过第 %1 层：%2；在区域 %3（%4）内，其输出用后即释放，反向时重计算</translation>
-    </message>
-    <message>
-        <location filename="../../ui/step_caption.cpp" line="49"/>
-        <source>forward through layer %1: %2; its output is freed once the next ops have used it</source>
-        <translation>前向经过第 %1 层：%2；其输出在后续算子使用后即释放</translation>
-    </message>
-    <message>
-        <location filename="../../ui/step_caption.cpp" line="62"/>
-        <source>backward reaches region %1 (%2): recompute %3 from the kept input of layer %4</source>
-        <translation>反向到达区域 %1（%2）：从第 %4 层保留的输入重计算 %3</translation>
-    </message>
-    <message>
-        <location filename="../../ui/step_caption.cpp" line="71"/>
-        <source>recompute layer %1: %2, inside region %3 (%4)</source>
-        <translation>重计算第 %1 层：%2，位于区域 %3（%4）内</translation>
-    </message>
-    <message>
-        <location filename="../../ui/step_caption.cpp" line="79"/>
+        <location filename="../../ui/step_caption.cpp" line="73"/>
         <source> (nested region, depth %1)</source>
         <extracomment>Appended to a recompute&apos;s caption when its region is nested in another</extracomment>
         <translation>（嵌套区域，深度 %1）</translation>
     </message>
     <message>
-        <location filename="../../ui/step_caption.cpp" line="84"/>
-        <source>backward through layer %1: %2</source>
-        <translation>反向经过第 %1 层：%2</translation>
+        <location filename="../../ui/step_caption.cpp" line="27"/>
+        <source>forward through %1: %2; its output is kept for backward</source>
+        <translation>前向经过%1：%2；其输出保留供反向使用</translation>
     </message>
     <message>
-        <location filename="../../ui/step_caption.cpp" line="88"/>
+        <location filename="../../ui/step_caption.cpp" line="35"/>
+        <source>forward through %1: %2; inside region %3 (%4) its output is freed once used and recomputed in backward</source>
+        <translation>前向经过%1：%2；在区域 %3（%4）内，其输出用完即释放，反向时重算</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_caption.cpp" line="43"/>
+        <source>forward through %1: %2; its output is freed once the next ops have used it</source>
+        <translation>前向经过%1：%2；其输出在后续算子用完后释放</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_caption.cpp" line="56"/>
+        <source>backward reaches region %1 (%2): recompute %3 from the kept input of %4</source>
+        <translation>反向到达区域 %1（%2）：从%4保留的输入重算%3</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_caption.cpp" line="65"/>
+        <source>recompute %1: %2, inside region %3 (%4)</source>
+        <translation>重算%1：%2，位于区域 %3（%4）内</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_caption.cpp" line="78"/>
+        <source>backward through %1: %2</source>
+        <translation>反向经过%1：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/step_caption.cpp" line="82"/>
         <source>optimizer step: update %1 from its gradient</source>
         <translation>优化器步：用梯度更新 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/step_caption.cpp" line="109"/>
+        <location filename="../../ui/step_caption.cpp" line="104"/>
         <source>setup: %1</source>
         <translation>准备：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/step_caption.cpp" line="111"/>
+        <location filename="../../ui/step_caption.cpp" line="106"/>
         <source>teardown: %1</source>
         <translation>收尾：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/step_caption.cpp" line="120"/>
+        <location filename="../../ui/step_caption.cpp" line="115"/>
         <source>micro-batches %1–%2 (each the same): %3</source>
         <extracomment>Micro-batches numbered from 1; the repeat&apos;s body stands for all of them</extracomment>
         <translation>微批次 %1–%2（每个都相同）：%3</translation>
     </message>
     <message>
-        <location filename="../../ui/step_caption.cpp" line="124"/>
+        <location filename="../../ui/step_caption.cpp" line="119"/>
         <source>micro-batch %1 of %2: %3</source>
         <translation>微批次 %1 / %2：%3</translation>
     </message>
@@ -602,48 +633,47 @@
 <context>
     <name>remat::ui::BudgetSlider</name>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="32"/>
+        <location filename="../../ui/budget_slider.cpp" line="33"/>
         <source>Memory budget: the optimal plan re-plans as you drag</source>
         <translation>内存预算：拖动时最优方案会实时重新规划</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="34"/>
+        <location filename="../../ui/budget_slider.cpp" line="35"/>
         <source>e.g. 40GiB</source>
         <translation>例如 40GiB</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="36"/>
-        <location filename="../../ui/budget_slider.cpp" line="98"/>
+        <location filename="../../ui/budget_slider.cpp" line="37"/>
         <source>Memory budget (40GiB, 9.5 GiB, 512MB or bytes)</source>
         <translation>内存预算（40GiB、9.5 GiB、512MB 或字节数）</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="41"/>
+        <location filename="../../ui/budget_slider.cpp" line="42"/>
         <source>Budget</source>
         <translation>预算</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="191"/>
+        <location filename="../../ui/budget_slider.cpp" line="202"/>
         <source>(computing the budget range…)</source>
         <translation>（正在计算预算范围…）</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="193"/>
+        <location filename="../../ui/budget_slider.cpp" line="204"/>
         <source>(no budget planner: %1)</source>
         <translation>（无预算规划器：%1）</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="195"/>
+        <location filename="../../ui/budget_slider.cpp" line="206"/>
         <source>%1 … %2</source>
         <translation>%1 … %2</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="197"/>
+        <location filename="../../ui/budget_slider.cpp" line="208"/>
         <source>%1: no plan lowers the peak</source>
         <translation>%1：没有方案能降低峰值</translation>
     </message>
     <message>
-        <location filename="../../ui/budget_slider.cpp" line="199"/>
+        <location filename="../../ui/budget_slider.cpp" line="210"/>
         <source>From the smallest peak any single-level plan reaches to the peak without checkpointing</source>
         <translation>从任意单层方案可达到的最小峰值，到不使用检查点时的峰值</translation>
     </message>
@@ -781,140 +811,140 @@
 <context>
     <name>remat::ui::ComparisonPanel</name>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="43"/>
+        <location filename="../../ui/comparison_panel.cpp" line="44"/>
         <source>Could not write &quot;%1&quot;: %2</source>
         <translation>无法写入“%1”：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="68"/>
+        <location filename="../../ui/comparison_panel.cpp" line="71"/>
         <source>Click a row to apply that strategy</source>
         <translation>点击一行以应用该策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="85"/>
+        <location filename="../../ui/comparison_panel.cpp" line="88"/>
         <source>computing %v of %m strategies</source>
         <translation>正在计算第 %v 个策略，共 %m 个</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="93"/>
+        <location filename="../../ui/comparison_panel.cpp" line="96"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="96"/>
+        <location filename="../../ui/comparison_panel.cpp" line="99"/>
         <source>Table as CSV…</source>
         <translation>表格导出为 CSV…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="97"/>
+        <location filename="../../ui/comparison_panel.cpp" line="100"/>
         <source>Export the comparison as CSV</source>
         <translation>将比较导出为 CSV</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="98"/>
+        <location filename="../../ui/comparison_panel.cpp" line="101"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="101"/>
-        <location filename="../../ui/comparison_panel.cpp" line="108"/>
-        <location filename="../../ui/comparison_panel.cpp" line="116"/>
+        <location filename="../../ui/comparison_panel.cpp" line="104"/>
+        <location filename="../../ui/comparison_panel.cpp" line="111"/>
+        <location filename="../../ui/comparison_panel.cpp" line="119"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="103"/>
+        <location filename="../../ui/comparison_panel.cpp" line="106"/>
         <source>Table as Markdown…</source>
         <translation>表格导出为 Markdown…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="105"/>
+        <location filename="../../ui/comparison_panel.cpp" line="108"/>
         <source>Export the comparison as Markdown</source>
         <translation>将比较导出为 Markdown</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="105"/>
+        <location filename="../../ui/comparison_panel.cpp" line="108"/>
         <source>Markdown files (*.md)</source>
         <translation>Markdown 文件 (*.md)</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="110"/>
+        <location filename="../../ui/comparison_panel.cpp" line="113"/>
         <source>Trade-off plot as PNG, SVG or PDF…</source>
         <translation>权衡图导出为 PNG、SVG 或 PDF…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="112"/>
+        <location filename="../../ui/comparison_panel.cpp" line="115"/>
         <source>Export the trade-off plot</source>
         <translation>导出权衡图</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="113"/>
+        <location filename="../../ui/comparison_panel.cpp" line="116"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
         <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="142"/>
+        <location filename="../../ui/comparison_panel.cpp" line="145"/>
         <source>No model yet.</source>
         <translation>尚无模型。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="298"/>
+        <location filename="../../ui/comparison_panel.cpp" line="301"/>
         <source>The strategies could not be compared: %1</source>
         <translation>无法比较各策略：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="318"/>
+        <location filename="../../ui/comparison_panel.cpp" line="321"/>
         <source>%1 strategies</source>
         <translation>%1 个策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="319"/>
+        <location filename="../../ui/comparison_panel.cpp" line="322"/>
         <source>%1 strategies for %2</source>
         <translation>%2 的 %1 个策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="323"/>
+        <location filename="../../ui/comparison_panel.cpp" line="326"/>
         <source>%1 on %2; computing the every:K curve…</source>
         <translation>%1，设备 %2；正在计算 every:K 曲线…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="325"/>
+        <location filename="../../ui/comparison_panel.cpp" line="328"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; computing the optimal frontier…</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；正在计算最优前沿…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="330"/>
+        <location filename="../../ui/comparison_panel.cpp" line="333"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; no optimal frontier: %4</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；无最优前沿：%4</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="335"/>
+        <location filename="../../ui/comparison_panel.cpp" line="338"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; the optimal frontier is one point: no plan lowers the peak.</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；最优前沿只有一个点：没有方案能降低峰值。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="340"/>
+        <location filename="../../ui/comparison_panel.cpp" line="343"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; %4 plans on the optimal frontier.</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；最优前沿上有 %4 个方案。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="345"/>
+        <location filename="../../ui/comparison_panel.cpp" line="348"/>
         <source>Per GPU (rank that peaks): %1</source>
         <translation>每 GPU（峰值最高的 rank）：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="377"/>
-        <location filename="../../ui/comparison_panel.cpp" line="385"/>
+        <location filename="../../ui/comparison_panel.cpp" line="384"/>
+        <location filename="../../ui/comparison_panel.cpp" line="392"/>
         <source>There is no comparison to export yet.</source>
         <translation>尚无可导出的比较。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="391"/>
+        <location filename="../../ui/comparison_panel.cpp" line="398"/>
         <source>Checkpointing strategies for %1</source>
         <translation>%1 的检查点策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="395"/>
+        <location filename="../../ui/comparison_panel.cpp" line="402"/>
         <source>%1 (usable %2), micro-batch %3 × %4 accumulation steps, %5, %6.</source>
         <translation>%1（可用 %2），微批次 %3 × %4 个梯度累积步，%5，%6。</translation>
     </message>
@@ -922,42 +952,42 @@
 <context>
     <name>remat::ui::DeviceBar</name>
     <message>
-        <location filename="../../ui/device_bar.cpp" line="25"/>
+        <location filename="../../ui/device_bar.cpp" line="26"/>
         <source>Device profile: capacity, peak FLOP/s, bandwidth</source>
         <translation>设备配置：容量、峰值 FLOP/s、带宽</translation>
     </message>
     <message>
-        <location filename="../../ui/device_bar.cpp" line="32"/>
+        <location filename="../../ui/device_bar.cpp" line="33"/>
         <source>Device memory, and what is left after the CUDA context and library reserve</source>
         <translation>设备内存，以及扣除 CUDA 上下文和库预留后剩余的可用内存</translation>
     </message>
     <message>
-        <location filename="../../ui/device_bar.cpp" line="36"/>
+        <location filename="../../ui/device_bar.cpp" line="37"/>
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="../../ui/device_bar.cpp" line="75"/>
+        <location filename="../../ui/device_bar.cpp" line="83"/>
         <source>%1 (usable %2)</source>
         <translation>%1（可用 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/device_bar.cpp" line="97"/>
+        <location filename="../../ui/device_bar.cpp" line="105"/>
         <source>Calibrated: %1 of %2 ops measured</source>
         <translation>已校准：%2 个算子中测量了 %1 个</translation>
     </message>
     <message>
-        <location filename="../../ui/device_bar.cpp" line="98"/>
+        <location filename="../../ui/device_bar.cpp" line="106"/>
         <source>Calibrated on other work: %1 of %2 ops measured</source>
         <translation>在其他负载上校准：%2 个算子中测量了 %1 个</translation>
     </message>
     <message>
-        <location filename="../../ui/device_bar.cpp" line="102"/>
+        <location filename="../../ui/device_bar.cpp" line="110"/>
         <source>Measured on model %1, %2, %3 backend (%4), %5</source>
         <translation>测量于模型 %1，%2，%3 后端（%4），%5</translation>
     </message>
     <message>
-        <location filename="../../ui/device_bar.cpp" line="106"/>
+        <location filename="../../ui/device_bar.cpp" line="114"/>
         <source>What these times were measured on is not recorded</source>
         <translation>未记录这些时间是在什么上测量的</translation>
     </message>
@@ -965,148 +995,148 @@
 <context>
     <name>remat::ui::Document</name>
     <message>
-        <location filename="../../ui/document.cpp" line="120"/>
+        <location filename="../../ui/document.cpp" line="122"/>
         <source>untitled</source>
         <translation>未命名</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="170"/>
+        <location filename="../../ui/document.cpp" line="172"/>
         <source>Planning…</source>
         <translation>正在规划…</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="170"/>
+        <location filename="../../ui/document.cpp" line="172"/>
         <source>Simulating…</source>
         <translation>正在模拟…</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="460"/>
+        <location filename="../../ui/document.cpp" line="469"/>
         <source>Strategy %1</source>
         <translation>策略 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="466"/>
+        <location filename="../../ui/document.cpp" line="475"/>
         <source>Micro-batch %1</source>
         <translation>微批次 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="472"/>
+        <location filename="../../ui/document.cpp" line="481"/>
         <source>Accumulation steps %1</source>
         <translation>梯度累积步数 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="479"/>
+        <location filename="../../ui/document.cpp" line="488"/>
         <source>Precision %1</source>
         <translation>精度 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="485"/>
+        <location filename="../../ui/document.cpp" line="494"/>
         <source>Optimizer %1</source>
         <translation>优化器 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="491"/>
+        <location filename="../../ui/document.cpp" line="500"/>
         <source>Preserve the RNG state</source>
         <translation>保留随机数状态</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="491"/>
+        <location filename="../../ui/document.cpp" line="500"/>
         <source>Do not preserve the RNG state</source>
         <translation>不保留随机数状态</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="498"/>
+        <location filename="../../ui/document.cpp" line="507"/>
         <source>Device %1</source>
         <translation>设备 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="505"/>
+        <location filename="../../ui/document.cpp" line="514"/>
         <source>Layout %1</source>
         <translation>布局 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="513"/>
+        <location filename="../../ui/document.cpp" line="522"/>
         <source>Cluster %1</source>
         <translation>集群 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="527"/>
+        <location filename="../../ui/document.cpp" line="536"/>
         <source>Apply %1, %2, micro-batch %3 x %4</source>
         <translation>应用 %1，%2，微批次 %3 × %4</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="538"/>
+        <location filename="../../ui/document.cpp" line="547"/>
         <source>Edit input</source>
         <translation>编辑输入</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="545"/>
-        <location filename="../../ui/document.cpp" line="742"/>
+        <location filename="../../ui/document.cpp" line="554"/>
+        <location filename="../../ui/document.cpp" line="752"/>
         <source>a name may be at most %1 bytes (this one has %2)</source>
         <translation>名称最多 %1 字节（当前为 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="549"/>
+        <location filename="../../ui/document.cpp" line="558"/>
         <source>Rename network</source>
         <translation>重命名网络</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="577"/>
+        <location filename="../../ui/document.cpp" line="587"/>
         <source>Toggle checkpoint %1</source>
         <translation>切换检查点 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="584"/>
-        <location filename="../../ui/document.cpp" line="612"/>
-        <location filename="../../ui/document.cpp" line="629"/>
+        <location filename="../../ui/document.cpp" line="594"/>
+        <location filename="../../ui/document.cpp" line="622"/>
+        <location filename="../../ui/document.cpp" line="639"/>
         <source>Checkpoint %1</source>
         <translation>为 %1 设置检查点</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="585"/>
-        <location filename="../../ui/document.cpp" line="630"/>
+        <location filename="../../ui/document.cpp" line="595"/>
+        <location filename="../../ui/document.cpp" line="640"/>
         <source>Keep %1</source>
         <translation>保留 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="611"/>
+        <location filename="../../ui/document.cpp" line="621"/>
         <source>Merge into %1</source>
         <translation>合并为 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="637"/>
+        <location filename="../../ui/document.cpp" line="647"/>
         <source>Clear plan</source>
         <translation>清除方案</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="680"/>
+        <location filename="../../ui/document.cpp" line="690"/>
         <source>Add %1</source>
         <translation>添加 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="703"/>
+        <location filename="../../ui/document.cpp" line="713"/>
         <source>Remove %1</source>
         <translation>移除 %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/document.cpp" line="704"/>
+        <location filename="../../ui/document.cpp" line="714"/>
         <source>Remove %n layers</source>
         <translation>
             <numerusform>移除 %n 层</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="717"/>
+        <location filename="../../ui/document.cpp" line="727"/>
         <source>Duplicate %1</source>
         <translation>复制 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="735"/>
+        <location filename="../../ui/document.cpp" line="745"/>
         <source>Move %1</source>
         <translation>移动 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/document.cpp" line="752"/>
+        <location filename="../../ui/document.cpp" line="762"/>
         <source>Edit %1</source>
         <translation>编辑 %1</translation>
     </message>
@@ -1203,172 +1233,172 @@
 <context>
     <name>remat::ui::FitDialog</name>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="33"/>
+        <location filename="../../ui/fit_dialog.cpp" line="34"/>
         <source>1 GPU</source>
         <translation>1 块 GPU</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="33"/>
+        <location filename="../../ui/fit_dialog.cpp" line="34"/>
         <source>%1 GPUs</source>
         <translation>%1 块 GPU</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="44"/>
+        <location filename="../../ui/fit_dialog.cpp" line="45"/>
         <source>Make it fit</source>
         <translation>让它装得下</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="50"/>
+        <location filename="../../ui/fit_dialog.cpp" line="51"/>
         <source>GPUs to spread the step over: every layout whose degrees multiply to this count is tried</source>
         <translation>训练步分布到的 GPU 数：尝试所有并行度乘积等于该数的布局</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="55"/>
+        <location filename="../../ui/fit_dialog.cpp" line="56"/>
         <source>the model&apos;s</source>
         <translation>模型自身的</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="56"/>
+        <location filename="../../ui/fit_dialog.cpp" line="57"/>
         <source>Samples per step, split into data-parallel ranks, micro-batches and accumulation steps; the model&apos;s: its micro-batch x accumulation steps on every GPU</source>
         <translation>每步样本数，分给数据并行 rank、微批次和累积步；“模型自身的”：每块 GPU 上为其微批次 × 累积步数</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="61"/>
+        <location filename="../../ui/fit_dialog.cpp" line="62"/>
         <source>The cluster the GPUs are in</source>
         <translation>GPU 所在的集群</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="62"/>
+        <location filename="../../ui/fit_dialog.cpp" line="63"/>
         <source>Search</source>
         <translation>搜索</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="65"/>
+        <location filename="../../ui/fit_dialog.cpp" line="66"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="75"/>
+        <location filename="../../ui/fit_dialog.cpp" line="76"/>
         <source>Layout</source>
         <translation>布局</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="75"/>
+        <location filename="../../ui/fit_dialog.cpp" line="76"/>
         <source>Strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="75"/>
+        <location filename="../../ui/fit_dialog.cpp" line="76"/>
         <source>Micro-batch x accum.</source>
         <translation>微批次 × 累积</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="76"/>
+        <location filename="../../ui/fit_dialog.cpp" line="77"/>
         <source>Peak/GPU</source>
         <translation>每 GPU 峰值</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="76"/>
+        <location filename="../../ui/fit_dialog.cpp" line="77"/>
         <source>Step time</source>
         <translation>步时间</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="76"/>
+        <location filename="../../ui/fit_dialog.cpp" line="77"/>
         <source>MFU</source>
         <translation>MFU</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="77"/>
+        <location filename="../../ui/fit_dialog.cpp" line="78"/>
         <source>Samples/s</source>
         <translation>样本/秒</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="83"/>
+        <location filename="../../ui/fit_dialog.cpp" line="84"/>
         <source>Double-click a row to apply its layout, strategy and micro-batch</source>
         <translation>双击一行以应用其布局、策略和微批次</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="90"/>
+        <location filename="../../ui/fit_dialog.cpp" line="91"/>
         <source>GPUs</source>
         <translation>GPU 数</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="91"/>
+        <location filename="../../ui/fit_dialog.cpp" line="92"/>
         <source>Global batch</source>
         <translation>全局批次</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="92"/>
+        <location filename="../../ui/fit_dialog.cpp" line="93"/>
         <source>Cluster</source>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="111"/>
+        <location filename="../../ui/fit_dialog.cpp" line="119"/>
         <source>Choose the GPU count and press Search.</source>
         <translation>选择 GPU 数并点击“搜索”。</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="187"/>
+        <location filename="../../ui/fit_dialog.cpp" line="195"/>
         <source>Searching layouts, strategies and micro-batches for %1 of %2…</source>
         <translation>正在为 %2 中的 %1 搜索布局、策略和微批次…</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="197"/>
+        <location filename="../../ui/fit_dialog.cpp" line="205"/>
         <source>Search cancelled.</source>
         <translation>搜索已取消。</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="205"/>
+        <location filename="../../ui/fit_dialog.cpp" line="213"/>
         <source>The search failed: %1</source>
         <translation>搜索失败：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="221"/>
+        <location filename="../../ui/fit_dialog.cpp" line="229"/>
         <source> (on %1)</source>
         <translation>（在 %1 上）</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="225"/>
+        <location filename="../../ui/fit_dialog.cpp" line="233"/>
         <source>%1 x %2</source>
         <translation>%1 × %2</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="239"/>
+        <location filename="../../ui/fit_dialog.cpp" line="247"/>
         <source>%1 of %2, global batch %3</source>
         <translation>%2 中的 %1，全局批次 %3</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="246"/>
+        <location filename="../../ui/fit_dialog.cpp" line="254"/>
         <source>✔ Fits on %1: the best of %2 layouts x strategies x micro-batch splits searched, by predicted throughput. Double-click a row to apply it.</source>
         <translation>✔ 在 %1 上装得下：按预测吞吐量排列，共搜索了 %2 种布局 × 策略 × 微批次划分。双击一行以应用。</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="250"/>
+        <location filename="../../ui/fit_dialog.cpp" line="258"/>
         <source>✘ Does not fit on %1 (%2 layouts x strategies x micro-batch splits searched).</source>
         <translation>✘ 在 %1 上装不下（共搜索了 %2 种布局 × 策略 × 微批次划分）。</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="263"/>
+        <location filename="../../ui/fit_dialog.cpp" line="271"/>
         <source>The smallest GPU count found that fits: %1 (its best plan is the table&apos;s first row).</source>
         <translation>找到的能装下的最少 GPU 数：%1（其最佳方案是表格第一行）。</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="267"/>
+        <location filename="../../ui/fit_dialog.cpp" line="275"/>
         <source>With offload to host memory it fits on %1: the table&apos;s last row.</source>
         <translation>卸载到主机内存后可在 %1 上装下：见表格最后一行。</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="270"/>
+        <location filename="../../ui/fit_dialog.cpp" line="278"/>
         <source>Offload to host memory does not make it fit either: %1.</source>
         <translation>卸载到主机内存也装不下：%1。</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="274"/>
+        <location filename="../../ui/fit_dialog.cpp" line="282"/>
         <source>Rejected layouts (every strategy and micro-batch tried):</source>
         <translation>被否决的布局（已尝试所有策略和微批次）：</translation>
     </message>
     <message>
-        <location filename="../../ui/fit_dialog.cpp" line="279"/>
+        <location filename="../../ui/fit_dialog.cpp" line="287"/>
         <source>  … and %1 more</source>
         <translation>  … 另有 %1 个</translation>
     </message>
@@ -1384,183 +1414,233 @@
 <context>
     <name>remat::ui::Inspector</name>
     <message>
-        <location filename="../../ui/inspector.cpp" line="60"/>
+        <location filename="../../ui/inspector.cpp" line="62"/>
         <source>Apply</source>
         <translation>应用</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="61"/>
+        <location filename="../../ui/inspector.cpp" line="63"/>
         <source>Revert</source>
         <translation>还原</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="72"/>
+        <location filename="../../ui/inspector.cpp" line="74"/>
         <source>Apply the edit (one undo step)</source>
         <translation>应用修改（一步撤销）</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="141"/>
+        <location filename="../../ui/inspector.cpp" line="153"/>
         <source>(optional)</source>
         <translation>（可选）</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="162"/>
-        <source>Layer %1</source>
-        <translation>层 %1</translation>
-    </message>
-    <message>
-        <location filename="../../ui/inspector.cpp" line="171"/>
+        <location filename="../../ui/inspector.cpp" line="184"/>
         <source>Network input</source>
         <translation>网络输入</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="174"/>
+        <location filename="../../ui/inspector.cpp" line="187"/>
         <source>Tokens (sequence length)</source>
         <translation>词元数（序列长度）</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="180"/>
+        <location filename="../../ui/inspector.cpp" line="193"/>
         <source>Vocabulary</source>
         <translation>词表大小</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="187"/>
+        <location filename="../../ui/inspector.cpp" line="200"/>
         <source>Shape per sample</source>
         <translation>单样本形状</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="195"/>
+        <location filename="../../ui/inspector.cpp" line="208"/>
         <source>Select a layer in the stack to edit its parameters.</source>
         <translation>在层栈中选择一层以编辑其参数。</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="249"/>
+        <location filename="../../ui/inspector.cpp" line="262"/>
         <source>Output per sample: %1</source>
         <translation>单样本输出：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="250"/>
+        <location filename="../../ui/inspector.cpp" line="263"/>
         <source>scalar</source>
         <translation>标量</translation>
     </message>
     <message>
-        <location filename="../../ui/inspector.cpp" line="253"/>
+        <location filename="../../ui/inspector.cpp" line="266"/>
         <source>Input per sample: %1</source>
         <translation>单样本输入：%1</translation>
     </message>
+    <message>
+        <location filename="../../ui/inspector.cpp" line="296"/>
+        <source>Refused: %1</source>
+        <translation>已拒绝：%1</translation>
+    </message>
 </context>
 <context>
-    <name>remat::ui::LayerStackModel</name>
+    <name>remat::ui::LayerNumbering</name>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="304"/>
-        <source>input</source>
-        <translation>输入</translation>
+        <location filename="../../ui/layer_numbering.cpp" line="37"/>
+        <source>layer %1</source>
+        <translation>第 %1 层</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="312"/>
+        <location filename="../../ui/layer_numbering.cpp" line="41"/>
+        <source>layer %1 (%2)</source>
+        <extracomment>A layer named by its row in the layer stack: &quot;layer 13 (layernorm)&quot;</extracomment>
+        <translation>第 %1 层（%2）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_numbering.cpp" line="43"/>
+        <source>layer %1 (%2 %3/%4)</source>
+        <extracomment>An instance of a repeated block: &quot;layer 5 (transformer_block 5/12)&quot;</extracomment>
+        <translation>第 %1 层（%2 第 %3/%4 个）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_numbering.cpp" line="49"/>
+        <source>layers %1–%2</source>
+        <extracomment>A range of layers by their rows in the layer stack: &quot;layers 4–6&quot;</extracomment>
+        <translation>第 %1–%2 层</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_numbering.cpp" line="59"/>
         <source>%1–%2  %3 × %4</source>
         <extracomment>A repeated block, shown compactly: &quot;1–12 transformer_block × 12&quot;</extracomment>
         <translation>%1–%2  %3 × %4</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="334"/>
+        <location filename="../../ui/layer_numbering.cpp" line="68"/>
+        <source>%1  %2 %3/%4</source>
+        <extracomment>An instance of a repeated block in the layer stack: &quot;5 transformer_block 5/12&quot;</extracomment>
+        <translation>%1  %2 %3/%4</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_numbering.cpp" line="77"/>
+        <source>layers %1–%2 (%3 × %4)</source>
+        <extracomment>A repeated block in running text: &quot;layers 1–12 (transformer_block × 12)&quot;</extracomment>
+        <translation>第 %1–%2 层（%3 × %4）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_numbering.cpp" line="86"/>
+        <source>Layer %1: %2</source>
+        <extracomment>The inspector&apos;s title: the layer&apos;s row in the stack and its kind</extracomment>
+        <translation>第 %1 层：%2</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_numbering.cpp" line="88"/>
+        <source>Layers %1–%2: %3 × %4</source>
+        <extracomment>The inspector&apos;s title for a repeated block: its rows in the stack</extracomment>
+        <translation>第 %1–%2 层：%3 × %4</translation>
+    </message>
+</context>
+<context>
+    <name>remat::ui::LayerStackModel</name>
+    <message>
+        <location filename="../../ui/layer_stack_model.cpp" line="315"/>
+        <source>input</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_stack_model.cpp" line="330"/>
         <source>token ids</source>
         <translation>词元编号</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="334"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="330"/>
         <source>tensor</source>
         <translation>张量</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="347"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="343"/>
         <source>scalar</source>
         <translation>标量</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="355"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="351"/>
         <source>%1 tokens (vocab %2)</source>
         <translation>%1 个词元（词表 %2）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="382"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="378"/>
         <source>%1 of %2</source>
         <translation>%1 / %2</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="398"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="394"/>
         <source>recompute</source>
         <translation>重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="492"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="488"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="494"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="490"/>
         <source>Kept</source>
         <translation>保留</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="396"/>
-        <location filename="../../ui/layer_stack_model.cpp" line="401"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="392"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="397"/>
         <source>in %1</source>
         <extracomment>The row lies inside a larger checkpointed region, named by its label (&quot;1-3&quot;)</extracomment>
         <translation>属于 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="407"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="403"/>
         <source>Kept for backward: %1</source>
         <translation>为反向保留：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="410"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="406"/>
         <source>The network&apos;s input.</source>
         <translation>网络的输入。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="413"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="409"/>
         <source>A repeated block; expand it to checkpoint single instances.</source>
         <translation>重复的块；展开后可对单个实例设置检查点。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="421"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="417"/>
         <source>Checkpointed (recompute): only its inputs are kept; its saved tensors are recomputed in backward.</source>
         <translation>已设检查点（重计算）：只保留其输入；其保存的张量在反向时重新计算。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="423"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="419"/>
         <source>Kept: its saved tensors stay in memory until backward.</source>
         <translation>保留：其保存的张量留在内存中直到反向。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="488"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="484"/>
         <source>Layer</source>
         <translation>层</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="490"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="486"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="496"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="492"/>
         <source>Checkpoint</source>
         <translation>检查点</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="504"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="500"/>
         <source>Output shape of one sample</source>
         <translation>单个样本的输出形状</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="506"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="502"/>
         <source>Activation bytes this row keeps until backward under the current plan (at the micro-batch set in the strategy bar)</source>
         <translation>在当前方案下，此行保留到反向传播的激活字节数（按策略栏中设置的微批次计）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_model.cpp" line="510"/>
+        <location filename="../../ui/layer_stack_model.cpp" line="506"/>
         <source>Checked: a checkpointed (recompute) region</source>
         <translation>勾选：一个检查点（重计算）区域</translation>
     </message>
@@ -1568,57 +1648,57 @@
 <context>
     <name>remat::ui::LayerStackView</name>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="42"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="44"/>
         <source>Layer stack</source>
         <translation>层栈</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="60"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="62"/>
         <source>Checkpoint selection</source>
         <translation>将所选设为检查点</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="62"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="64"/>
         <source>Make the selected consecutive layers one checkpointed (recompute) region</source>
         <translation>将所选的连续多层设为一个检查点（重计算）区域</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="69"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="71"/>
         <source>Clear plan</source>
         <translation>清除方案</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="70"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="72"/>
         <source>Remove every checkpointed region</source>
         <translation>移除所有检查点区域</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="82"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="87"/>
         <source>Expand all</source>
         <translation>全部展开</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="85"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="90"/>
         <source>Collapse all</source>
         <translation>全部折叠</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="193"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="273"/>
         <source>Select the layers to checkpoint together first.</source>
         <translation>请先选择要一起设为检查点的层。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="209"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="289"/>
         <source>A region of several rows must be made of whole layers, not sub-modules.</source>
         <translation>由多行组成的区域必须由完整的层构成，而不能是子模块。</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_stack_view.cpp" line="220"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="300"/>
         <source>Select consecutive layers: a region is one contiguous range.</source>
         <translation>请选择连续的层：一个区域是一段连续范围。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/layer_stack_view.cpp" line="225"/>
+        <location filename="../../ui/layer_stack_view.cpp" line="305"/>
         <source>Merged %n region(s) into one region.</source>
         <translation>
             <numerusform>已将 %n 个区域合并为一个区域。</numerusform>
@@ -1629,7 +1709,7 @@
     <name>remat::ui::LayoutButton</name>
     <message>
         <location filename="../../ui/layout_dialog.cpp" line="278"/>
-        <location filename="../../ui/layout_dialog.cpp" line="299"/>
+        <location filename="../../ui/layout_dialog.cpp" line="301"/>
         <source>GPUs and parallel layout: data, tensor, pipeline and context parallelism, ZeRO stage, offload, cluster</source>
         <translation>GPU 与并行布局：数据、张量、流水线和上下文并行，ZeRO 阶段，卸载，集群</translation>
     </message>
@@ -1813,6 +1893,7 @@
     </message>
     <message>
         <location filename="../../ui/layout_dialog.cpp" line="229"/>
+        <location filename="../../ui/layout_dialog.cpp" line="297"/>
         <source>1 GPU</source>
         <translation>1 块 GPU</translation>
     </message>
@@ -1830,60 +1911,60 @@
 <context>
     <name>remat::ui::LessonPanel</name>
     <message>
-        <location filename="../../ui/lesson_panel.cpp" line="42"/>
-        <location filename="../../ui/lesson_panel.cpp" line="189"/>
+        <location filename="../../ui/lesson_panel.cpp" line="43"/>
+        <location filename="../../ui/lesson_panel.cpp" line="215"/>
         <source>Reveal</source>
         <translation>揭晓</translation>
     </message>
     <message>
-        <location filename="../../ui/lesson_panel.cpp" line="45"/>
-        <location filename="../../ui/lesson_panel.cpp" line="190"/>
+        <location filename="../../ui/lesson_panel.cpp" line="46"/>
+        <location filename="../../ui/lesson_panel.cpp" line="216"/>
         <source>◀ Back</source>
         <translation>◀ 上一步</translation>
     </message>
     <message>
-        <location filename="../../ui/lesson_panel.cpp" line="46"/>
-        <location filename="../../ui/lesson_panel.cpp" line="191"/>
+        <location filename="../../ui/lesson_panel.cpp" line="47"/>
+        <location filename="../../ui/lesson_panel.cpp" line="217"/>
         <source>Next ▶</source>
         <translation>下一步 ▶</translation>
     </message>
     <message>
-        <location filename="../../ui/lesson_panel.cpp" line="55"/>
+        <location filename="../../ui/lesson_panel.cpp" line="56"/>
         <source>Language of the lesson text</source>
         <translation>课程文字的语言</translation>
     </message>
     <message>
-        <location filename="../../ui/lesson_panel.cpp" line="193"/>
+        <location filename="../../ui/lesson_panel.cpp" line="219"/>
         <source>No lessons could be loaded: %1</source>
         <translation>无法加载课程：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/lesson_panel.cpp" line="200"/>
+        <location filename="../../ui/lesson_panel.cpp" line="226"/>
         <source>Choose a lesson above. Each step sets up a model and a plan, asks you to predict, then shows the simulator&apos;s figures.</source>
         <translation>请在上方选择一门课程。每一步会设置好模型和方案，请你先预测，然后显示模拟器的数字。</translation>
     </message>
     <message>
-        <location filename="../../ui/lesson_panel.cpp" line="212"/>
+        <location filename="../../ui/lesson_panel.cpp" line="238"/>
         <source>Step %1 of %2</source>
         <translation>第 %1 步，共 %2 步</translation>
     </message>
     <message>
-        <location filename="../../ui/lesson_panel.cpp" line="224"/>
+        <location filename="../../ui/lesson_panel.cpp" line="250"/>
         <source>This step could not be set up: %1</source>
         <translation>无法设置这一步：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/lesson_panel.cpp" line="236"/>
+        <location filename="../../ui/lesson_panel.cpp" line="262"/>
         <source>Answer: %1</source>
         <translation>答案：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/lesson_panel.cpp" line="239"/>
+        <location filename="../../ui/lesson_panel.cpp" line="265"/>
         <source>✔ Right: %1</source>
         <translation>✔ 答对了：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/lesson_panel.cpp" line="242"/>
+        <location filename="../../ui/lesson_panel.cpp" line="268"/>
         <source>✘ Not quite: the answer is %1</source>
         <translation>✘ 不太对：答案是 %1</translation>
     </message>
@@ -1919,104 +2000,104 @@
 <context>
     <name>remat::ui::MainWindow</name>
     <message>
-        <location filename="../../ui/main_window.cpp" line="119"/>
+        <location filename="../../ui/main_window.cpp" line="125"/>
         <source>Strategy and training</source>
         <translation>策略与训练</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="127"/>
+        <location filename="../../ui/main_window.cpp" line="133"/>
         <source>Device and memory budget</source>
         <translation>设备与内存预算</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="144"/>
+        <location filename="../../ui/main_window.cpp" line="150"/>
         <source>Time the last edit took to simulate and redraw</source>
         <translation>上一次修改的模拟和重绘用时</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="170"/>
+        <location filename="../../ui/main_window.cpp" line="176"/>
         <source>Layer stack</source>
         <translation>层栈</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="171"/>
+        <location filename="../../ui/main_window.cpp" line="177"/>
         <source>Inspector</source>
         <translation>检查器</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="172"/>
+        <location filename="../../ui/main_window.cpp" line="178"/>
         <source>Palette</source>
         <translation>层库</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="175"/>
+        <location filename="../../ui/main_window.cpp" line="181"/>
         <source>Summary</source>
         <translation>摘要</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="178"/>
+        <location filename="../../ui/main_window.cpp" line="184"/>
         <source>Comparison</source>
         <translation>比较</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="179"/>
+        <location filename="../../ui/main_window.cpp" line="185"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="180"/>
+        <location filename="../../ui/main_window.cpp" line="186"/>
         <location filename="../../ui/main_window_slides.cpp" line="21"/>
         <source>Sweep</source>
         <translation>扫描</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="187"/>
+        <location filename="../../ui/main_window.cpp" line="193"/>
         <source>Step-through</source>
         <translation>单步执行</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="189"/>
+        <location filename="../../ui/main_window.cpp" line="195"/>
         <source>Schedule</source>
         <translation>调度表</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="191"/>
+        <location filename="../../ui/main_window.cpp" line="197"/>
         <location filename="../../ui/main_window_slides.cpp" line="23"/>
         <source>Two plans</source>
         <translation>两个方案</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="203"/>
+        <location filename="../../ui/main_window.cpp" line="209"/>
         <source>Lessons</source>
         <translation>课程</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="250"/>
+        <location filename="../../ui/main_window.cpp" line="256"/>
         <source>Edit refused: %1</source>
         <translation>修改被拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="301"/>
+        <location filename="../../ui/main_window.cpp" line="316"/>
         <source>Run finished: %1</source>
         <translation>运行完成：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="302"/>
+        <location filename="../../ui/main_window.cpp" line="317"/>
         <source>Run did not finish: %1</source>
         <translation>运行未完成：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="331"/>
+        <location filename="../../ui/main_window.cpp" line="346"/>
         <source>Runs are of one GPU: set the layout to 1 GPU to run the step and measure it.</source>
         <translation>运行只针对单块 GPU：把布局设为 1 块 GPU 才能运行并测量该步。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="339"/>
+        <location filename="../../ui/main_window.cpp" line="358"/>
         <source>updated in %1 ms</source>
         <translation>更新用时 %1 毫秒</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="359"/>
+        <location filename="../../ui/main_window.cpp" line="378"/>
         <source>%1[*] — Remat Studio</source>
         <translation>%1[*] — Remat Studio</translation>
     </message>
@@ -2026,274 +2107,264 @@
         <translation>复制层(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="67"/>
+        <location filename="../../ui/main_window_menus.cpp" line="68"/>
         <source>De&amp;lete layer</source>
         <translation>删除层(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="71"/>
+        <location filename="../../ui/main_window_menus.cpp" line="75"/>
         <source>Move layer &amp;up</source>
         <translation>上移层(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="74"/>
+        <location filename="../../ui/main_window_menus.cpp" line="78"/>
         <source>Move layer do&amp;wn</source>
         <translation>下移层(&amp;W)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="83"/>
+        <location filename="../../ui/main_window_menus.cpp" line="87"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="84"/>
+        <location filename="../../ui/main_window_menus.cpp" line="88"/>
         <source>&amp;New</source>
         <translation>新建(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="85"/>
+        <location filename="../../ui/main_window_menus.cpp" line="89"/>
         <source>&amp;Open…</source>
         <translation>打开(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="86"/>
+        <location filename="../../ui/main_window_menus.cpp" line="90"/>
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="87"/>
+        <location filename="../../ui/main_window_menus.cpp" line="91"/>
         <source>&amp;Import Hugging Face config…</source>
         <translation>导入 Hugging Face 配置(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="88"/>
+        <location filename="../../ui/main_window_menus.cpp" line="92"/>
         <source>Compare with a PyTorch &amp;snapshot…</source>
         <translation>与 PyTorch 快照比较(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="90"/>
+        <location filename="../../ui/main_window_menus.cpp" line="94"/>
         <source>&amp;Presets</source>
         <translation>预设(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="103"/>
+        <location filename="../../ui/main_window_menus.cpp" line="107"/>
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="104"/>
+        <location filename="../../ui/main_window_menus.cpp" line="108"/>
         <source>Save &amp;As…</source>
         <translation>另存为(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="106"/>
+        <location filename="../../ui/main_window_menus.cpp" line="110"/>
         <source>&amp;Export</source>
         <translation>导出(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="107"/>
+        <location filename="../../ui/main_window_menus.cpp" line="111"/>
         <source>Timeline plot (PNG, SVG, PDF)…</source>
         <translation>时间线图（PNG、SVG、PDF）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="109"/>
+        <location filename="../../ui/main_window_menus.cpp" line="113"/>
         <source>Trade-off plot (PNG, SVG, PDF)…</source>
         <translation>权衡图（PNG、SVG、PDF）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="111"/>
+        <location filename="../../ui/main_window_menus.cpp" line="115"/>
         <source>For &amp;slides (title, size, PNG density)…</source>
         <translation>用于幻灯片(&amp;S)（标题、尺寸、PNG 像素密度）…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="113"/>
+        <location filename="../../ui/main_window_menus.cpp" line="117"/>
         <source>Timeline as CSV…</source>
         <translation>时间线导出为 CSV…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="115"/>
+        <location filename="../../ui/main_window_menus.cpp" line="119"/>
         <source>Comparison as CSV…</source>
         <translation>比较导出为 CSV…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="117"/>
+        <location filename="../../ui/main_window_menus.cpp" line="121"/>
         <source>Comparison as Markdown…</source>
         <translation>比较导出为 Markdown…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="120"/>
+        <location filename="../../ui/main_window_menus.cpp" line="124"/>
         <source>Export plan as &amp;code…</source>
         <translation>将方案导出为代码(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="127"/>
+        <location filename="../../ui/main_window_menus.cpp" line="131"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="129"/>
+        <location filename="../../ui/main_window_menus.cpp" line="133"/>
         <source>&amp;Edit</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="130"/>
+        <location filename="../../ui/main_window_menus.cpp" line="134"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="132"/>
+        <location filename="../../ui/main_window_menus.cpp" line="136"/>
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="143"/>
+        <location filename="../../ui/main_window_menus.cpp" line="147"/>
         <source>&amp;Clear plan</source>
         <translation>清除方案(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="145"/>
+        <location filename="../../ui/main_window_menus.cpp" line="152"/>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="146"/>
+        <location filename="../../ui/main_window_menus.cpp" line="153"/>
         <source>Timeline &amp;x axis</source>
         <translation>时间线横轴(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="148"/>
+        <location filename="../../ui/main_window_menus.cpp" line="155"/>
         <source>&amp;Instruction</source>
         <translation>指令(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="149"/>
+        <location filename="../../ui/main_window_menus.cpp" line="156"/>
         <source>Predicted &amp;time</source>
         <translation>预测时间(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="163"/>
+        <location filename="../../ui/main_window_menus.cpp" line="170"/>
         <source>&amp;Units</source>
         <translation>单位(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="165"/>
+        <location filename="../../ui/main_window_menus.cpp" line="172"/>
         <source>GiB (2^30 bytes)</source>
         <translation>GiB（2^30 字节）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="166"/>
+        <location filename="../../ui/main_window_menus.cpp" line="173"/>
         <source>GB (10^9 bytes)</source>
         <translation>GB（10^9 字节）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="174"/>
+        <location filename="../../ui/main_window_menus.cpp" line="181"/>
         <source>&amp;Palette</source>
         <translation>配色(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="176"/>
+        <location filename="../../ui/main_window_menus.cpp" line="183"/>
         <source>&amp;Light</source>
         <translation>浅色(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="177"/>
+        <location filename="../../ui/main_window_menus.cpp" line="184"/>
         <source>&amp;Dark</source>
         <translation>深色(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="187"/>
+        <location filename="../../ui/main_window_menus.cpp" line="193"/>
         <source>&amp;Language</source>
         <translation>语言(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="191"/>
+        <location filename="../../ui/main_window_menus.cpp" line="197"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="202"/>
-        <source>The language changes when Remat Studio is started again.</source>
-        <translation>重新启动 Remat Studio 后语言才会更改。</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window_menus.cpp" line="204"/>
-        <source>Language</source>
-        <translation>语言</translation>
-    </message>
-    <message>
-        <location filename="../../ui/main_window_menus.cpp" line="206"/>
+        <location filename="../../ui/main_window_menus.cpp" line="213"/>
         <source>&amp;Presentation mode</source>
         <translation>演示模式(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="210"/>
+        <location filename="../../ui/main_window_menus.cpp" line="217"/>
         <source>Larger fonts and lines for a projector; the palette, inspector and status bar hidden</source>
         <translation>为投影仪放大字体和线条；隐藏组件面板、检查器和状态栏</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="219"/>
+        <location filename="../../ui/main_window_menus.cpp" line="226"/>
         <source>&amp;Tools</source>
         <translation>工具(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="221"/>
+        <location filename="../../ui/main_window_menus.cpp" line="228"/>
         <source>Make it &amp;fit…</source>
         <translation>让它装得下(&amp;F)…</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="223"/>
+        <location filename="../../ui/main_window_menus.cpp" line="230"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="225"/>
+        <location filename="../../ui/main_window_menus.cpp" line="232"/>
         <source>&amp;Lessons</source>
         <translation>课程(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="229"/>
+        <location filename="../../ui/main_window_menus.cpp" line="236"/>
         <source>&amp;User guide</source>
         <translation>用户指南(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="230"/>
+        <location filename="../../ui/main_window_menus.cpp" line="237"/>
         <source>&amp;Glossary</source>
         <translation>术语表(&amp;G)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="232"/>
+        <location filename="../../ui/main_window_menus.cpp" line="239"/>
         <source>&amp;About Remat Studio</source>
         <translation>关于 Remat Studio(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="233"/>
+        <location filename="../../ui/main_window_menus.cpp" line="240"/>
         <source>About &amp;Qt</source>
         <translation>关于 Qt(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="240"/>
+        <location filename="../../ui/main_window_menus.cpp" line="247"/>
         <source>Remat Studio user guide</source>
         <translation>Remat Studio 用户指南</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="240"/>
+        <location filename="../../ui/main_window_menus.cpp" line="247"/>
         <source>Glossary</source>
         <translation>术语表</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="273"/>
+        <location filename="../../ui/main_window_menus.cpp" line="280"/>
         <source>Opening %1… %2</source>
         <translation>正在打开 %1… %2</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="255"/>
-        <location filename="../../ui/main_window_menus.cpp" line="266"/>
+        <location filename="../../ui/main_window.cpp" line="263"/>
+        <location filename="../../ui/main_window_menus.cpp" line="273"/>
         <source>Cannot open model</source>
         <translation>无法打开模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window.cpp" line="256"/>
-        <location filename="../../ui/main_window_menus.cpp" line="267"/>
+        <location filename="../../ui/main_window.cpp" line="264"/>
+        <location filename="../../ui/main_window_menus.cpp" line="274"/>
         <source>The model was not opened; the current one is unchanged.
 
 %1</source>
@@ -2302,24 +2373,24 @@
 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="284"/>
+        <location filename="../../ui/main_window_menus.cpp" line="291"/>
         <source>Opened %1</source>
         <translation>已打开 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="285"/>
+        <location filename="../../ui/main_window_menus.cpp" line="292"/>
         <source>Opened %1: %2</source>
         <translation>已打开 %1：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="291"/>
         <location filename="../../ui/main_window_menus.cpp" line="298"/>
+        <location filename="../../ui/main_window_menus.cpp" line="305"/>
         <source>Cannot import Hugging Face config</source>
         <translation>无法导入 Hugging Face 配置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="292"/>
         <location filename="../../ui/main_window_menus.cpp" line="299"/>
+        <location filename="../../ui/main_window_menus.cpp" line="306"/>
         <source>The config was not imported; the current model is unchanged.
 
 %1</source>
@@ -2328,159 +2399,159 @@
 %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../ui/main_window_menus.cpp" line="304"/>
+        <location filename="../../ui/main_window_menus.cpp" line="311"/>
         <source>Imported %1 (model_type %2) as a new unsaved model; %n field(s) of the config ignored as changing neither memory nor time</source>
         <translation>
             <numerusform>已将 %1（model_type %2）导入为新的未保存模型；配置中有 %n 个字段既不影响内存也不影响时间，已忽略</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="314"/>
+        <location filename="../../ui/main_window_menus.cpp" line="321"/>
         <source>Import Hugging Face config</source>
         <translation>导入 Hugging Face 配置</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="315"/>
+        <location filename="../../ui/main_window_menus.cpp" line="322"/>
         <source>Hugging Face configs (config.json *.json);;All files (*)</source>
         <translation>Hugging Face 配置 (config.json *.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="321"/>
+        <location filename="../../ui/main_window_menus.cpp" line="328"/>
         <source>Compare with a PyTorch snapshot</source>
         <translation>与 PyTorch 快照比较</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="322"/>
+        <location filename="../../ui/main_window_menus.cpp" line="329"/>
         <source>PyTorch memory snapshots (*.pickle *.pkl);;All files (*)</source>
         <translation>PyTorch 内存快照 (*.pickle *.pkl);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="329"/>
+        <location filename="../../ui/main_window_menus.cpp" line="336"/>
         <source>Cannot compare with the snapshot</source>
         <translation>无法与快照比较</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="351"/>
+        <location filename="../../ui/main_window_menus.cpp" line="358"/>
         <source>a PyTorch snapshot is of one GPU; set the layout to 1 GPU</source>
         <translation>PyTorch 快照只记录一个 GPU；请将布局设为 1 个 GPU</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="355"/>
+        <location filename="../../ui/main_window_menus.cpp" line="362"/>
         <source>%1 cannot be laid over this plan: %2</source>
         <translation>%1 无法叠加到此方案上：%2</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="365"/>
+        <location filename="../../ui/main_window_menus.cpp" line="372"/>
         <source>PyTorch allocated, peak %1 (%2, %3% vs predicted)</source>
         <translation>PyTorch 已分配，峰值 %1（%2，相对预测 %3%）</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="369"/>
+        <location filename="../../ui/main_window_menus.cpp" line="376"/>
         <source>PyTorch reserved, peak %1</source>
         <translation>PyTorch 已保留，峰值 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="372"/>
+        <location filename="../../ui/main_window_menus.cpp" line="379"/>
         <source>Compared with %1: measured peak %2 allocated, %3 reserved; predicted %4</source>
         <translation>已与 %1 比较：实测峰值 已分配 %2、已保留 %3；预测 %4</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="381"/>
+        <location filename="../../ui/main_window_menus.cpp" line="388"/>
         <source>Cannot save</source>
         <translation>无法保存</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="386"/>
+        <location filename="../../ui/main_window_menus.cpp" line="393"/>
         <source>Saved %1</source>
         <translation>已保存 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="398"/>
+        <location filename="../../ui/main_window_menus.cpp" line="405"/>
         <source>New model</source>
         <translation>新建模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="403"/>
+        <location filename="../../ui/main_window_menus.cpp" line="410"/>
         <source>Open model</source>
         <translation>打开模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="404"/>
+        <location filename="../../ui/main_window_menus.cpp" line="411"/>
         <source>Remat models (*.json);;All files (*)</source>
         <translation>Remat 模型 (*.json);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="416"/>
+        <location filename="../../ui/main_window_menus.cpp" line="423"/>
         <source>Save model</source>
         <translation>保存模型</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="417"/>
+        <location filename="../../ui/main_window_menus.cpp" line="424"/>
         <source>Remat models (*.json)</source>
         <translation>Remat 模型 (*.json)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="424"/>
+        <location filename="../../ui/main_window_menus.cpp" line="431"/>
         <source>Unsaved changes</source>
         <translation>未保存的修改</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="425"/>
+        <location filename="../../ui/main_window_menus.cpp" line="432"/>
         <source>%1 has unsaved changes. Save them first?</source>
         <translation>%1 有未保存的修改。先保存吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="434"/>
         <location filename="../../ui/main_window_menus.cpp" line="441"/>
         <location filename="../../ui/main_window_menus.cpp" line="448"/>
-        <location filename="../../ui/main_window_menus.cpp" line="456"/>
+        <location filename="../../ui/main_window_menus.cpp" line="455"/>
+        <location filename="../../ui/main_window_menus.cpp" line="463"/>
         <location filename="../../ui/main_window_slides.cpp" line="56"/>
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="489"/>
+        <location filename="../../ui/main_window_menus.cpp" line="496"/>
         <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
         <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="492"/>
+        <location filename="../../ui/main_window_menus.cpp" line="499"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="495"/>
+        <location filename="../../ui/main_window_menus.cpp" line="502"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="499"/>
+        <location filename="../../ui/main_window_menus.cpp" line="506"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="510"/>
+        <location filename="../../ui/main_window_menus.cpp" line="517"/>
         <location filename="../../ui/main_window_slides.cpp" line="59"/>
         <source>Exported %1</source>
         <translation>已导出 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="535"/>
+        <location filename="../../ui/main_window_menus.cpp" line="542"/>
         <source>Recover unsaved work</source>
         <translation>恢复未保存的工作</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="536"/>
+        <location filename="../../ui/main_window_menus.cpp" line="543"/>
         <source>Remat Studio closed unexpectedly. Recover the unsaved changes to %1 from %2?</source>
         <translation>Remat Studio 意外关闭。要恢复 %2 自动保存的对 %1 的未保存修改吗？</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="553"/>
+        <location filename="../../ui/main_window_menus.cpp" line="560"/>
         <source>Recovered the unsaved changes to %1.</source>
         <translation>已恢复 %1 的未保存更改。</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="565"/>
+        <location filename="../../ui/main_window_menus.cpp" line="572"/>
         <source>An autosave of unsaved work could not be read, nor moved aside; it stays at %1.
 
 %2</source>
@@ -2489,7 +2560,7 @@
 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="568"/>
+        <location filename="../../ui/main_window_menus.cpp" line="575"/>
         <source>An autosave of unsaved work could not be read. It was kept, not deleted: it is now %1.
 
 %2</source>
@@ -2498,17 +2569,17 @@
 %2</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="574"/>
+        <location filename="../../ui/main_window_menus.cpp" line="581"/>
         <source>Unreadable autosave</source>
         <translation>无法读取的自动保存</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="584"/>
+        <location filename="../../ui/main_window_menus.cpp" line="591"/>
         <source>About Remat Studio</source>
         <translation>关于 Remat Studio</translation>
     </message>
     <message>
-        <location filename="../../ui/main_window_menus.cpp" line="585"/>
+        <location filename="../../ui/main_window_menus.cpp" line="592"/>
         <source>&lt;h3&gt;Remat Studio %1&lt;/h3&gt;&lt;p&gt;A lab for activation checkpointing: stack layers, choose what to recompute, and see the memory and time it costs — predicted by the simulator, confirmed by running the plan on the CPU or a GPU.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Remat Studio %1&lt;/h3&gt;&lt;p&gt;激活检查点实验室：堆叠网络层，选择要重计算的部分，查看它在内存和时间上的开销——由模拟器预测，并通过在 CPU 或 GPU 上实际运行该方案来验证。&lt;/p&gt;</translation>
     </message>
@@ -2551,6 +2622,11 @@
         <location filename="../../ui/main_window_slides.cpp" line="53"/>
         <source>There is no picture called &quot;%1&quot;.</source>
         <translation>没有名为“%1”的图片。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/main_window_language.cpp" line="176"/>
+        <source>The run was stopped by the language switch; run it again.</source>
+        <translation>语言切换停止了运行；请重新运行。</translation>
     </message>
 </context>
 <context>
@@ -2692,12 +2768,12 @@
 <context>
     <name>remat::ui::PlotAdapter</name>
     <message>
-        <location filename="../../ui/plot_adapter.cpp" line="1157"/>
+        <location filename="../../ui/plot_adapter.cpp" line="1171"/>
         <source>Remat Studio plot</source>
         <translation>Remat Studio 图表</translation>
     </message>
     <message>
-        <location filename="../../ui/plot_adapter.cpp" line="1171"/>
+        <location filename="../../ui/plot_adapter.cpp" line="1185"/>
         <source>Could not write &quot;%1&quot;. Check that the folder exists and is writable.</source>
         <translation>无法写入“%1”。请检查文件夹是否存在且可写。</translation>
     </message>
@@ -2705,288 +2781,329 @@
 <context>
     <name>remat::ui::RunPanel</name>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="53"/>
+        <location filename="../../ui/run_panel.cpp" line="57"/>
         <source>CPU (reference executor)</source>
         <translation>CPU（参考执行器）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="54"/>
+        <location filename="../../ui/run_panel.cpp" line="58"/>
         <source>GPU (CUDA)</source>
         <translation>GPU（CUDA）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="60"/>
+        <location filename="../../ui/run_panel.cpp" line="64"/>
         <source>Run even though the plan is unsafe (to see the damage)</source>
         <translation>即使方案不安全也运行（以查看其影响）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="62"/>
+        <location filename="../../ui/run_panel.cpp" line="69"/>
+        <source>Before a CPU run whose predicted length (warm-up, the measured step and the reference run for the gradient check) is over this, ask with the estimate</source>
+        <translation>当 CPU 运行的预计时长（预热、测量步与用于梯度检查的参考运行）超过此值时，先给出估计并询问</translation>
+    </message>
+    <message>
+        <location filename="../../ui/run_panel.cpp" line="71"/>
+        <location filename="../../ui/run_panel.cpp" line="423"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="63"/>
+        <location filename="../../ui/run_panel.cpp" line="72"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="72"/>
+        <location filename="../../ui/run_panel.cpp" line="81"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="72"/>
-        <location filename="../../ui/run_panel.cpp" line="202"/>
+        <location filename="../../ui/run_panel.cpp" line="81"/>
+        <location filename="../../ui/run_panel.cpp" line="218"/>
         <source>measured</source>
         <translation>实测</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="72"/>
+        <location filename="../../ui/run_panel.cpp" line="81"/>
         <source>measured − predicted</source>
         <translation>实测 − 预测</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="88"/>
+        <location filename="../../ui/run_panel.cpp" line="97"/>
         <source>Run on:</source>
         <translation>运行于：</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="124"/>
+        <location filename="../../ui/run_panel.cpp" line="140"/>
         <source>checking for a CUDA device…</source>
         <translation>正在检测 CUDA 设备…</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="165"/>
+        <location filename="../../ui/run_panel.cpp" line="181"/>
         <source>Ready: one training step, %1 instructions. Choose where to run it and press Run.</source>
         <translation>就绪：一个训练步，共 %1 条指令。选择运行位置后点击“运行”。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="180"/>
-        <location filename="../../ui/run_panel.cpp" line="243"/>
+        <location filename="../../ui/run_panel.cpp" line="196"/>
+        <location filename="../../ui/run_panel.cpp" line="259"/>
         <source>No plan to run yet.</source>
         <translation>尚无可运行的方案。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="203"/>
+        <location filename="../../ui/run_panel.cpp" line="219"/>
         <source>measured (GPU)</source>
         <translation>实测（GPU）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="203"/>
+        <location filename="../../ui/run_panel.cpp" line="219"/>
         <source>measured (CPU)</source>
         <translation>实测（CPU）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="214"/>
+        <location filename="../../ui/run_panel.cpp" line="230"/>
         <source>GPU option unavailable: %1</source>
         <translation>GPU 选项不可用：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="224"/>
+        <location filename="../../ui/run_panel.cpp" line="240"/>
         <source>The plan is unsafe (%1); tick the box above to run it anyway.</source>
         <translation>该方案不安全（%1）；勾选上方的复选框后仍可运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="228"/>
-        <location filename="../../ui/run_panel.cpp" line="255"/>
+        <location filename="../../ui/run_panel.cpp" line="244"/>
+        <location filename="../../ui/run_panel.cpp" line="271"/>
         <source>The CPU executor cannot run this plan: %1</source>
         <translation>CPU 执行器无法运行此方案：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="247"/>
+        <location filename="../../ui/run_panel.cpp" line="263"/>
         <source>The GPU cannot be used: %1</source>
         <translation>无法使用 GPU：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="251"/>
+        <location filename="../../ui/run_panel.cpp" line="267"/>
         <source>The plan is unsafe; tick the box to run it anyway.</source>
         <translation>该方案不安全；勾选复选框后仍可运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="283"/>
-        <location filename="../../ui/run_panel.cpp" line="306"/>
+        <location filename="../../ui/run_panel.cpp" line="300"/>
+        <location filename="../../ui/run_panel.cpp" line="323"/>
         <source>Running one training step on the GPU…</source>
         <translation>正在 GPU 上运行一个训练步…</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="284"/>
-        <location filename="../../ui/run_panel.cpp" line="307"/>
+        <location filename="../../ui/run_panel.cpp" line="301"/>
+        <location filename="../../ui/run_panel.cpp" line="324"/>
         <source>Running one training step on the CPU…</source>
         <translation>正在 CPU 上运行一个训练步…</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="286"/>
+        <location filename="../../ui/run_panel.cpp" line="303"/>
         <source>About %1 in all, the reference run without checkpointing for the gradient check included.</source>
         <translation>总计约 %1，包括用于梯度检查的无检查点参考运行。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="328"/>
-        <location filename="../../ui/run_panel.cpp" line="350"/>
+        <location filename="../../ui/run_panel.cpp" line="345"/>
+        <location filename="../../ui/run_panel.cpp" line="371"/>
         <source>Run cancelled.</source>
         <translation>运行已取消。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="339"/>
+        <location filename="../../ui/run_panel.cpp" line="356"/>
         <source>The run ended without a result.</source>
         <translation>运行结束但没有结果。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="352"/>
+        <location filename="../../ui/run_panel.cpp" line="373"/>
         <source>The run cannot start: %1</source>
         <translation>无法开始运行：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="354"/>
+        <location filename="../../ui/run_panel.cpp" line="375"/>
         <source>The run failed: %1</source>
         <translation>运行失败：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="360"/>
+        <location filename="../../ui/run_panel.cpp" line="386"/>
         <source>the GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="360"/>
+        <location filename="../../ui/run_panel.cpp" line="386"/>
         <source>the CPU</source>
         <translation>CPU</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="362"/>
+        <location filename="../../ui/run_panel.cpp" line="388"/>
         <source>Done: one training step on %1 (%2).</source>
         <translation>完成：在 %1 上运行了一个训练步（%2）。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="372"/>
+        <location filename="../../ui/run_panel.cpp" line="400"/>
+        <source>Ask before a CPU run longer than %1</source>
+        <translation>CPU 运行超过 %1 时先询问</translation>
+    </message>
+    <message>
+        <location filename="../../ui/run_panel.cpp" line="401"/>
+        <source>Ask before a long CPU run</source>
+        <translation>长时间 CPU 运行前先询问</translation>
+    </message>
+    <message>
+        <location filename="../../ui/run_panel.cpp" line="405"/>
+        <source>This CPU run is estimated at %1 on this machine: warm-up, the measured step and the reference run without checkpointing for the gradient check, over the %2 you are asked above. A smaller micro-batch, fewer layers or a smaller model (the gpt2-tiny and mlp-3x1024 presets) run in seconds; `remat run --shrink` runs a shrunk copy of this model. Run it anyway?</source>
+        <translation>此次 CPU 运行在本机预计需要 %1：包括预热、测量步以及用于梯度检查的无检查点参考运行，超过了需要询问的 %2。更小的微批次、更少的层或更小的模型（gpt2-tiny 与 mlp-3x1024 预设）几秒即可运行；`remat run --shrink` 会运行此模型的缩小副本。仍要运行吗？</translation>
+    </message>
+    <message>
+        <location filename="../../ui/run_panel.cpp" line="420"/>
+        <source>Long CPU run</source>
+        <translation>长时间 CPU 运行</translation>
+    </message>
+    <message>
+        <location filename="../../ui/run_panel.cpp" line="424"/>
+        <source>Don&apos;t run</source>
+        <translation>不运行</translation>
+    </message>
+    <message>
+        <location filename="../../ui/run_panel.cpp" line="425"/>
+        <source>Don&apos;t ask again</source>
+        <translation>不再询问</translation>
+    </message>
+    <message>
+        <location filename="../../ui/run_panel.cpp" line="439"/>
+        <source>Not started: the run is estimated at %1 on this CPU. Choose a smaller micro-batch or model to run it in seconds.</source>
+        <translation>未开始：此次运行在本 CPU 上预计需要 %1。选择更小的微批次或模型可在几秒内完成。</translation>
+    </message>
+    <message>
+        <location filename="../../ui/run_panel.cpp" line="451"/>
         <source>preparing (probing the device) — %p%</source>
         <translation>准备中（探测设备）— %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="374"/>
+        <location filename="../../ui/run_panel.cpp" line="453"/>
         <source>warm-up step — %p%</source>
         <translation>预热步 — %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="376"/>
+        <location filename="../../ui/run_panel.cpp" line="455"/>
         <source>measured step — %p%</source>
         <translation>测量步 — %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="378"/>
+        <location filename="../../ui/run_panel.cpp" line="457"/>
         <source>reference run without checkpointing — %p%</source>
         <translation>无检查点参考运行 — %p%</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="421"/>
+        <location filename="../../ui/run_panel.cpp" line="500"/>
         <source>peak, tracked</source>
         <translation>峰值（跟踪）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="424"/>
+        <location filename="../../ui/run_panel.cpp" line="503"/>
         <source>  reached after instruction</source>
         <translation>  峰值所在指令序号</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="427"/>
+        <location filename="../../ui/run_panel.cpp" line="506"/>
         <source>peak, device level (allocator reserved)</source>
         <translation>峰值（设备层面，分配器预留）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="429"/>
+        <location filename="../../ui/run_panel.cpp" line="508"/>
         <source>%1 over tracked</source>
         <translation>比跟踪值多 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="430"/>
+        <location filename="../../ui/run_panel.cpp" line="509"/>
         <source>  allocator in use (rounding included)</source>
         <translation>  分配器占用（含取整）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="433"/>
+        <location filename="../../ui/run_panel.cpp" line="512"/>
         <source>  of which the executor&apos;s own scratch</source>
         <translation>  其中执行器自身的暂存空间</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="436"/>
+        <location filename="../../ui/run_panel.cpp" line="515"/>
         <source>forward</source>
         <translation>前向</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="437"/>
+        <location filename="../../ui/run_panel.cpp" line="516"/>
         <source>recompute</source>
         <translation>重计算</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="438"/>
+        <location filename="../../ui/run_panel.cpp" line="517"/>
         <source>backward</source>
         <translation>反向</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="439"/>
+        <location filename="../../ui/run_panel.cpp" line="518"/>
         <source>optimizer</source>
         <translation>优化器</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="440"/>
+        <location filename="../../ui/run_panel.cpp" line="519"/>
         <source>training step</source>
         <translation>训练步</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="443"/>
+        <location filename="../../ui/run_panel.cpp" line="522"/>
         <source>time: %1</source>
         <translation>时间：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="447"/>
+        <location filename="../../ui/run_panel.cpp" line="526"/>
         <source>Predicted times use this CPU&apos;s measured rates (%1 GFLOP/s sgemm); predicted memory is the device profile&apos;s.</source>
         <translation>预测时间使用本机 CPU 的实测速率（sgemm %1 GFLOP/s）；预测内存按设备配置计算。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="450"/>
+        <location filename="../../ui/run_panel.cpp" line="529"/>
         <source>Predicted times use the device profile.</source>
         <translation>预测时间按设备配置计算。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="456"/>
+        <location filename="../../ui/run_panel.cpp" line="535"/>
         <source>✔ Tracked live bytes equal the prediction after every one of the %1 instructions (largest difference 0 B).</source>
         <translation>✔ 在全部 %1 条指令之后，跟踪的存活字节数都与预测相等（最大差值 0 B）。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="462"/>
+        <location filename="../../ui/run_panel.cpp" line="541"/>
         <source>✘ The measurement does not have one entry per instruction of the program: a bug in the executor.</source>
         <translation>✘ 测量结果并非程序的每条指令各对应一项：这是执行器的缺陷。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="467"/>
+        <location filename="../../ui/run_panel.cpp" line="546"/>
         <source>✘ Tracked live bytes differ from the prediction by up to %1 (after instruction %2): a bug — prediction and execution share one program.</source>
         <translation>✘ 跟踪的存活字节数与预测最多相差 %1（在指令 %2 之后）：这是缺陷——预测与执行共用同一个程序。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="476"/>
+        <location filename="../../ui/run_panel.cpp" line="555"/>
         <source>Gradient check not run: %1</source>
         <translation>未进行梯度检查：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="482"/>
+        <location filename="../../ui/run_panel.cpp" line="561"/>
         <source> (largest in %1)</source>
         <translation>（最大差值出现在 %1）</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="484"/>
+        <location filename="../../ui/run_panel.cpp" line="563"/>
         <source>✔ Gradients equal those of the same network without checkpointing, bit for bit (%1 parameters).</source>
         <translation>✔ 梯度与不使用检查点的同一网络逐位相同（%1 个参数）。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="490"/>
+        <location filename="../../ui/run_panel.cpp" line="569"/>
         <source>%1 Gradients differ from the run without checkpointing: largest absolute difference %2, relative %3%4.</source>
         <translation>%1 梯度与无检查点运行的结果不同：最大绝对差 %2，相对差 %3%4。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="500"/>
+        <location filename="../../ui/run_panel.cpp" line="579"/>
         <source>The plan without checkpointing is unsafe too (the damage is in the network), so agreement proves nothing.</source>
         <translation>不使用检查点的方案同样不安全（问题出在网络本身），因此结果一致也说明不了什么。</translation>
     </message>
     <message>
-        <location filename="../../ui/run_panel.cpp" line="505"/>
+        <location filename="../../ui/run_panel.cpp" line="584"/>
         <source>Loss per micro-batch: %1. Alloc, free and data initialisation took %2 (not part of the step time).</source>
         <translation>每个微批次的损失：%1。分配、释放和数据初始化用时 %2（不计入单步时间）。</translation>
     </message>
@@ -3034,50 +3151,50 @@
         <translation>空白：已释放或尚未生成</translation>
     </message>
     <message>
-        <location filename="../../ui/schedule_grid_view.cpp" line="213"/>
+        <location filename="../../ui/schedule_grid_view.cpp" line="219"/>
         <source>micro-batches %1–%2 (× %3)</source>
         <translation>微批次 %1–%2（× %3）</translation>
     </message>
     <message>
-        <location filename="../../ui/schedule_grid_view.cpp" line="217"/>
+        <location filename="../../ui/schedule_grid_view.cpp" line="223"/>
         <source>micro-batch %1</source>
         <translation>微批次 %1</translation>
     </message>
     <message>
-        <location filename="../../ui/schedule_grid_view.cpp" line="282"/>
+        <location filename="../../ui/schedule_grid_view.cpp" line="288"/>
         <source>nothing held</source>
         <translation>无保留</translation>
     </message>
     <message>
-        <location filename="../../ui/schedule_grid_view.cpp" line="285"/>
+        <location filename="../../ui/schedule_grid_view.cpp" line="291"/>
         <source>activations kept for backward</source>
         <translation>为反向保留的激活</translation>
     </message>
     <message>
-        <location filename="../../ui/schedule_grid_view.cpp" line="288"/>
+        <location filename="../../ui/schedule_grid_view.cpp" line="294"/>
         <source>recomputed activations held (depth %1)</source>
         <translation>保留的重计算激活（深度 %1）</translation>
     </message>
     <message>
-        <location filename="../../ui/schedule_grid_view.cpp" line="291"/>
+        <location filename="../../ui/schedule_grid_view.cpp" line="297"/>
         <source>computed by its forward</source>
         <translation>由其前向计算得到</translation>
     </message>
     <message>
-        <location filename="../../ui/schedule_grid_view.cpp" line="294"/>
+        <location filename="../../ui/schedule_grid_view.cpp" line="300"/>
         <source>recomputed (depth %1)</source>
         <translation>重计算（深度 %1）</translation>
     </message>
     <message>
-        <location filename="../../ui/schedule_grid_view.cpp" line="297"/>
+        <location filename="../../ui/schedule_grid_view.cpp" line="303"/>
         <source>its backward runs</source>
         <translation>执行其反向</translation>
     </message>
     <message>
-        <location filename="../../ui/schedule_grid_view.cpp" line="302"/>
-        <source>layer %1 at %2: %3</source>
-        <extracomment>Schedule grid tooltip: layer, the column&apos;s instruction, what the cell shows</extracomment>
-        <translation>第 %1 层，位于 %2：%3</translation>
+        <location filename="../../ui/schedule_grid_view.cpp" line="309"/>
+        <source>%1 at %2: %3</source>
+        <extracomment>Schedule grid tooltip: the layer (&quot;layer 5 (transformer_block 5/12)&quot;), the column&apos;s instruction, what the cell shows</extracomment>
+        <translation>%1 在 %2：%3</translation>
     </message>
 </context>
 <context>
@@ -3173,7 +3290,7 @@
     </message>
     <message>
         <location filename="../../ui/step_through_panel.cpp" line="84"/>
-        <location filename="../../ui/step_through_panel.cpp" line="407"/>
+        <location filename="../../ui/step_through_panel.cpp" line="411"/>
         <source>Play</source>
         <translation>播放</translation>
     </message>
@@ -3245,27 +3362,27 @@
         <translation>拖动以浏览整个程序</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="274"/>
+        <location filename="../../ui/step_through_panel.cpp" line="278"/>
         <source>Indexing the program&apos;s %1 instructions…</source>
         <translation>正在为程序的 %1 条指令建立索引…</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="340"/>
+        <location filename="../../ui/step_through_panel.cpp" line="344"/>
         <source>No program to step through.</source>
         <translation>没有可单步执行的程序。</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="343"/>
+        <location filename="../../ui/step_through_panel.cpp" line="347"/>
         <source>%1 / %2</source>
         <translation>%1 / %2</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="344"/>
+        <location filename="../../ui/step_through_panel.cpp" line="348"/>
         <source>Step %1 of %2: instruction %3 of %4</source>
         <translation>第 %1 步，共 %2 步：指令 %3 / %4</translation>
     </message>
     <message>
-        <location filename="../../ui/step_through_panel.cpp" line="407"/>
+        <location filename="../../ui/step_through_panel.cpp" line="411"/>
         <source>Pause</source>
         <translation>暂停</translation>
     </message>
@@ -3273,117 +3390,117 @@
 <context>
     <name>remat::ui::StrategyBar</name>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="45"/>
+        <location filename="../../ui/strategy_bar.cpp" line="46"/>
         <source>manual (click the stack)</source>
         <translation>手动（点击层栈）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="46"/>
+        <location filename="../../ui/strategy_bar.cpp" line="47"/>
         <source>none (keep everything)</source>
         <translation>无（全部保留）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="47"/>
+        <location filename="../../ui/strategy_bar.cpp" line="48"/>
         <source>full (every block)</source>
         <translation>全部（每个块）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="48"/>
+        <location filename="../../ui/strategy_bar.cpp" line="49"/>
         <source>every k blocks</source>
         <translation>每 k 个块</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="49"/>
+        <location filename="../../ui/strategy_bar.cpp" line="50"/>
         <source>sqrt(N) groups</source>
         <translation>sqrt(N) 分组</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="50"/>
+        <location filename="../../ui/strategy_bar.cpp" line="51"/>
         <source>selective (sub-modules)</source>
         <translation>选择性（子模块）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="51"/>
+        <location filename="../../ui/strategy_bar.cpp" line="52"/>
         <source>optimal under a budget</source>
         <translation>预算内最优</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="53"/>
+        <location filename="../../ui/strategy_bar.cpp" line="54"/>
         <source>optimal, nested, under a budget</source>
         <translation>预算内最优（嵌套）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="54"/>
+        <location filename="../../ui/strategy_bar.cpp" line="55"/>
         <source>revolve (c checkpoints)</source>
         <translation>revolve（c 个检查点）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="78"/>
+        <location filename="../../ui/strategy_bar.cpp" line="79"/>
         <source>Preserve RNG</source>
         <translation>保留随机数状态</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="84"/>
+        <location filename="../../ui/strategy_bar.cpp" line="88"/>
         <source>Checkpointing strategy</source>
         <translation>检查点策略</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="87"/>
+        <location filename="../../ui/strategy_bar.cpp" line="91"/>
         <source>Blocks per checkpointed group (every k) or checkpoints (revolve)</source>
         <translation>每个检查点分组的块数（every k），或检查点个数（revolve）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="96"/>
+        <location filename="../../ui/strategy_bar.cpp" line="100"/>
         <source>Sub-module kinds to checkpoint</source>
         <translation>要设置检查点的子模块类型</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="100"/>
+        <location filename="../../ui/strategy_bar.cpp" line="104"/>
         <source>Memory budget for the optimal planner</source>
         <translation>最优规划器的内存预算</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="105"/>
+        <location filename="../../ui/strategy_bar.cpp" line="109"/>
         <source>Samples per micro-batch</source>
         <translation>每个微批次的样本数</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="109"/>
+        <location filename="../../ui/strategy_bar.cpp" line="113"/>
         <source>Gradient-accumulation steps (micro-batches per optimizer step)</source>
         <translation>梯度累积步数（每次优化器更新的微批次数）</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="118"/>
+        <location filename="../../ui/strategy_bar.cpp" line="122"/>
         <source>Strategy</source>
         <translation>策略</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="123"/>
+        <location filename="../../ui/strategy_bar.cpp" line="127"/>
         <source>Micro-batch</source>
         <translation>微批次</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="125"/>
+        <location filename="../../ui/strategy_bar.cpp" line="129"/>
         <source>× steps</source>
         <translation>× 步</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="127"/>
+        <location filename="../../ui/strategy_bar.cpp" line="131"/>
         <source>Precision</source>
         <translation>精度</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="129"/>
+        <location filename="../../ui/strategy_bar.cpp" line="133"/>
         <source>Optimizer</source>
         <translation>优化器</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="133"/>
+        <location filename="../../ui/strategy_bar.cpp" line="137"/>
         <source>PyTorch&apos;s preserve_rng_state: a recomputed dropout draws the same mask as in forward. Untick it to see the damage: new masks on recompute, gradients that differ from training without checkpointing</source>
         <translation>PyTorch 的 preserve_rng_state：重算时 dropout 抽取与前向相同的掩码。取消勾选可看到后果：重算时抽取新掩码，梯度与不做检查点的训练不同</translation>
     </message>
     <message>
-        <location filename="../../ui/strategy_bar.cpp" line="193"/>
+        <location filename="../../ui/strategy_bar.cpp" line="215"/>
         <source>kinds…</source>
         <translation>类型…</translation>
     </message>
