@@ -43,3 +43,18 @@ if [ -x "$layout_test" ]; then
     REMAT_SCREENSHOT_DIR="$out" QT_QPA_PLATFORM=offscreen "$layout_test" >/dev/null
     echo "wrote $out/layout-dialog-gpt2-small.png, main-window-dp8-zero3.png, fit-dialog-*.png"
 fi
+# A refused budget said at its field: taken by the GUI polish test.
+polish_test="$(dirname "$app")/../tests/tst_gui_polish"
+if [ -x "$polish_test" ]; then
+    shots="$(mktemp -d)"
+    REMAT_SCREENSHOT_DIR="$shots" QT_QPA_PLATFORM=offscreen "$polish_test" budgetRefusedAtTheField >/dev/null
+    cp "$shots/refusal-budget-field.png" "$out/"
+    rm -rf "$shots"
+    echo "wrote $out/refusal-budget-field.png"
+fi
+# The synthetic PyTorch snapshot laid over mlp-3x1024: taken by the overlay's test.
+overlay_test="$(dirname "$app")/../tests/tst_snapshot_overlay"
+if [ -x "$overlay_test" ]; then
+    REMAT_SNAPSHOT_SHOT="$out/snapshot-overlay-mlp.png" QT_QPA_PLATFORM=offscreen "$overlay_test" >/dev/null
+    echo "wrote $out/snapshot-overlay-mlp.png"
+fi

@@ -210,6 +210,8 @@ void ComparisonPanel::request(const ModelFile& model, const TrainingConfig& trai
     m_start->start();
     m_busy->setRange(0, 0);
     setBusy(true);
+    // Nothing shown yet (the first model, or after an error): say what the bar is for.
+    if (m_model->rowCount() == 0) m_status->setText(tr("Comparing the strategies…"));
 }
 
 void ComparisonPanel::startPending() {

@@ -8,7 +8,7 @@ namespace remat::ui {
 
 namespace {
 QString tr(const char* text) {
-    return QCoreApplication::translate("LayerNumbering", text);
+    return QCoreApplication::translate("remat::ui::LayerNumbering", text);
 }
 }  // namespace
 

@@ -888,63 +888,68 @@
         <translation>尚无模型。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="301"/>
+        <location filename="../../ui/comparison_panel.cpp" line="214"/>
+        <source>Comparing the strategies…</source>
+        <translation>正在比较各策略…</translation>
+    </message>
+    <message>
+        <location filename="../../ui/comparison_panel.cpp" line="303"/>
         <source>The strategies could not be compared: %1</source>
         <translation>无法比较各策略：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="321"/>
+        <location filename="../../ui/comparison_panel.cpp" line="323"/>
         <source>%1 strategies</source>
         <translation>%1 个策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="322"/>
+        <location filename="../../ui/comparison_panel.cpp" line="324"/>
         <source>%1 strategies for %2</source>
         <translation>%2 的 %1 个策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="326"/>
+        <location filename="../../ui/comparison_panel.cpp" line="328"/>
         <source>%1 on %2; computing the every:K curve…</source>
         <translation>%1，设备 %2；正在计算 every:K 曲线…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="328"/>
+        <location filename="../../ui/comparison_panel.cpp" line="330"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; computing the optimal frontier…</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；正在计算最优前沿…</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="333"/>
+        <location filename="../../ui/comparison_panel.cpp" line="335"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; no optimal frontier: %4</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；无最优前沿：%4</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="338"/>
+        <location filename="../../ui/comparison_panel.cpp" line="340"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; the optimal frontier is one point: no plan lowers the peak.</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；最优前沿只有一个点：没有方案能降低峰值。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="343"/>
+        <location filename="../../ui/comparison_panel.cpp" line="345"/>
         <source>%1 on %2; the curve is every:K for K = 1 … %3; %4 plans on the optimal frontier.</source>
         <translation>%1，设备 %2；曲线为 K = 1 … %3 的 every:K；最优前沿上有 %4 个方案。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="348"/>
+        <location filename="../../ui/comparison_panel.cpp" line="350"/>
         <source>Per GPU (rank that peaks): %1</source>
         <translation>每 GPU（峰值最高的 rank）：%1</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="384"/>
-        <location filename="../../ui/comparison_panel.cpp" line="392"/>
+        <location filename="../../ui/comparison_panel.cpp" line="386"/>
+        <location filename="../../ui/comparison_panel.cpp" line="394"/>
         <source>There is no comparison to export yet.</source>
         <translation>尚无可导出的比较。</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="398"/>
+        <location filename="../../ui/comparison_panel.cpp" line="400"/>
         <source>Checkpointing strategies for %1</source>
         <translation>%1 的检查点策略</translation>
     </message>
     <message>
-        <location filename="../../ui/comparison_panel.cpp" line="402"/>
+        <location filename="../../ui/comparison_panel.cpp" line="404"/>
         <source>%1 (usable %2), micro-batch %3 × %4 accumulation steps, %5, %6.</source>
         <translation>%1（可用 %2），微批次 %3 × %4 个梯度累积步，%5，%6。</translation>
     </message>
