@@ -418,6 +418,13 @@ void TstMainWindow::blockFormHasFormat2Fields() {
         QCOMPARE(qkv->get(l).toString(), QStringLiteral("true"));
         qkv->set(l, QStringLiteral("same"));
         QVERIFY(!l.qkvBias.has_value());
+        // Rotary positions (format 3): a check box on both kinds.
+        const LayerField* rotary = field("rotary");
+        QVERIFY(rotary);
+        QCOMPARE(rotary->get(l).toBool(), false);
+        rotary->set(l, true);
+        QVERIFY(l.rotary);
+        QCOMPARE(rotary->get(l).toBool(), true);
         const LayerField* parallel = field("parallel_residual");
         QCOMPARE(parallel != nullptr, kind == LayerKind::TransformerBlock);
         if (parallel) {

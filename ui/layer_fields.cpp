@@ -183,6 +183,9 @@ std::vector<LayerField> fieldsFor(LayerKind kind) {
                 probabilityField("dropout", LayerFieldsText::tr("Dropout"), &Layer::dropout));
             f.push_back(boolField("bias", LayerFieldsText::tr("Bias"), &Layer::bias));
             f.push_back(qkvBiasField());
+            // Model format 3; the rotated fraction and the base stay as the file says.
+            f.push_back(boolField("rotary", LayerFieldsText::tr("Rotary positions (RoPE)"),
+                                  &Layer::rotary));
             break;
         case LayerKind::Mlp:
             f.push_back(
@@ -210,6 +213,9 @@ std::vector<LayerField> fieldsFor(LayerKind kind) {
                 probabilityField("dropout", LayerFieldsText::tr("Dropout"), &Layer::dropout));
             f.push_back(boolField("bias", LayerFieldsText::tr("Bias"), &Layer::bias));
             f.push_back(qkvBiasField());
+            // Model format 3; the rotated fraction and the base stay as the file says.
+            f.push_back(boolField("rotary", LayerFieldsText::tr("Rotary positions (RoPE)"),
+                                  &Layer::rotary));
             f.push_back(boolField("parallel_residual", LayerFieldsText::tr("Parallel attention and MLP"),
                                   &Layer::parallelResidual));
             break;

@@ -313,9 +313,9 @@
     <message>
         <location filename="../../ui/layer_fields.cpp" line="154"/>
         <location filename="../../ui/layer_fields.cpp" line="184"/>
-        <location filename="../../ui/layer_fields.cpp" line="194"/>
-        <location filename="../../ui/layer_fields.cpp" line="211"/>
-        <location filename="../../ui/layer_fields.cpp" line="226"/>
+        <location filename="../../ui/layer_fields.cpp" line="197"/>
+        <location filename="../../ui/layer_fields.cpp" line="214"/>
+        <location filename="../../ui/layer_fields.cpp" line="232"/>
         <source>Bias</source>
         <translation>偏置</translation>
     </message>
@@ -332,7 +332,7 @@
     </message>
     <message>
         <location filename="../../ui/layer_fields.cpp" line="168"/>
-        <location filename="../../ui/layer_fields.cpp" line="235"/>
+        <location filename="../../ui/layer_fields.cpp" line="241"/>
         <source>Width</source>
         <translation>宽度</translation>
     </message>
@@ -349,101 +349,107 @@
     <message>
         <location filename="../../ui/layer_fields.cpp" line="174"/>
         <location filename="../../ui/layer_fields.cpp" line="183"/>
-        <location filename="../../ui/layer_fields.cpp" line="193"/>
-        <location filename="../../ui/layer_fields.cpp" line="210"/>
-        <location filename="../../ui/layer_fields.cpp" line="240"/>
+        <location filename="../../ui/layer_fields.cpp" line="196"/>
+        <location filename="../../ui/layer_fields.cpp" line="213"/>
+        <location filename="../../ui/layer_fields.cpp" line="246"/>
         <source>Dropout</source>
         <translation>Dropout</translation>
     </message>
     <message>
         <location filename="../../ui/layer_fields.cpp" line="177"/>
-        <location filename="../../ui/layer_fields.cpp" line="197"/>
+        <location filename="../../ui/layer_fields.cpp" line="200"/>
         <source>Heads</source>
         <translation>注意力头数</translation>
     </message>
     <message>
         <location filename="../../ui/layer_fields.cpp" line="178"/>
-        <location filename="../../ui/layer_fields.cpp" line="198"/>
+        <location filename="../../ui/layer_fields.cpp" line="201"/>
         <source>KV heads (0: same)</source>
         <translation>KV 头数（0：与头数相同）</translation>
     </message>
     <message>
         <location filename="../../ui/layer_fields.cpp" line="181"/>
-        <location filename="../../ui/layer_fields.cpp" line="208"/>
+        <location filename="../../ui/layer_fields.cpp" line="211"/>
         <source>Causal</source>
         <translation>因果掩码</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="189"/>
+        <location filename="../../ui/layer_fields.cpp" line="187"/>
+        <location filename="../../ui/layer_fields.cpp" line="217"/>
+        <source>Rotary positions (RoPE)</source>
+        <translation>旋转位置编码（RoPE）</translation>
+    </message>
+    <message>
+        <location filename="../../ui/layer_fields.cpp" line="192"/>
         <source>Hidden width</source>
         <translation>隐藏层宽度</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="191"/>
+        <location filename="../../ui/layer_fields.cpp" line="194"/>
         <source>Gated (SwiGLU)</source>
         <translation>门控（SwiGLU）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="200"/>
+        <location filename="../../ui/layer_fields.cpp" line="203"/>
         <source>MLP hidden width</source>
         <translation>MLP 隐藏层宽度</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="204"/>
+        <location filename="../../ui/layer_fields.cpp" line="207"/>
         <source>Gated MLP (SwiGLU)</source>
         <translation>门控 MLP（SwiGLU）</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="213"/>
+        <location filename="../../ui/layer_fields.cpp" line="219"/>
         <source>Parallel attention and MLP</source>
         <translation>注意力与 MLP 并行</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="217"/>
+        <location filename="../../ui/layer_fields.cpp" line="223"/>
         <source>Output channels</source>
         <translation>输出通道数</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="219"/>
-        <location filename="../../ui/layer_fields.cpp" line="229"/>
+        <location filename="../../ui/layer_fields.cpp" line="225"/>
+        <location filename="../../ui/layer_fields.cpp" line="235"/>
         <source>Kernel</source>
         <translation>卷积核</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="220"/>
-        <location filename="../../ui/layer_fields.cpp" line="230"/>
-        <location filename="../../ui/layer_fields.cpp" line="245"/>
+        <location filename="../../ui/layer_fields.cpp" line="226"/>
+        <location filename="../../ui/layer_fields.cpp" line="236"/>
+        <location filename="../../ui/layer_fields.cpp" line="251"/>
         <source>Stride</source>
         <translation>步幅</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="221"/>
-        <location filename="../../ui/layer_fields.cpp" line="231"/>
+        <location filename="../../ui/layer_fields.cpp" line="227"/>
+        <location filename="../../ui/layer_fields.cpp" line="237"/>
         <source>Padding</source>
         <translation>填充</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="224"/>
+        <location filename="../../ui/layer_fields.cpp" line="230"/>
         <source>Dilation</source>
         <translation>膨胀系数</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="225"/>
+        <location filename="../../ui/layer_fields.cpp" line="231"/>
         <source>Groups</source>
         <translation>分组数</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="236"/>
+        <location filename="../../ui/layer_fields.cpp" line="242"/>
         <source>Patch</source>
         <translation>图块大小</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="238"/>
+        <location filename="../../ui/layer_fields.cpp" line="244"/>
         <source>Class token</source>
         <translation>类别词元</translation>
     </message>
     <message>
-        <location filename="../../ui/layer_fields.cpp" line="244"/>
+        <location filename="../../ui/layer_fields.cpp" line="250"/>
         <source>Channels</source>
         <translation>通道数</translation>
     </message>
