@@ -359,7 +359,7 @@ void TstMainWindow::importingAHuggingFaceConfig() {
     QCOMPARE(w.document()->graph().parameterCount, std::int64_t(109514298));
 }
 
-// The inspector's forms for format 2's encoder fields: a block's norm position, an embedding's
+// The inspector's forms for format 3's encoder fields: a block's norm position, an embedding's
 // token types, and the patch embedding's patch and class token, written onto the layer.
 void TstMainWindow::encoderFieldsInTheInspector() {
     auto field = [](const std::vector<LayerField>& fields, const char* key) -> const LayerField* {
@@ -377,7 +377,8 @@ void TstMainWindow::encoderFieldsInTheInspector() {
     QCOMPARE(block.normPosition, NormPosition::Post);
     Layer embedding;
     embedding.kind = LayerKind::Embedding;
-    const LayerField* types = field(fieldsFor(LayerKind::Embedding), "token_types");
+    const auto embeddingFields = fieldsFor(LayerKind::Embedding);
+    const LayerField* types = field(embeddingFields, "token_types");
     QVERIFY(types);
     types->set(embedding, qlonglong(2));
     QCOMPARE(embedding.tokenTypes, std::int64_t(2));
