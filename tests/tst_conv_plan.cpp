@@ -13,6 +13,7 @@
 
 #include "backends.h"
 #include "counter_rng.h"
+#include "host_gemm_plan.h"
 #include "cuda/conv_plan.h"
 
 using namespace remat;
@@ -20,33 +21,11 @@ using namespace remat::gpu::cuda;
 
 namespace {
 
-using Buffers = std::map<GemmOperand, std::vector<float>*>;
+using Buffers = test::GemmBuffers;
 
-// cuBLAS's cublasGemmStridedBatchedEx, in fp32 with double accumulation.
-void hostGemm(const GemmCall& g, const Buffers& buffers) {
-    const float* a = buffers.at(g.a.operand)->data() + g.a.offset;
-    const float* b = buffers.at(g.b.operand)->data() + g.b.offset;
-    float* c = buffers.at(g.c.operand)->data() + g.c.offset;
-    for (std::int64_t p = 0; p < g.batch; ++p) {
-        const float* ap = a + p * g.a.stride;
-        const float* bp = b + p * g.b.stride;
-        float* cp = c + p * g.c.stride;
-        for (std::int64_t i = 0; i < g.m; ++i)
-            for (std::int64_t j = 0; j < g.n; ++j) {
-                double sum = 0.0;
-                for (std::int64_t l = 0; l < g.k; ++l) {
-                    const float av = g.transA ? ap[l + i * g.a.ld] : ap[i + l * g.a.ld];
-                    const float bv = g.transB ? bp[j + l * g.b.ld] : bp[l + j * g.b.ld];
-                    sum += double(av) * bv;
-                }
-                float& out = cp[i + j * g.c.ld];
-                out = float(g.alpha * sum + (g.beta == 0.0f ? 0.0 : double(g.beta) * out));
-            }
-    }
-}
-
+// The plan's cuBLAS calls, run on the host (host_gemm_plan.h).
 void run(const std::vector<GemmCall>& calls, const Buffers& buffers) {
-    for (const GemmCall& g : calls) hostGemm(g, buffers);
+    test::runGemms(calls, buffers);
 }
 
 // What im2colKernel writes for sample n.

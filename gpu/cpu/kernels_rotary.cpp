@@ -57,6 +57,34 @@ void angles(const RotaryShape& g, double base, std::vector<float>& cosT, std::ve
         }
 }
 
+// Every row (sample, token) of a qkv-shaped tensor: the first `dims` dimensions of each q and k
+// head turned by `turn` (rotate or unrotate) pair by pair, the rest of the row — v, the
+// dimensions not rotated — passed through; `put` stores (forward) or accumulates (backward).
+template <class Turn, class Put>
+void eachRow(Scratch& s, const RotaryShape& g, const std::vector<float>& cosT,
+             const std::vector<float>& sinT, const float* in, float* out, Turn turn, Put put) {
+    const std::int64_t half = g.dims / 2, width = g.width();
+    s.pool().run(g.batch * g.tokens, [&](std::int64_t row) {
+        const std::int64_t t = row % g.tokens;
+        const float* ir = in + row * width;
+        float* orow = out + row * width;
+        const float* cr = cosT.data() + t * half;
+        const float* sr = sinT.data() + t * half;
+        for (std::int64_t h = 0; h < g.heads + g.kvHeads; ++h) {
+            const float* ih = ir + h * g.headDim;
+            float* oh = orow + h * g.headDim;
+            for (std::int64_t i = 0; i < half; ++i) {
+                float a = ih[i], b = ih[i + half];
+                turn(a, b, cr[i], sr[i]);
+                put(oh[i], a);
+                put(oh[i + half], b);
+            }
+            for (std::int64_t e = g.dims; e < g.headDim; ++e) put(oh[e], ih[e]);
+        }
+        for (std::int64_t e = (g.heads + g.kvHeads) * g.headDim; e < width; ++e) put(orow[e], ir[e]);
+    });
+}
+
 }  // namespace
 
 Status rotaryForward(Scratch& s, const OpCall& c) {
@@ -68,30 +96,12 @@ Status rotaryForward(Scratch& s, const OpCall& c) {
         return makeError("rotary: the output does not match the input");
     std::vector<float> cosT, sinT;
     angles(g, c.op->attrs.rotaryBase, cosT, sinT);
-    const std::int64_t half = g.dims / 2, width = g.width();
     // In place: x and y are the same memory in fp32; in 16 bits each is its own fp32 staging,
     // so every element of y is written, v and the dimensions not rotated included.
     ReadF32 x(s, c.inputs[0]);
     WriteF32 y(s, c.outputs[0], WriteF32::Mode::Overwrite);
-    s.pool().run(g.batch * g.tokens, [&](std::int64_t row) {
-        const std::int64_t t = row % g.tokens;
-        const float* xr = x.data() + row * width;
-        float* yr = y.data() + row * width;
-        const float* cr = cosT.data() + t * half;
-        const float* sr = sinT.data() + t * half;
-        for (std::int64_t h = 0; h < g.heads + g.kvHeads; ++h) {
-            const float* xh = xr + h * g.headDim;
-            float* yh = yr + h * g.headDim;
-            for (std::int64_t i = 0; i < half; ++i) {
-                float a = xh[i], b = xh[i + half];
-                rotary::rotate(a, b, cr[i], sr[i]);
-                yh[i] = a;
-                yh[i + half] = b;
-            }
-            for (std::int64_t e = g.dims; e < g.headDim; ++e) yh[e] = xh[e];
-        }
-        for (std::int64_t e = (g.heads + g.kvHeads) * g.headDim; e < width; ++e) yr[e] = xr[e];
-    });
+    eachRow(s, g, cosT, sinT, x.data(), y.data(), rotary::rotate,
+            [](float& out, float v) { out = v; });
     return Ok{};
 }
 
@@ -105,28 +115,10 @@ Status rotaryBackward(Scratch& s, const OpCall& c) {
         return makeError("rotary: gradient shapes do not match");
     std::vector<float> cosT, sinT;
     angles(g, c.op->attrs.rotaryBase, cosT, sinT);
-    const std::int64_t half = g.dims / 2, width = g.width();
     ReadF32 dy(s, c.gradOutputs[0]);
     WriteF32 dx(s, c.gradInputs[0], WriteF32::Mode::Accumulate);
-    s.pool().run(g.batch * g.tokens, [&](std::int64_t row) {
-        const std::int64_t t = row % g.tokens;
-        const float* gr = dy.data() + row * width;
-        float* dr = dx.data() + row * width;
-        const float* cr = cosT.data() + t * half;
-        const float* sr = sinT.data() + t * half;
-        for (std::int64_t h = 0; h < g.heads + g.kvHeads; ++h) {
-            const float* gh = gr + h * g.headDim;
-            float* dh = dr + h * g.headDim;
-            for (std::int64_t i = 0; i < half; ++i) {
-                float a = gh[i], b = gh[i + half];
-                rotary::unrotate(a, b, cr[i], sr[i]);
-                dh[i] += a;
-                dh[i + half] += b;
-            }
-            for (std::int64_t e = g.dims; e < g.headDim; ++e) dh[e] += gh[e];
-        }
-        for (std::int64_t e = (g.heads + g.kvHeads) * g.headDim; e < width; ++e) dr[e] += gr[e];
-    });
+    eachRow(s, g, cosT, sinT, dy.data(), dx.data(), rotary::unrotate,
+            [](float& out, float v) { out += v; });
     return Ok{};
 }
 
